@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+// Process entry: wires the real streams and signals into main() and owns the only process.exit.
+import { main } from './main.js';
+
+const controller = new AbortController();
+let interrupts = 0;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    interrupts += 1;
+    if (interrupts > 1) process.exit(130);
+    controller.abort(new Error(`received ${signal}`));
+  });
+}
+
+const code = await main(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdin: process.stdin,
+  env: process.env,
+  cwd: process.cwd(),
+  signal: controller.signal,
+});
+process.exitCode = code;
+// Let pending writes flush, then leave even if a keep-alive socket lingers.
+setImmediate(() => process.exit(code));

@@ -1,0 +1,81 @@
+// The CLI edge: picks the command, runs it, and maps any error to one message and an exit code.
+// Commands are loaded lazily so `erpsync --version` starts fast. This file and bin.ts hold the
+// only top-level error handler; nothing below the CLI prints or exits.
+import { readFileSync } from 'node:fs';
+import { ErpsyncError, isErpsyncError } from '../model/errors.js';
+import type { CliIO, CommandRunner } from './io.js';
+import { writeLine } from './io.js';
+
+interface CommandEntry {
+  summary: string;
+  load: () => Promise<CommandRunner>;
+}
+
+const commands: Record<string, CommandEntry> = {
+  validate: {
+    summary: 'check manifests offline (schema, references, secrets)',
+    load: async () => (await import('./validate-command.js')).runValidateCommand,
+  },
+};
+
+export function readVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+function usage(): string {
+  const names = Object.keys(commands);
+  const width = Math.max(...names.map((n) => n.length));
+  return [
+    'usage: erpsync <command> [options]',
+    '',
+    'commands:',
+    ...names.map((name) => `  ${name.padEnd(width)}  ${commands[name]?.summary ?? ''}`),
+    '',
+    'Run `erpsync <command> --help` for the options of a command.',
+  ].join('\n');
+}
+
+export async function main(argv: string[], io: CliIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    writeLine(io.stdout, usage());
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-V') {
+    writeLine(io.stdout, readVersion());
+    return 0;
+  }
+  const entry = commands[name];
+  if (!entry) {
+    writeLine(io.stderr, `erpsync: unknown command '${name}'`);
+    writeLine(io.stderr, usage());
+    return 2;
+  }
+  const debug = rest.includes('--debug') || io.env.ERPSYNC_DEBUG === '1';
+  try {
+    const run = await entry.load();
+    return await run(rest, io);
+  } catch (error) {
+    return reportFailure(error, io, debug);
+  }
+}
+
+/** The one place that turns a thrown failure into text and an exit code. */
+export function reportFailure(error: unknown, io: CliIO, debug: boolean): number {
+  if (isErpsyncError(error)) {
+    writeLine(io.stderr, `erpsync: ${error.message}`);
+    for (const line of error.details) writeLine(io.stderr, `  ${line}`);
+    if (debug && error.cause !== undefined) writeLine(io.stderr, `  cause: ${describeCause(error.cause)}`);
+    return error.exitCode;
+  }
+  const internal = new ErpsyncError('INTERNAL', 'internal error (this is a bug in erpsync)', { cause: error });
+  writeLine(io.stderr, `erpsync: ${internal.message}: ${describeCause(error)}`);
+  if (debug && error instanceof Error && error.stack) writeLine(io.stderr, error.stack);
+  return internal.exitCode;
+}
+
+function describeCause(cause: unknown): string {
+  if (cause instanceof Error) return `${cause.name}: ${cause.message}`;
+  return String(cause);
+}
