@@ -1,7 +1,59 @@
+// `erpsync validate [paths…]`: reads and checks manifests offline; no network access at all.
+import { parseArgs } from 'node:util';
+import { hasErrors } from '../model/diagnostics.js';
+import { ErpsyncError } from '../model/errors.js';
+import { loadManifests } from '../manifest/load-manifests.js';
+import { countDiagnostics, diagnosticToJson, renderDiagnosticsText, summarizeCounts } from '../report/diagnostics-report.js';
 import type { CliIO } from './io.js';
 import { writeLine } from './io.js';
 
-export async function runValidateCommand(_args: string[], io: CliIO): Promise<number> {
-  writeLine(io.stderr, 'validate: not built yet');
+const help = `usage: erpsync validate [paths…] [--json]
+
+Checks manifest files and directories (read recursively) without contacting any account:
+YAML syntax, the manifest schema, references, duplicates, secrets. Paths default to the
+current directory.
+
+options:
+  --json      print a JSON report instead of text
+  --quiet     hide notes
+  -h, --help  show this help
+
+exit codes: 0 valid (warnings allowed), 1 invalid, 2 usage error`;
+
+export async function runValidateCommand(args: string[], io: CliIO): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { json: { type: 'boolean' }, quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, debug: { type: 'boolean' } },
+    });
+  } catch (error) {
+    throw new ErpsyncError('USAGE', (error as Error).message, { details: ['run `erpsync validate --help` for the options'] });
+  }
+  if (parsed.values.help) {
+    writeLine(io.stdout, help);
+    return 0;
+  }
+  const paths = parsed.positionals.length > 0 ? parsed.positionals : ['.'];
+  const result = await loadManifests(paths, { cwd: io.cwd, env: io.env });
+  const shown = parsed.values.quiet ? result.diagnostics.filter((d) => d.severity !== 'note') : result.diagnostics;
+  const counts = countDiagnostics(result.diagnostics);
+  const valid = !hasErrors(result.diagnostics);
+
+  if (parsed.values.json) {
+    const records = result.desired ? [...result.desired.records.values()].reduce((n, list) => n + list.length, 0) : null;
+    writeLine(io.stdout, JSON.stringify({ formatVersion: 1, valid, files: result.files, records, summary: counts, diagnostics: shown.map(diagnosticToJson) }, null, 2));
+    return valid ? 0 : 1;
+  }
+  for (const line of renderDiagnosticsText(shown)) writeLine(valid ? io.stdout : io.stderr, line);
+  if (shown.length > 0) writeLine(valid ? io.stdout : io.stderr);
+  const fileCount = `${result.files.length} file${result.files.length === 1 ? '' : 's'}`;
+  if (valid) {
+    const records = [...(result.desired?.records.values() ?? [])].reduce((n, list) => n + list.length, 0);
+    writeLine(io.stdout, `valid: ${fileCount}, ${records} record${records === 1 ? '' : 's'} (${summarizeCounts(counts)})`);
+    return 0;
+  }
+  writeLine(io.stderr, `invalid: ${summarizeCounts(counts)} in ${fileCount}`);
   return 1;
 }

@@ -1,0 +1,220 @@
+// Checks across records that a schema can't express, common to every kind: identities (with
+// parent paths for tree kinds), duplicates and near-duplicates, parent cycles, references to
+// records no manifest declares (a note offline; the plan must resolve them), secrets that did not
+// come from ${VAR}. Then each kind's own checks (checkRecords in its adapter).
+import type { Diagnostic, SourcePosition } from '../model/diagnostics.js';
+import type { KindDefinition, ManifestRecord } from '../kinds/kind.js';
+import type { PathSegment } from './model.js';
+import { pathSeparator } from './model.js';
+
+export interface LocatedRecord {
+  record: ManifestRecord;
+  locate: (path: readonly PathSegment[], at?: 'key' | 'value') => SourcePosition;
+}
+
+export function normalizeName(name: string): string {
+  return name.normalize('NFC').trim();
+}
+
+/** Case- and accent-insensitive form, to warn about names that only differ that way. */
+function foldName(name: string): string {
+  return normalizeName(name).normalize('NFD').replace(/\p{Diacritic}/gu, '').toLowerCase().replace(/\s+/g, ' ');
+}
+
+function readPath(value: unknown, path: readonly string[]): unknown {
+  let current = value;
+  for (const segment of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string, unknown>)[segment];
+  }
+  return current;
+}
+
+function splitPath(reference: string): string[] {
+  return reference.split(pathSeparator.trim()).map(normalizeName);
+}
+
+function where(position: SourcePosition): string {
+  return `${position.file}:${position.line}:${position.col}`;
+}
+
+export interface IdentifiedRecord extends LocatedRecord {
+  identity: string;
+  name: string;
+}
+
+/**
+ * Computes identities and reports the generic problems of one kind's records.
+ * Tree kinds: identity = parent path + name; the parent named by a bare name must be unique.
+ */
+export function identifyRecords(definition: KindDefinition, records: readonly LocatedRecord[], diagnostics: Diagnostic[]): IdentifiedRecord[] {
+  const nameField = definition.nameField;
+  if (!nameField) return records.map((r) => ({ ...r, identity: definition.key, name: '' }));
+  const parentRef = definition.references.find((ref) => ref.parent && ref.target === definition.key);
+  const nameOf = (r: LocatedRecord) => normalizeName(String(r.record.value[nameField] ?? ''));
+
+  const byName = new Map<string, LocatedRecord[]>();
+  for (const r of records) byName.set(nameOf(r), [...(byName.get(nameOf(r)) ?? []), r]);
+
+  const paths = new Map<LocatedRecord, string[]>();
+  const inProgress = new Set<LocatedRecord>();
+  const cyclic = new Set<LocatedRecord>();
+
+  const pathOf = (r: LocatedRecord): string[] => {
+    const known = paths.get(r);
+    if (known) return known;
+    if (inProgress.has(r)) {
+      cyclic.add(r);
+      return [nameOf(r)];
+    }
+    inProgress.add(r);
+    let result = [nameOf(r)];
+    const reference = parentRef ? readPath(r.record.value, parentRef.path) : undefined;
+    if (parentRef && typeof reference === 'string' && reference.trim() !== '') {
+      const segments = splitPath(reference);
+      const parent = resolveParent(segments, r, parentRef.path);
+      result = parent ? [...pathOf(parent), nameOf(r)] : [...segments, nameOf(r)];
+    }
+    inProgress.delete(r);
+    paths.set(r, result);
+    return result;
+  };
+
+  const reportedRefs = new Set<LocatedRecord>();
+  const resolveParent = (segments: string[], child: LocatedRecord, refPath: readonly string[]): LocatedRecord | undefined => {
+    const leaf = segments[segments.length - 1] ?? '';
+    const candidates = byName.get(leaf) ?? [];
+    const matching = segments.length === 1 ? candidates : candidates.filter((c) => pathOf(c).join('\u0000') === segments.join('\u0000'));
+    if (matching.length === 1) return matching[0];
+    if (reportedRefs.has(child)) return undefined;
+    reportedRefs.add(child);
+    if (matching.length > 1) {
+      diagnostics.push({
+        severity: 'error',
+        code: 'ambiguous-reference',
+        message: `\`${segments.join(pathSeparator)}\` names ${matching.length} declared records`,
+        hint: `name the parent by its path, e.g. \`${matching.map((m) => pathOf(m).join(pathSeparator))[0] ?? leaf}\``,
+        position: child.locate(refPath),
+        path: `${child.record.pointer}/${refPath.join('/')}`,
+      });
+    } else {
+      diagnostics.push({
+        severity: 'note',
+        code: 'unresolved-reference',
+        message: `\`${segments.join(pathSeparator)}\` is not declared in these manifests; it must exist in the account when you plan`,
+        position: child.locate(refPath),
+        path: `${child.record.pointer}/${refPath.join('/')}`,
+      });
+    }
+    return undefined;
+  };
+
+  const identified = records.map((r) => {
+    const scope = definition.scopeField ? normalizeName(String(r.record.value[definition.scopeField] ?? '')) : undefined;
+    const segments = pathOf(r);
+    return { ...r, name: nameOf(r), identity: [...(scope ? [scope] : []), ...segments].join(pathSeparator) };
+  });
+
+  for (const r of cyclic) {
+    diagnostics.push({
+      severity: 'error',
+      code: 'reference-cycle',
+      message: `the parents of \`${nameOf(r)}\` lead back to itself`,
+      hint: 'a record cannot be its own ancestor; fix one of the parent references in the loop',
+      position: r.locate(parentRef?.path ?? []),
+      path: r.record.pointer,
+    });
+  }
+
+  const seen = new Map<string, IdentifiedRecord>();
+  const folded = new Map<string, IdentifiedRecord>();
+  for (const r of identified) {
+    const first = seen.get(r.identity);
+    if (first) {
+      diagnostics.push({
+        severity: 'error',
+        code: 'duplicate-record',
+        message: `\`${r.identity}\` is declared twice in ${definition.key}; the first declaration is at ${where(first.locate([]))}`,
+        hint: 'keep one declaration, or give the records different names',
+        position: r.locate([nameField]),
+        path: r.record.pointer,
+      });
+      continue;
+    }
+    seen.set(r.identity, r);
+    const fold = foldName(r.identity);
+    const similar = folded.get(fold);
+    if (similar) {
+      diagnostics.push({
+        severity: 'warning',
+        code: 'near-duplicate',
+        message: `\`${r.identity}\` differs from \`${similar.identity}\` (${where(similar.locate([]))}) only in case or accents`,
+        hint: 'the account will hold two records that look the same; rename one if that is not intended',
+        position: r.locate([nameField]),
+        path: r.record.pointer,
+      });
+    } else {
+      folded.set(fold, r);
+    }
+    const previous = r.record.value.previousNames;
+    if (Array.isArray(previous) && previous.some((p) => typeof p === 'string' && normalizeName(p) === r.name)) {
+      diagnostics.push({
+        severity: 'warning',
+        code: 'previous-name-is-current',
+        message: `\`previousNames\` lists the record's current name \`${r.name}\``,
+        position: r.locate(['previousNames']),
+        path: r.record.pointer,
+      });
+    }
+  }
+  return identified;
+}
+
+/** Secret fields are accepted only through ${VAR}, so a secret never sits in git. */
+export function checkSecrets(definition: KindDefinition, records: readonly LocatedRecord[], diagnostics: Diagnostic[]): void {
+  for (const r of records) {
+    for (const secretPath of definition.secretFields) {
+      const value = readPath(r.record.value, secretPath);
+      if (value === undefined || value === null || value === '') continue;
+      const fromVariable = r.record.interpolatedPaths.some(
+        (p) => p.length === secretPath.length && p.every((segment, i) => segment === secretPath[i]),
+      );
+      if (!fromVariable) {
+        const name = secretPath[secretPath.length - 1] ?? 'value';
+        diagnostics.push({
+          severity: 'error',
+          code: 'secret-not-from-variable',
+          message: `\`${secretPath.join('.')}\` is a secret and must come from an environment variable`,
+          hint: `write \`${name}: \${VARIABLE_NAME}\` and set the variable where erpsync runs`,
+          position: r.locate(secretPath),
+          path: `${r.record.pointer}/${secretPath.join('/')}`,
+        });
+      }
+    }
+  }
+}
+
+/** References to records of another kind (e.g. a situation's base): a note when not declared. */
+export function checkCrossReferences(
+  definition: KindDefinition,
+  records: readonly LocatedRecord[],
+  declaredNames: (kind: KindDefinition['key'], scope: string | undefined) => ReadonlySet<string>,
+  diagnostics: Diagnostic[],
+): void {
+  for (const ref of definition.references) {
+    if (ref.parent) continue;
+    for (const r of records) {
+      const value = readPath(r.record.value, ref.path);
+      if (typeof value !== 'string' || value.trim() === '') continue;
+      const scope = definition.scopeField ? normalizeName(String(r.record.value[definition.scopeField] ?? '')) : undefined;
+      if (declaredNames(ref.target, scope).has(normalizeName(value))) continue;
+      diagnostics.push({
+        severity: 'note',
+        code: 'unresolved-reference',
+        message: `\`${normalizeName(value)}\` is not declared in these manifests; it must exist in the account when you plan`,
+        position: r.locate(ref.path),
+        path: `${r.record.pointer}/${ref.path.join('/')}`,
+      });
+    }
+  }
+}

@@ -1,0 +1,149 @@
+// Checks one parsed document against the published manifest schema with ajv and turns every
+// ajv error into a diagnostic at the right line:col, in plain language, with a hint where a
+// typo is likely. The schema itself comes from manifest-schema.ts (generated into schemas/).
+import { Ajv } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { Diagnostic } from '../model/diagnostics.js';
+import { buildManifestSchema } from './manifest-schema.js';
+import type { Locator, PathSegment } from './model.js';
+import { suggestClosest } from './suggest.js';
+import { toPointer } from './interpolate.js';
+
+let compiled: ValidateFunction | undefined;
+
+function manifestValidator(): ValidateFunction {
+  if (!compiled) {
+    const ajv = new Ajv({ allErrors: true, strict: true, verbose: true });
+    compiled = ajv.compile(buildManifestSchema());
+  }
+  return compiled;
+}
+
+function parsePointer(pointer: string): PathSegment[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((raw) => raw.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  if (typeof value === 'string') return `the text \`${value.length > 40 ? `${value.slice(0, 40)}…` : value}\``;
+  return `${typeof value} \`${String(value)}\``;
+}
+
+function fieldName(path: readonly PathSegment[]): string {
+  const named = [...path].reverse().find((segment) => typeof segment === 'string');
+  return named === undefined ? 'the manifest' : `\`${named}\``;
+}
+
+function toDiagnostic(error: ErrorObject, locate: Locator): Diagnostic {
+  const path = parsePointer(error.instancePath);
+  const base = { severity: 'error' as const, path: error.instancePath || '/' };
+  const parentProperties = Object.keys(((error.parentSchema as { properties?: object } | undefined)?.properties ?? {}) as object);
+
+  switch (error.keyword) {
+    case 'additionalProperties': {
+      const key = (error.params as { additionalProperty: string }).additionalProperty;
+      const keyPath = [...path, key];
+      const suggestion = suggestClosest(key, parentProperties);
+      const topLevel = path.length === 0;
+      return {
+        ...base,
+        path: toPointer(keyPath),
+        code: topLevel ? 'unknown-kind' : 'unknown-field',
+        message: topLevel ? `unknown top-level key \`${key}\`` : `unknown field \`${key}\``,
+        position: locate(keyPath, 'key'),
+        ...(suggestion
+          ? { hint: `did you mean \`${suggestion}\`?` }
+          : topLevel
+            ? { hint: `top-level keys are: ${parentProperties.join(', ')}` }
+            : {}),
+      };
+    }
+    case 'required': {
+      const missing = (error.params as { missingProperty: string }).missingProperty;
+      return {
+        ...base,
+        code: 'missing-field',
+        message: `missing required field \`${missing}\``,
+        position: locate(path, path.length === 0 ? 'value' : 'key'),
+      };
+    }
+    case 'enum': {
+      const allowed = (error.schema as unknown[]) ?? [];
+      const labels = allowed.filter((v): v is string => typeof v === 'string');
+      const codes = allowed.filter((v) => typeof v !== 'string');
+      const suggestion = typeof error.data === 'string' ? suggestClosest(error.data, labels) : undefined;
+      const accepted = labels.length > 0 ? `accepted: ${labels.join(', ')}${codes.length > 0 ? ' (or the API code)' : ''}` : `accepted: ${allowed.map(String).join(', ')}`;
+      return {
+        ...base,
+        code: 'invalid-value',
+        message: `${describeValue(error.data)} is not a valid value for ${fieldName(path)}`,
+        hint: suggestion ? `did you mean \`${suggestion}\`? ${accepted}` : accepted,
+        position: locate(path),
+      };
+    }
+    case 'type': {
+      const expected = (error.params as { type: string | string[] }).type;
+      const wanted = Array.isArray(expected) ? expected.join(' or ') : expected;
+      return {
+        ...base,
+        code: 'wrong-type',
+        message: `${fieldName(path)} must be ${article(wanted)}, found ${describeValue(error.data)}`,
+        position: locate(path),
+      };
+    }
+    case 'const':
+      return {
+        ...base,
+        code: 'invalid-value',
+        message: `${fieldName(path)} must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}, found ${describeValue(error.data)}`,
+        position: locate(path),
+      };
+    case 'pattern':
+      return {
+        ...base,
+        code: 'invalid-value',
+        message: `${describeValue(error.data)} does not have the form ${fieldName(path)} needs (${(error.params as { pattern: string }).pattern})`,
+        position: locate(path),
+      };
+    default:
+      return {
+        ...base,
+        code: 'invalid-value',
+        message: `${fieldName(path)} ${error.message ?? 'is invalid'}`,
+        position: locate(path),
+      };
+  }
+}
+
+function article(type: string): string {
+  const words: Record<string, string> = { object: 'a mapping', array: 'a list', string: 'text', integer: 'a whole number', number: 'a number', boolean: 'true or false', null: 'null' };
+  return type
+    .split(' or ')
+    .map((t) => words[t] ?? t)
+    .join(' or ');
+}
+
+/** Validates one document; an empty result means it matches the schema. */
+export function validateAgainstSchema(value: unknown, locate: Locator): Diagnostic[] {
+  const validate = manifestValidator();
+  if (validate(value)) return [];
+  const seen = new Set<string>();
+  const diagnostics: Diagnostic[] = [];
+  for (const error of validate.errors ?? []) {
+    // `if`/`then` and composition keywords only repeat what their sub-errors say.
+    if (error.keyword === 'if' || error.keyword === 'anyOf' || error.keyword === 'oneOf') continue;
+    const diagnostic = toDiagnostic(error, locate);
+    const key = `${diagnostic.path}|${diagnostic.code}|${diagnostic.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    diagnostics.push(diagnostic);
+  }
+  return diagnostics;
+}

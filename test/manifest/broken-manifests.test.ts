@@ -1,0 +1,35 @@
+// Every broken manifest under test/fixtures/broken gets exactly the diagnostics in its golden file.
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { loadManifests } from '../../src/manifest/load-manifests.js';
+import { renderDiagnosticsText } from '../../src/report/diagnostics-report.js';
+
+const fixtures = fileURLToPath(new URL('../fixtures/broken/', import.meta.url));
+const cases = readdirSync(fixtures).sort();
+
+describe('broken manifests', () => {
+  it('has at least 25 distinct cases', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(25);
+  });
+
+  it.each(cases)('%s', async (name) => {
+    const result = await loadManifests([name], { cwd: fixtures, env: {} });
+    expect(result.diagnostics.length).toBeGreaterThan(0);
+    for (const d of result.diagnostics) {
+      expect(d.position, `${d.code} has a position`).toBeDefined();
+      expect(d.position?.line).toBeGreaterThan(0);
+      expect(d.position?.col).toBeGreaterThan(0);
+    }
+    const text = `${renderDiagnosticsText(result.diagnostics).join('\n')}\n`;
+    await expect(text).toMatchFileSnapshot(`../fixtures/broken-golden/${name.replace(/\.ya?ml$/, '')}.txt`);
+  });
+
+  it('reports a path that does not exist', async () => {
+    const result = await loadManifests(['nao-existe.yaml'], { cwd: fixtures, env: {} });
+    expect(result.desired).toBeUndefined();
+    expect(result.diagnostics).toEqual([
+      { severity: 'error', code: 'path-not-found', message: 'no such file or directory', position: { file: 'nao-existe.yaml', line: 1, col: 1 } },
+    ]);
+  });
+});
