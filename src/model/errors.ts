@@ -22,6 +22,7 @@ export type ErrorCode =
   | 'DELETE_BUDGET'
   | 'CONFIRMATION_REQUIRED'
   | 'SANDBOX_REFUSED'
+  | 'SANDBOX_LISTEN'
   | 'INTERRUPTED'
   | 'INTERNAL';
 

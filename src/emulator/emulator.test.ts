@@ -1,0 +1,186 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { call, dataOf } from '../../test/emulator/http-client.js';
+import type { Emulator } from './index.js';
+import { createEmulator } from './index.js';
+
+const open: Emulator[] = [];
+async function start(options: Parameters<typeof createEmulator>[0] = {}): Promise<Emulator> {
+  const emulator = await createEmulator({ rateLimit: 0, ...options });
+  open.push(emulator);
+  return emulator;
+}
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((e) => e.close()));
+});
+
+const pix = { descricao: 'Pix loja', tipoPagamento: 17, finalidade: 2, destino: 3 };
+
+describe('server skeleton', () => {
+  it('listens on loopback and answers with the data envelope', async () => {
+    const emulator = await start();
+    expect(emulator.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/Api\/v3$/);
+    const res = await call(emulator, 'GET', '/formas-pagamentos');
+    expect(res.status).toBe(200);
+    expect(Array.isArray(dataOf(res))).toBe(true);
+  });
+
+  it('requires a bearer token (401 invalid_token) and a scope (403 insufficient_scope)', async () => {
+    const emulator = await start();
+    const missing = await call(emulator, 'GET', '/formas-pagamentos', { token: null });
+    expect(missing.status).toBe(401);
+    expect(missing.json).toMatchObject({ error: { type: 'invalid_token' } });
+    const wrong = await call(emulator, 'GET', '/formas-pagamentos', { token: 'nope' });
+    expect(wrong.status).toBe(401);
+    const scopeless = await call(emulator, 'GET', '/formas-pagamentos', { token: emulator.issueToken({ scopes: [] }) });
+    expect(scopeless.status).toBe(403);
+    expect(scopeless.json).toMatchObject({ error: { type: 'insufficient_scope' } });
+    expect((await call(emulator, 'GET', '/formas-pagamentos', { token: emulator.issueToken() })).status).toBe(200);
+  });
+
+  it('expires minted tokens after six hours on the injected clock', async () => {
+    let clock = Date.UTC(2026, 0, 5, 12);
+    const emulator = await start({ now: () => clock });
+    const token = emulator.issueToken();
+    expect((await call(emulator, 'GET', '/formas-pagamentos', { token })).status).toBe(200);
+    clock += 6 * 3_600_000;
+    const expired = await call(emulator, 'GET', '/formas-pagamentos', { token });
+    expect(expired.status).toBe(401);
+    expect(expired.json).toMatchObject({ error: { type: 'invalid_token', description: expect.stringMatching(/expired/) } });
+  });
+
+  it('answers 404 RESOURCE_NOT_FOUND for unknown routes and non-numeric ids', async () => {
+    const emulator = await start();
+    for (const path of ['/nao-existe', '/formas-pagamentos/abc', '/situacoes']) {
+      const res = await call(emulator, 'GET', path);
+      expect(res.status, path).toBe(404);
+      expect(res.json).toMatchObject({ error: { type: 'RESOURCE_NOT_FOUND' } });
+    }
+  });
+
+  it('answers 400 for malformed JSON and for an empty body', async () => {
+    const emulator = await start();
+    const malformed = await call(emulator, 'POST', '/formas-pagamentos', {
+      rawBody: '{"descricao":',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(malformed.status).toBe(400);
+    expect(malformed.json).toMatchObject({ error: { type: 'INVALID_REQUEST_BODY' } });
+    const empty = await call(emulator, 'POST', '/formas-pagamentos');
+    expect(empty.status).toBe(400);
+    expect(empty.json).toMatchObject({ error: { type: 'MISSING_REQUIRED_FIELD_ERROR' } });
+  });
+
+  it('logs requests and counts them per method and path', async () => {
+    const emulator = await start();
+    await call(emulator, 'GET', '/formas-pagamentos?pagina=1');
+    await call(emulator, 'GET', '/formas-pagamentos');
+    await call(emulator, 'POST', '/formas-pagamentos', { body: pix });
+    expect(emulator.counters()).toEqual({ 'GET /formas-pagamentos': 2, 'POST /formas-pagamentos': 1 });
+    const [first] = emulator.requestLog();
+    expect(first).toMatchObject({ method: 'GET', path: '/formas-pagamentos', query: 'pagina=1', status: 200 });
+    expect(first?.route).toBe('GET /formas-pagamentos');
+    const viaHttp = await fetch(`${emulator.baseUrl.replace('/Api/v3', '')}/__sandbox/counters`);
+    expect(await viaHttp.json()).toEqual({ data: { 'GET /formas-pagamentos': 2, 'POST /formas-pagamentos': 1 } });
+    emulator.clearLog();
+    expect(emulator.requestLog()).toEqual([]);
+  });
+});
+
+describe('rate and daily limits', () => {
+  it('answers 429 TOO_MANY_REQUESTS past the bucket in a burst of 30', async () => {
+    const emulator = await start({ rateLimit: 3 });
+    const results = await Promise.all(Array.from({ length: 30 }, () => call(emulator, 'GET', '/formas-pagamentos')));
+    const limited = results.filter((r) => r.status === 429);
+    expect(results.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(3);
+    expect(limited.length).toBeGreaterThanOrEqual(25);
+    expect(limited[0]?.json).toMatchObject({ error: { type: 'TOO_MANY_REQUESTS', limit: 3, period: 'second' } });
+  });
+
+  it('lets requests paced at the limit through', async () => {
+    const emulator = await start({ rateLimit: 3 });
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i += 1) {
+      statuses.push((await call(emulator, 'GET', '/formas-pagamentos')).status);
+      await new Promise((resolve) => setTimeout(resolve, 340));
+    }
+    expect(statuses.every((s) => s === 200)).toBe(true);
+  });
+
+  it('enforces the daily limit on the injected clock and resets it the next day', async () => {
+    let clock = Date.UTC(2026, 0, 5, 15);
+    const emulator = await start({ dailyLimit: 2, now: () => clock });
+    expect((await call(emulator, 'GET', '/formas-pagamentos')).status).toBe(200);
+    expect((await call(emulator, 'GET', '/formas-pagamentos')).status).toBe(200);
+    const third = await call(emulator, 'GET', '/formas-pagamentos');
+    expect(third.status).toBe(429);
+    expect(third.json).toMatchObject({ error: { type: 'TOO_MANY_REQUESTS', limit: 2, period: 'day' } });
+    clock += 86_400_000;
+    expect((await call(emulator, 'GET', '/formas-pagamentos')).status).toBe(200);
+  });
+});
+
+describe('faults', () => {
+  it('injects scheduled faults: JSON 500, HTML 429 and 502', async () => {
+    const emulator = await start({ faults: 'GET/formas-pagamentos#1=http500,#2=http429-html,#3=http502' });
+    const first = await call(emulator, 'GET', '/formas-pagamentos');
+    expect(first.status).toBe(500);
+    expect(first.json).toMatchObject({ error: { type: 'SERVER_ERROR' } });
+    const second = await call(emulator, 'GET', '/formas-pagamentos');
+    expect(second.status).toBe(429);
+    expect(second.headers.get('content-type')).toMatch(/text\/html/);
+    expect(second.text).toContain('1015');
+    expect((await call(emulator, 'GET', '/formas-pagamentos')).status).toBe(502);
+    expect((await call(emulator, 'GET', '/formas-pagamentos')).status).toBe(200);
+    expect(emulator.requestLog().map((e) => e.fault)).toEqual(['http500', 'http429-html', 'http502', undefined]);
+  });
+
+  it('reset-before loses the request; reset-after commits the write and loses the answer', async () => {
+    const emulator = await start();
+    emulator.setFaults({ schedule: [{ method: 'POST', path: '/formas-pagamentos', nth: 1, fault: 'reset-before' }] });
+    await expect(call(emulator, 'POST', '/formas-pagamentos', { body: pix })).rejects.toThrow();
+    expect(emulator.snapshot().formasPagamentos.some((r) => r.descricao === 'Pix loja')).toBe(false);
+
+    emulator.setFaults({ schedule: [{ method: 'POST', path: '/formas-pagamentos', nth: 1, fault: 'reset-after' }] });
+    await expect(call(emulator, 'POST', '/formas-pagamentos', { body: pix })).rejects.toThrow();
+    expect(emulator.snapshot().formasPagamentos.filter((r) => r.descricao === 'Pix loja')).toHaveLength(1);
+    expect(emulator.requestLog().at(-1)).toMatchObject({ status: 201, fault: 'reset-after' });
+  });
+
+  it('draws probabilistic faults reproducibly from the seed', async () => {
+    const run = async () => {
+      const emulator = await start({ faults: { probability: 0.5, seed: 42, kinds: ['http500', 'http503'] } });
+      const statuses: number[] = [];
+      for (let i = 0; i < 12; i += 1) statuses.push((await call(emulator, 'GET', '/formas-pagamentos')).status);
+      return statuses;
+    };
+    const first = await run();
+    expect(first.some((s) => s !== 200)).toBe(true);
+    expect(first.some((s) => s === 200)).toBe(true);
+    expect(await run()).toEqual(first);
+  });
+});
+
+describe('persistence', () => {
+  it('keeps the state across a restart and writes it atomically', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'erpsync-emulator-'));
+    try {
+      const stateFile = join(dir, 'nested', 'sandbox.json');
+      const first = await start({ stateFile });
+      const created = await call(first, 'POST', '/formas-pagamentos', { body: pix });
+      const { id } = dataOf<{ id: number }>(created);
+      const onDisk = JSON.parse(await readFile(stateFile, 'utf8')) as { state: { formasPagamentos: { id: number }[] } };
+      expect(onDisk.state.formasPagamentos.some((r) => r.id === id)).toBe(true);
+      await first.close();
+
+      const second = await start({ stateFile, seed: 'empty' });
+      const detail = await call(second, 'GET', `/formas-pagamentos/${id}`);
+      expect(detail.status).toBe(200);
+      expect(dataOf(detail)).toMatchObject({ id, descricao: 'Pix loja' });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,169 @@
+// The embedded ERP emulator: a faithful, independent model of the Bling API v3 configuration
+// resources, served over real HTTP on loopback for tests and for `erpsync sandbox`.
+// It is written from the service's reference material only and must not import erpsync's own
+// adapters or client (src/kinds, src/api, src/manifest, src/plan): it exists to catch their mistakes.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { ErpsyncError } from '../model/errors.js';
+import { errorEnvelope } from './api-error.js';
+import { addAccessToken, createAuthStore, defaultScopes, accessTokenTtlMs, generateSecret, persistAuth } from './auth.js';
+import { checkFaultSpec, createFaultPlan, parseFaultSpec } from './faults.js';
+import type { RawResponse } from './oauth.js';
+import { defaultOAuthClient, jsonResponse } from './oauth.js';
+import type { StateFile } from './persistence.js';
+import { readStateFile, writeStateFile, parseStateDocument } from './persistence.js';
+import { createBucket, createDailyCounter, setBucketRate } from './rate-limit.js';
+import { countRequests } from './request-log.js';
+import { emulatorRoutes } from './routes.js';
+import { buildSeed } from './seed.js';
+import type { EmulatorRuntime } from './server.js';
+import { apiPrefix, serveRequest } from './server.js';
+import { cloneState } from './state.js';
+import type { Emulator, EmulatorOptions, FaultSpec } from './types.js';
+import { readFile } from 'node:fs/promises';
+
+export type { EmulatorState } from './state.js';
+export type { Emulator, EmulatorOptions, FaultKind, FaultScheduleEntry, FaultSpec, OAuthClient, RequestLogEntry } from './types.js';
+export { parseFaultSpec } from './faults.js';
+export { defaultOAuthClient } from './oauth.js';
+
+async function loadInitial(options: EmulatorOptions): Promise<StateFile> {
+  if (options.stateFile) {
+    const existing = await readStateFile(options.stateFile);
+    if (existing) return existing;
+  }
+  const seed = options.seed ?? 'fresh';
+  if (seed === 'fresh' || seed === 'empty') return { formatVersion: 1, state: buildSeed(seed), auth: { access: [], refresh: [] } };
+  let text: string;
+  try {
+    text = await readFile(seed, 'utf8');
+  } catch (error) {
+    throw new ErpsyncError('STATE_FILE', `cannot read sandbox seed ${seed}`, { cause: error });
+  }
+  return parseStateDocument(text, seed);
+}
+
+function checkLimit(name: string, value: number): number {
+  if (!Number.isFinite(value) || value < 0) throw new ErpsyncError('CONFIG', `${name} must be a non-negative number`);
+  return value;
+}
+
+/** Starts an emulator; it is listening when the promise resolves. */
+export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const now = options.now ?? Date.now;
+  const initial = await loadInitial(options);
+  const token = options.token ?? generateSecret();
+  const auth = createAuthStore(initial.auth);
+  addAccessToken(auth, { token, scopes: [...defaultScopes], expiresAt: null });
+
+  let saving: Promise<void> = Promise.resolve();
+  const save = (): Promise<void> => {
+    const file = options.stateFile;
+    if (!file) return saving;
+    // Each save writes the state as it is when its turn comes; saves never overlap.
+    const run = saving.then(() =>
+      writeStateFile(file, { formatVersion: 1, state: runtime.state, auth: persistAuth(auth, token, now()) }),
+    );
+    saving = run.catch(() => undefined);
+    return run;
+  };
+
+  const inspect = (method: string, path: string, body: string): RawResponse => {
+    const route = `${method} ${path}`;
+    try {
+      switch (route) {
+        case 'GET /log':
+          return jsonResponse(200, { data: runtime.log.entries });
+        case 'GET /counters':
+          return jsonResponse(200, { data: countRequests(runtime.log.entries) });
+        case 'GET /state':
+          return jsonResponse(200, { data: runtime.state });
+        case 'POST /reset-log':
+          runtime.log.entries = [];
+          return { status: 204 };
+        case 'PUT /faults':
+          runtime.faults = createFaultPlan(readFaultBody(body));
+          return { status: 204 };
+        case 'PUT /rate-limit':
+          setBucketRate(runtime.bucket, checkLimit('perSecond', Number((JSON.parse(body) as { perSecond?: unknown }).perSecond)), performance.now());
+          return { status: 204 };
+        default:
+          return jsonResponse(404, errorEnvelope({ type: 'RESOURCE_NOT_FOUND', message: 'Recurso não encontrado', description: `No sandbox route ${route}.` }));
+      }
+    } catch (error) {
+      return jsonResponse(400, errorEnvelope({ type: 'VALIDATION_ERROR', message: 'Invalid sandbox request', description: (error as Error).message }));
+    }
+  };
+
+  const runtime: EmulatorRuntime = {
+    state: initial.state,
+    routes: emulatorRoutes,
+    auth,
+    oauthClients: options.oauthClients ?? [defaultOAuthClient],
+    log: { entries: [] },
+    faults: createFaultPlan(options.faults),
+    bucket: createBucket(checkLimit('rateLimit', options.rateLimit ?? 3), performance.now()),
+    daily: createDailyCounter(checkLimit('dailyLimit', options.dailyLimit ?? 120_000), now()),
+    now,
+    persist: save,
+    inspect,
+  };
+
+  const server = createServer((req, res) => {
+    void serveRequest(runtime, req, res);
+  });
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: Error) => reject(new ErpsyncError('SANDBOX_LISTEN', `cannot listen on ${host}:${options.port ?? 0}`, { cause: error }));
+    server.once('error', onError);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+  await save();
+
+  const address = server.address() as AddressInfo;
+  const hostInUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closed: Promise<void> | undefined;
+
+  return {
+    baseUrl: `http://${hostInUrl}:${address.port}${apiPrefix}`,
+    token,
+    requestLog: () => runtime.log.entries.map((e) => ({ ...e })),
+    counters: () => countRequests(runtime.log.entries),
+    clearLog: () => {
+      runtime.log.entries = [];
+    },
+    setFaults: (spec) => {
+      runtime.faults = createFaultPlan(spec);
+    },
+    setRateLimit: (perSecond) => setBucketRate(runtime.bucket, checkLimit('rateLimit', perSecond), performance.now()),
+    snapshot: () => cloneState(runtime.state),
+    issueToken: (opts) => {
+      const minted = generateSecret();
+      addAccessToken(auth, { token: minted, scopes: [...(opts?.scopes ?? defaultScopes)], expiresAt: now() + accessTokenTtlMs });
+      return minted;
+    },
+    save,
+    close: () => {
+      closed ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+        await save();
+      })();
+      return closed;
+    },
+  };
+}
+
+function readFaultBody(body: string): FaultSpec | string | undefined {
+  const trimmed = body.trim();
+  if (trimmed === '' || trimmed === 'null') return undefined;
+  if (!trimmed.startsWith('{')) return parseFaultSpec(trimmed);
+  const parsed = JSON.parse(trimmed) as FaultSpec & { spec?: string };
+  return typeof parsed.spec === 'string' ? parseFaultSpec(parsed.spec) : checkFaultSpec(parsed);
+}

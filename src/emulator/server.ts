@@ -1,0 +1,220 @@
+// The HTTP edge of the emulator (node:http). One request goes: inspection routes (no auth, not
+// logged) → fault injection → auth → rate and daily limits → route → JSON body → handler, with
+// the state restored if the handler fails half-way and persisted before the answer when it
+// changed. It does not model resources itself: that is the resource modules' job.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as delay } from 'node:timers/promises';
+import {
+  ApiFailure,
+  errorEnvelope,
+  malformedBodyFailure,
+  routeNotFound,
+  serverErrorPayload,
+  tooManyRequestsPayload,
+} from './api-error.js';
+import type { AuthStore } from './auth.js';
+import { checkBearer } from './auth.js';
+import type { FaultPlan } from './faults.js';
+import { defaultLatencyMs, pickFault } from './faults.js';
+import type { RawResponse } from './oauth.js';
+import { handleOAuth, jsonResponse } from './oauth.js';
+import type { DailyCounter, TokenBucket } from './rate-limit.js';
+import { countDailyRequest, takeToken } from './rate-limit.js';
+import type { RequestLog } from './request-log.js';
+import { appendLogEntry } from './request-log.js';
+import type { CompiledRoute } from './router.js';
+import { matchRoute } from './router.js';
+import type { EmulatorState } from './state.js';
+import { cloneState } from './state.js';
+import type { FaultKind, OAuthClient, RequestLogEntry } from './types.js';
+
+export const apiPrefix = '/Api/v3';
+const maxBodyBytes = 1 << 20;
+
+export interface EmulatorRuntime {
+  state: EmulatorState;
+  routes: readonly CompiledRoute[];
+  auth: AuthStore;
+  oauthClients: readonly OAuthClient[];
+  log: RequestLog;
+  faults: FaultPlan | undefined;
+  bucket: TokenBucket;
+  daily: DailyCounter;
+  now: () => number;
+  /** Writes the state file (a no-op without one); resolves once the change is durable. */
+  persist: () => Promise<void>;
+  /** Answers /__sandbox/* inspection routes. */
+  inspect: (method: string, path: string, body: string) => RawResponse;
+}
+
+/** Serves one request; never rejects (a crash in a handler answers 500). */
+export async function serveRequest(runtime: EmulatorRuntime, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://emulator.invalid');
+  const method = (req.method ?? 'GET').toUpperCase();
+  const sandboxPath = inspectionPath(url.pathname);
+  if (sandboxPath !== undefined) {
+    send(res, runtime.inspect(method, sandboxPath, await readRequestBody(req)));
+    return;
+  }
+  const path = url.pathname.startsWith(`${apiPrefix}/`) ? url.pathname.slice(apiPrefix.length) : url.pathname;
+  const entry: RequestLogEntry = { method, path, query: url.search.slice(1), status: 0, at: runtime.now() };
+  const fault = pickFault(runtime.faults, method, path);
+  if (fault) entry.fault = fault;
+
+  if (fault === 'reset-before') {
+    appendLogEntry(runtime.log, entry);
+    req.socket.destroy();
+    return;
+  }
+  if (fault === 'latency') await delay(runtime.faults?.spec.latencyMs ?? defaultLatencyMs);
+  const injected = fault ? faultResponse(fault, runtime.bucket.perSecond) : undefined;
+  if (injected) {
+    entry.status = injected.status;
+    appendLogEntry(runtime.log, entry);
+    send(res, injected);
+    return;
+  }
+
+  const body = await readRequestBody(req);
+  let response: RawResponse;
+  try {
+    response = url.pathname.startsWith(`${apiPrefix}/`)
+      ? await dispatch(runtime, req, method, path, url.searchParams, body, entry)
+      : jsonResponse(404, errorEnvelope(routeNotFound().payload));
+  } catch {
+    response = jsonResponse(500, errorEnvelope(serverErrorPayload()));
+  }
+  entry.status = response.status;
+  appendLogEntry(runtime.log, entry);
+  if (fault === 'reset-after') {
+    // The change is committed (and persisted); only the answer is lost.
+    req.socket.destroy();
+    return;
+  }
+  send(res, response);
+}
+
+function inspectionPath(pathname: string): string | undefined {
+  for (const prefix of ['/__sandbox', `${apiPrefix}/__sandbox`]) {
+    if (pathname === prefix || pathname.startsWith(`${prefix}/`)) return pathname.slice(prefix.length) || '/';
+  }
+  return undefined;
+}
+
+async function dispatch(
+  runtime: EmulatorRuntime,
+  req: IncomingMessage,
+  method: string,
+  path: string,
+  query: URLSearchParams,
+  body: string,
+  entry: RequestLogEntry,
+): Promise<RawResponse> {
+  if (path.startsWith('/oauth/')) {
+    const outcome = handleOAuth(
+      runtime.auth,
+      runtime.oauthClients,
+      { method, path, query, authorization: req.headers.authorization, contentType: req.headers['content-type'], body },
+      runtime.now(),
+    );
+    if (!outcome) return failureResponse(routeNotFound());
+    if (outcome.changed) await runtime.persist();
+    return outcome.response;
+  }
+
+  const auth = checkBearer(runtime.auth, req.headers.authorization, runtime.now());
+  if (!auth.ok) return jsonResponse(auth.status, errorEnvelope(auth.payload));
+  if (!takeToken(runtime.bucket, performance.now())) {
+    return jsonResponse(429, errorEnvelope(tooManyRequestsPayload('second', runtime.bucket.perSecond)));
+  }
+  if (!countDailyRequest(runtime.daily, runtime.now())) {
+    return jsonResponse(429, errorEnvelope(tooManyRequestsPayload('day', runtime.daily.limit)));
+  }
+
+  const match = matchRoute(runtime.routes, method, path);
+  if (!match) return failureResponse(routeNotFound());
+  entry.route = `${method} ${match.route.template}`;
+
+  let parsed: unknown;
+  if (body.trim() !== '') {
+    if (!(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) {
+      return failureResponse(malformedBodyFailure('O corpo da requisição deve ser enviado como application/json.'));
+    }
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      return failureResponse(malformedBodyFailure('O corpo da requisição não é um JSON válido.'));
+    }
+  }
+
+  const mutating = method !== 'GET';
+  const before = mutating ? cloneState(runtime.state) : undefined;
+  try {
+    const result = match.route.handle({ state: runtime.state, params: match.params, query, body: parsed, now: runtime.now() });
+    if (mutating && result.status < 300) await runtime.persist();
+    return result.body === undefined
+      ? { status: result.status, headers: result.status === 204 ? {} : { 'content-type': 'application/json; charset=utf-8' } }
+      : jsonResponse(result.status, result.body);
+  } catch (error) {
+    if (before) runtime.state = before;
+    if (error instanceof ApiFailure) return failureResponse(error);
+    throw error;
+  }
+}
+
+function failureResponse(failure: ApiFailure): RawResponse {
+  return jsonResponse(failure.status, errorEnvelope(failure.payload));
+}
+
+const htmlHeaders = { 'content-type': 'text/html; charset=UTF-8' };
+
+function htmlPage(title: string, heading: string, text: string): string {
+  return [
+    '<!DOCTYPE html>',
+    `<html lang="en"><head><meta charset="utf-8"><title>${title}</title></head>`,
+    `<body><div id="cf-error-details"><h1>${heading}</h1><p>${text}</p>`,
+    '<p>Ray ID: 0000000000000000 &bull; Performance &amp; security by Cloudflare</p></div></body></html>',
+  ].join('\n');
+}
+
+/**
+ * What an injected fault answers. 5xx from the edge (502/503) come as the CDN's HTML pages, not
+ * the JSON envelope, as does its 1015 rate-limit page: clients must not assume a JSON body.
+ */
+export function faultResponse(kind: FaultKind, perSecond: number): RawResponse | undefined {
+  switch (kind) {
+    case 'http500':
+      return jsonResponse(500, errorEnvelope(serverErrorPayload()));
+    case 'http502':
+      return { status: 502, headers: htmlHeaders, body: htmlPage('502 Bad gateway', 'Error 502: Bad gateway', 'The web server reported a bad gateway error.') };
+    case 'http503':
+      return { status: 503, headers: htmlHeaders, body: htmlPage('503 Service unavailable', 'Error 503: Service temporarily unavailable', 'The origin is temporarily unable to handle the request.') };
+    case 'http429':
+      return jsonResponse(429, errorEnvelope(tooManyRequestsPayload('second', perSecond > 0 ? perSecond : 3)));
+    case 'http429-html':
+      return { status: 429, headers: htmlHeaders, body: htmlPage('Access denied | api.bling.com.br used Cloudflare to restrict access', 'Error 1015: You are being rate limited', 'The owner of this website has banned you temporarily from accessing it.') };
+    default:
+      return undefined;
+  }
+}
+
+async function readRequestBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    // Oversized bodies are cut; the truncated text then fails to parse and answers 400.
+    if (size <= maxBodyBytes) chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function send(res: ServerResponse, response: RawResponse): void {
+  const body = response.body ?? '';
+  // A 204 must not carry Content-Length (RFC 9110 §8.6); everything else states its length.
+  const length = response.status === 204 ? {} : { 'content-length': String(Buffer.byteLength(body)) };
+  res.writeHead(response.status, { ...response.headers, ...length });
+  res.end(response.status === 204 ? undefined : body);
+}

@@ -1,0 +1,93 @@
+// Public types of the embedded emulator: the options a test or the CLI passes in and the handle
+// it gets back. Other modules of erpsync code against these names, so they change only with care.
+import type { EmulatorState } from './state.js';
+
+export type FaultKind =
+  | 'http500'
+  | 'http502'
+  | 'http503'
+  | 'http429'
+  | 'http429-html'
+  | 'latency'
+  | 'reset-before'
+  | 'reset-after';
+
+export interface FaultScheduleEntry {
+  method?: string;
+  /** Path relative to the base URL, without query (e.g. `/formas-pagamentos`). */
+  path?: string;
+  /** The nth matching request (1-based) meets the fault. */
+  nth: number;
+  fault: FaultKind;
+}
+
+export interface FaultSpec {
+  /** 0..1, drawn per request. */
+  probability?: number;
+  /** Seed of the deterministic PRNG behind `probability`. */
+  seed?: number;
+  /** Kinds drawn from when `probability` fires; default: all. */
+  kinds?: FaultKind[];
+  /** Extra delay of the `latency` fault. */
+  latencyMs?: number;
+  schedule?: FaultScheduleEntry[];
+}
+
+export interface OAuthClient {
+  clientId: string;
+  clientSecret: string;
+  redirectUri: string;
+}
+
+export interface EmulatorOptions {
+  /** `fresh` (default): a new account's defaults; `empty`: system records only; else a JSON file path. */
+  seed?: 'fresh' | 'empty' | string;
+  /** Loaded when it exists (else the seed is used); every change is persisted to it atomically. */
+  stateFile?: string;
+  host?: string;
+  port?: number;
+  /** Requests per second per account (token bucket); 0 turns the limit off. Default 3. */
+  rateLimit?: number;
+  /** Requests per day per account. Default 120000. */
+  dailyLimit?: number;
+  /** A spec or the CLI's `--faults` text. */
+  faults?: FaultSpec | string;
+  /** A static bearer token that is always accepted. Default: random. */
+  token?: string;
+  oauthClients?: OAuthClient[];
+  /** Clock in ms for token expiry, authorization codes, the daily limit and log times. */
+  now?: () => number;
+}
+
+export interface RequestLogEntry {
+  method: string;
+  /** Relative to the base URL, without query. */
+  path: string;
+  /** Raw query string without `?` ('' when none). */
+  query: string;
+  /** Route template that matched, e.g. `GET /formas-pagamentos/{idFormaPagamento}`, when one did. */
+  route?: string;
+  /** Status sent, or that would have been sent for `reset-after`; 0 for `reset-before`. */
+  status: number;
+  fault?: FaultKind;
+  at: number;
+}
+
+export interface Emulator {
+  /** e.g. http://127.0.0.1:PORT/Api/v3; the API and /oauth/* live under it. */
+  baseUrl: string;
+  token: string;
+  requestLog(): readonly RequestLogEntry[];
+  /** Requests per `METHOD path`, e.g. `{ 'GET /formas-pagamentos': 3 }`. */
+  counters(): Record<string, number>;
+  clearLog(): void;
+  setFaults(spec: FaultSpec | string | undefined): void;
+  setRateLimit(perSecond: number): void;
+  /** Deep copy of every record, for assertions. */
+  snapshot(): EmulatorState;
+  /** Mints another valid access token; an empty `scopes` list yields 403 insufficient_scope. */
+  issueToken(opts?: { scopes?: string[] }): string;
+  save(): Promise<void>;
+  /** Stops the server; saves when a state file is set. */
+  close(): Promise<void>;
+}
