@@ -1,0 +1,144 @@
+// Composes the manifest language's JSON Schema from the kinds' record schemas: the top-level keys
+// (`version`, `policy`, one key per kind), in two forms. buildManifestSchema() is one
+// self-contained object for ajv; buildSchemaFiles() is the published set in schemas/ (one file
+// per kind plus manifest.schema.json joining them by relative $ref, for editors). Pure: it writes
+// no files (the schema-files test does, on request) and validates nothing itself.
+import type { JsonSchema, KindDefinition, KindKey } from '../kinds/kind.js';
+import { kindDefinitions } from '../kinds/registry.js';
+
+const schemaBaseUrl = 'https://erpsync.dev/schemas/';
+const draft = 'https://json-schema.org/draft/2020-12/schema';
+
+export const manifestSchemaFileName = 'manifest.schema.json';
+
+export interface SchemaFile {
+  /** File name inside schemas/. */
+  fileName: string;
+  schema: JsonSchema;
+}
+
+/** `formasPagamentos` → `formas-pagamentos.schema.json`. */
+export function kindSchemaFileName(key: KindKey): string {
+  return `${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}.schema.json`;
+}
+
+/** One schema object for ajv (draft-07 or 2020-12 classes, strict mode): kinds sit under $defs. */
+export function buildManifestSchema(): JsonSchema {
+  const defs: Record<string, JsonSchema> = {};
+  for (const definition of kindDefinitions) defs[definition.key] = definition.recordSchema;
+  return composeManifestSchema((definition) => `#/$defs/${definition.key}`, { $defs: defs });
+}
+
+/** The published files, manifest.schema.json last. */
+export function buildSchemaFiles(): SchemaFile[] {
+  const kindFiles = kindDefinitions.map((definition): SchemaFile => {
+    const fileName = kindSchemaFileName(definition.key);
+    return {
+      fileName,
+      schema: { $schema: draft, $id: `${schemaBaseUrl}${fileName}`, ...definition.recordSchema },
+    };
+  });
+  const manifest = composeManifestSchema((definition) => kindSchemaFileName(definition.key), {});
+  return [
+    ...kindFiles,
+    { fileName: manifestSchemaFileName, schema: { $schema: draft, $id: `${schemaBaseUrl}${manifestSchemaFileName}`, ...manifest } },
+  ];
+}
+
+/** The bytes of a schema file: stable key order as authored, two-space indent, final newline. */
+export function renderSchemaFile(file: SchemaFile): string {
+  return `${JSON.stringify(file.schema, null, 2)}\n`;
+}
+
+function composeManifestSchema(refOf: (definition: KindDefinition) => string, extra: JsonSchema): JsonSchema {
+  const kindProperties: Record<string, JsonSchema> = {};
+  for (const definition of kindDefinitions) {
+    const ref = { $ref: refOf(definition) };
+    kindProperties[definition.key] =
+      definition.shape === 'singleton'
+        ? ref
+        : { type: 'array', description: describeListKind(definition), items: ref };
+  }
+  return {
+    title: 'erpsync manifest',
+    description:
+      'One file of an erpsync manifest set: the desired configuration of a Bling ERP account. Files of a set are merged by kind; a kind that no file mentions is left untouched.',
+    type: 'object',
+    properties: {
+      version: { const: 1, description: 'Version of the manifest language. Always 1. Required in every file.' },
+      policy: buildPolicySchema(),
+      ...kindProperties,
+    },
+    required: ['version'],
+    additionalProperties: false,
+    ...extra,
+  };
+}
+
+function describeListKind(definition: KindDefinition): string {
+  const title = definition.title.charAt(0).toUpperCase() + definition.title.slice(1);
+  return `${title} (${definition.resource}). Listed records are created or updated; live records that no file lists are left alone unless policy.prune names this kind.`;
+}
+
+function buildPolicySchema(): JsonSchema {
+  const listKinds = kindDefinitions.filter((definition) => definition.shape === 'list').map((definition) => definition.key);
+  const allKinds = kindDefinitions.map((definition) => definition.key);
+  return {
+    type: 'object',
+    description:
+      'How far the manifest set owns the account: which kinds it may prune, how many deletions one run may make, and drift to ignore. Declare it in one file of the set.',
+    properties: {
+      prune: {
+        type: 'array',
+        items: { enum: listKinds },
+        uniqueItems: true,
+        description:
+          'Kinds the set owns completely: live records of these kinds that no file declares are deleted (or retired), except protected and built-in ones.',
+      },
+      maxDeletes: {
+        type: 'integer',
+        minimum: 0,
+        default: 10,
+        description: 'Most deletions and retirements one plan may contain; a larger plan is refused. Default 10.',
+      },
+      retireInsteadOfDelete: {
+        type: 'array',
+        items: { enum: listKinds },
+        uniqueItems: true,
+        description:
+          'Kinds whose records are deactivated instead of deleted: payment methods (situacao 0), income/expense categories (situacao 0) and logistics (situacao D) support it.',
+      },
+      ignore: {
+        type: 'array',
+        description: 'Differences erpsync must not report or change, each with the reason it is tolerated.',
+        items: {
+          type: 'object',
+          properties: {
+            kind: { enum: allKinds, description: 'Kind the rule applies to.' },
+            key: {
+              type: 'string',
+              minLength: 1,
+              description:
+                "Record the rule applies to, by its key as plans show it (its name, or its path for tree kinds). Omit for every record of the kind.",
+            },
+            field: {
+              type: 'string',
+              pattern: '^[A-Za-z_][A-Za-z0-9_]*(\\.([A-Za-z_][A-Za-z0-9_]*|[0-9]+|\\*))*$',
+              description:
+                'Field the rule applies to, as a dot path inside the record (e.g. `adicionais.proximoNumeroLote`, `servicos.*.freteItem`). Omit for the whole record.',
+            },
+            reason: {
+              type: 'string',
+              minLength: 1,
+              pattern: '\\S',
+              description: 'Why this difference is tolerated. Required.',
+            },
+          },
+          required: ['kind', 'reason'],
+          additionalProperties: false,
+        },
+      },
+    },
+    additionalProperties: false,
+  };
+}
