@@ -1,0 +1,393 @@
+// The API client: every request to the service goes through here. It authenticates (bearer token,
+// one renewal after a 401), paces all requests with one schedule, retries what is safe to retry,
+// stops the run before error bursts could get the IP blocked, unwraps the `data` envelope, walks
+// pages, counts requests, and turns every failure into a typed error with secrets redacted.
+// It does not know any resource kind, never prints, and never follows redirects (a redirect
+// could carry the token to another origin).
+import { Agent } from 'undici';
+import type { Dispatcher } from 'undici';
+import { ErpsyncError } from '../model/errors.js';
+import { createCircuitBreaker } from './circuit-breaker.js';
+import type { CredentialProvider } from './credentials.js';
+import { ApiError, ApiOutcomeUnknownError, isRecord, parseErrorBody } from './errors.js';
+import type { HttpMethod, ParsedErrorBody } from './errors.js';
+import { describeNetworkError } from './oauth.js';
+import { createPacer, sleep } from './pacing.js';
+import { createRedactor } from './redact.js';
+import { backoffDelay, classifyStatus, defaultRetryPolicy, judgeFailure, mayRetry, parseRetryAfter } from './retry.js';
+import type { FailureKind, RetryPolicy } from './retry.js';
+import type { CircuitOptions } from './circuit-breaker.js';
+import { buildRequestPath, buildQueryString, parseSecureUrl } from './url.js';
+import type { Query } from './url.js';
+
+export const DEFAULT_RATE = 2.5;
+export const DEFAULT_PAGE_SIZE = 100;
+
+export interface ApiClientOptions {
+  /** e.g. `https://api.bling.com.br/Api/v3`; http:// only for loopback hosts (else INSECURE_URL). */
+  baseUrl: string;
+  credentials: CredentialProvider;
+  /** Requests per second for all requests of this client; default 2.5; Infinity = unpaced. */
+  rate?: number;
+  /** Budget guard: the run fails (RATE_BUDGET_EXHAUSTED) rather than send more than this. */
+  maxRequests?: number;
+  timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
+  retry?: Partial<RetryPolicy>;
+  circuit?: Partial<CircuitOptions>;
+  /** Further strings to keep out of messages and events (e.g. secret manifest values). */
+  secrets?: readonly string[];
+  signal?: AbortSignal;
+  onEvent?: (event: ApiEvent) => void;
+  /** Jitter source in [0, 1); tests seed it. */
+  random?: () => number;
+  /** Monotonic clock in ms; tests may replace it. */
+  now?: () => number;
+}
+
+export interface ApiRequest {
+  method: HttpMethod;
+  /** Relative to the base URL, starting with `/`. */
+  path: string;
+  query?: Query;
+  body?: unknown;
+  /** Resource kind, for accounting only. */
+  kind?: string;
+}
+
+export interface ApiResponse<T> {
+  status: number;
+  /** `data` unwrapped from the envelope when present, the raw body otherwise, undefined for no body. */
+  data: T;
+}
+
+export interface RequestStats {
+  /** HTTP requests sent, retries included (what the account's quota counts). */
+  total: number;
+  byMethod: Partial<Record<HttpMethod, number>>;
+  /** Requests sent per resource kind, for those made with a kind. */
+  byKind: Record<string, number>;
+  retries: number;
+  /** 429 responses met. */
+  throttled: number;
+  /** Error responses and failed connections (what the circuit breaker counts). */
+  errors: number;
+}
+
+interface EventBase {
+  requestId: number;
+  attempt: number;
+  method: HttpMethod;
+  /** Relative path with query, redacted. */
+  path: string;
+  kind?: string;
+}
+
+export type ApiEvent =
+  | ({ type: 'request-start' } & EventBase)
+  | ({ type: 'request-end'; status?: number; error?: string; durationMs: number } & EventBase)
+  | ({ type: 'retry'; reason: string; delayMs: number } & EventBase)
+  | ({ type: 'throttled'; rate: number } & EventBase)
+  | ({ type: 'auth-renewed' } & EventBase);
+
+export interface ApiClient {
+  request<T = unknown>(req: ApiRequest): Promise<ApiResponse<T>>;
+  /** GETs `pagina` 1, 2, … until a page is shorter than the limit; returns all items. */
+  listAll<T = unknown>(path: string, query?: Query, options?: { kind?: string; limit?: number }): Promise<T[]>;
+  stats(): RequestStats;
+  /** The client's redaction, for any output path that shows API-related text. */
+  redact(text: string): string;
+  /** Adds a secret to redact from then on. */
+  registerSecret(secret: string): void;
+  close(): Promise<void>;
+}
+
+const defaultTimeouts = { connectMs: 10_000, headersMs: 30_000, bodyMs: 30_000 };
+
+type Outcome =
+  | { type: 'response'; status: number; contentType: string | undefined; retryAfter: string | undefined; text: string }
+  | { type: 'network'; failure: Extract<FailureKind, 'connect-failed' | 'connection-lost' | 'timeout'>; error: unknown };
+
+export function createApiClient(options: ApiClientOptions): ApiClient {
+  const base = parseSecureUrl(options.baseUrl);
+  const origin = base.origin;
+  const basePath = base.pathname.replace(/\/+$/, '');
+  const timeouts = { ...defaultTimeouts, ...options.timeouts };
+  const policy: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
+  const now = options.now ?? (() => performance.now());
+  const random = options.random ?? Math.random;
+  const rate = options.rate ?? DEFAULT_RATE;
+  if (!(rate > 0)) throw new ErpsyncError('CONFIG', `the request rate must be a positive number (got ${rate})`);
+  const pacer = createPacer(rate, now);
+  const circuit = createCircuitBreaker(options.circuit, now);
+  const redactor = createRedactor(options.secrets);
+  const redact = (text: string): string => {
+    for (const secret of options.credentials.secrets()) redactor.add(secret);
+    return redactor.redact(text);
+  };
+  const agent: Dispatcher = new Agent({
+    connect: { timeout: timeouts.connectMs },
+    headersTimeout: timeouts.headersMs,
+    bodyTimeout: timeouts.bodyMs,
+    keepAliveTimeout: 10_000,
+  });
+  const stats: RequestStats = { total: 0, byMethod: {}, byKind: {}, retries: 0, throttled: 0, errors: 0 };
+  let nextRequestId = 1;
+  let closed = false;
+
+  const emit = (event: ApiEvent): void => {
+    options.onEvent?.(event);
+  };
+
+  const countSend = (req: ApiRequest): void => {
+    stats.total += 1;
+    stats.byMethod[req.method] = (stats.byMethod[req.method] ?? 0) + 1;
+    if (req.kind !== undefined) stats.byKind[req.kind] = (stats.byKind[req.kind] ?? 0) + 1;
+  };
+
+  const countError = (): void => {
+    stats.errors += 1;
+    circuit.record();
+  };
+
+  const ensureMaySend = (): void => {
+    if (closed) throw new ErpsyncError('INTERNAL', 'the API client was used after close()');
+    if (options.signal?.aborted) throw interrupted();
+    if (circuit.isOpen()) {
+      throw new ErpsyncError('CIRCUIT_OPEN', `stopped: ${circuit.describe()}; the service blocks an IP address after 300 errors in 10 s`, {
+        details: ['check the errors above, then run again'],
+      });
+    }
+    if (options.maxRequests !== undefined && stats.total >= options.maxRequests) {
+      throw new ErpsyncError('RATE_BUDGET_EXHAUSTED', `the request budget of this run (${options.maxRequests}) is used up`, {
+        details: ['raise --max-requests if the run really needs more'],
+      });
+    }
+  };
+
+  const send = async (req: ApiRequest, requestPath: string, token: string): Promise<Outcome> => {
+    const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json' };
+    let body: string | undefined;
+    if (req.body !== undefined) {
+      headers['content-type'] = 'application/json; charset=utf-8';
+      body = JSON.stringify(req.body);
+    }
+    let status: number;
+    let contentType: string | undefined;
+    let retryAfter: string | undefined;
+    try {
+      const res = await agent.request({ origin, path: requestPath, method: req.method, headers, body, signal: options.signal });
+      status = res.statusCode;
+      contentType = firstHeader(res.headers['content-type']);
+      retryAfter = firstHeader(res.headers['retry-after']);
+      try {
+        return { type: 'response', status, contentType, retryAfter, text: await res.body.text() };
+      } catch (error) {
+        return { type: 'network', failure: classifyNetworkError(error, 'body'), error };
+      }
+    } catch (error) {
+      return { type: 'network', failure: classifyNetworkError(error, 'headers'), error };
+    }
+  };
+
+  async function request<T>(req: ApiRequest): Promise<ApiResponse<T>> {
+    const requestPath = buildRequestPath(basePath, req.path, req.query);
+    const shownPath = redact(requestPath.slice(basePath.length));
+    const requestId = nextRequestId++;
+    const started = now();
+    const tag = (attempt: number): EventBase => ({ requestId, attempt, method: req.method, path: shownPath, ...(req.kind ? { kind: req.kind } : {}) });
+    let attempt = 0;
+    let policyAttempts = 0;
+    let renewedToken: string | undefined;
+    let authRenewed = false;
+    for (;;) {
+      ensureMaySend();
+      await pacer.acquire(options.signal).catch(() => {
+        throw interrupted();
+      });
+      ensureMaySend();
+      const token = renewedToken ?? (await options.credentials.accessToken(options.signal));
+      renewedToken = undefined;
+      attempt += 1;
+      policyAttempts += 1;
+      countSend(req);
+      emit({ type: 'request-start', ...tag(attempt) });
+      const sentAt = now();
+      const outcome = await send(req, requestPath, token);
+      const durationMs = Math.round(now() - sentAt);
+
+      if (outcome.type === 'network') {
+        if (options.signal?.aborted) throw interrupted();
+        countError();
+        const described = redact(describeNetworkError(outcome.error));
+        emit({ type: 'request-end', ...tag(attempt), error: described, durationMs });
+        const verdict = judgeFailure(req.method, outcome.failure);
+        if (verdict === 'outcome-unknown') {
+          throw new ApiOutcomeUnknownError({ method: req.method, path: shownPath, reason: `${failureText[outcome.failure]}: ${described}`, cause: new Error(described) });
+        }
+        const delay = backoffDelay(policyAttempts, policy, random);
+        if (verdict === 'retry' && mayRetry(policyAttempts, now() - started, delay, policy)) {
+          await waitBeforeRetry(tag(attempt), failureText[outcome.failure], delay);
+          continue;
+        }
+        throw new ErpsyncError(
+          outcome.failure === 'timeout' ? 'API_TIMEOUT' : 'API_UNREACHABLE',
+          `${req.method} ${shownPath}: ${failureText[outcome.failure]}${attempt > 1 ? ` after ${attempt} attempts` : ''} (${described})`,
+          { cause: new Error(described) },
+        );
+      }
+
+      const { status } = outcome;
+      emit({ type: 'request-end', ...tag(attempt), status, durationMs });
+      if (status >= 200 && status < 300) {
+        pacer.onSuccess();
+        return { status, data: parseSuccessBody(outcome, req.method, shownPath) as T };
+      }
+      countError();
+      const body = redactBody(parseErrorBody(outcome.text, outcome.contentType), redact);
+
+      if (status === 401 && !authRenewed) {
+        authRenewed = true;
+        const next = await options.credentials.renewAfterRejection(token, options.signal);
+        if (next !== undefined) {
+          emit({ type: 'auth-renewed', ...tag(attempt) });
+          renewedToken = next;
+          // A 401 means the request was not processed: one more try with the new token is safe for any method.
+          policyAttempts -= 1;
+          continue;
+        }
+      }
+      if (status === 429) {
+        stats.throttled += 1;
+        pacer.onThrottled();
+        emit({ type: 'throttled', ...tag(attempt), rate: pacer.currentRate() });
+        if (body.period === 'day') {
+          throw new ErpsyncError('RATE_BUDGET_EXHAUSTED', "the account's daily request quota is used up (the service answered 429 per day)", {
+            details: ['the quota is shared by every integration of the account; try again tomorrow'],
+          });
+        }
+      }
+      const failure = classifyStatus(status);
+      const verdict = judgeFailure(req.method, failure);
+      if (verdict === 'outcome-unknown') {
+        throw new ApiOutcomeUnknownError({ method: req.method, path: shownPath, reason: `the server answered ${status}`, status });
+      }
+      if (verdict === 'retry') {
+        const waitHint = parseRetryAfter(outcome.retryAfter, Date.now()) ?? 0;
+        const delay = Math.max(backoffDelay(policyAttempts, policy, random), Math.min(waitHint, policy.maxDelayMs));
+        if (mayRetry(policyAttempts, now() - started, delay, policy)) {
+          await waitBeforeRetry(tag(attempt), `${status}`, delay);
+          continue;
+        }
+      }
+      throw new ApiError({ status, method: req.method, path: shownPath, body, attempts: attempt });
+    }
+  }
+
+  async function waitBeforeRetry(event: EventBase, reason: string, delayMs: number): Promise<void> {
+    stats.retries += 1;
+    emit({ type: 'retry', ...event, reason, delayMs });
+    await sleep(delayMs, options.signal).catch(() => {
+      throw interrupted();
+    });
+  }
+
+  async function listAll<T>(path: string, query?: Query, listOptions: { kind?: string; limit?: number } = {}): Promise<T[]> {
+    const limit = listOptions.limit ?? DEFAULT_PAGE_SIZE;
+    const items: T[] = [];
+    let previousPage: string | undefined;
+    for (let pagina = 1; ; pagina += 1) {
+      const { data } = await request<unknown>({ method: 'GET', path, query: { ...query, pagina, limite: limit }, kind: listOptions.kind });
+      if (!Array.isArray(data)) {
+        throw new ErpsyncError('API_ERROR', redact(`GET ${path}: expected a list in \`data\`, got ${describeShape(data)}`));
+      }
+      if (data.length === 0) return items;
+      // A server that ignores `pagina` would repeat the same full page forever.
+      const serialized = JSON.stringify(data);
+      if (serialized === previousPage) {
+        throw new ErpsyncError('API_ERROR', redact(`GET ${path}?${buildQueryString(query)}: page ${pagina} repeats page ${pagina - 1}; the server seems to ignore \`pagina\``));
+      }
+      previousPage = serialized;
+      items.push(...(data as T[]));
+      if (data.length < limit) return items;
+    }
+  }
+
+  return {
+    request,
+    listAll,
+    stats: () => ({ ...stats, byMethod: { ...stats.byMethod }, byKind: { ...stats.byKind } }),
+    redact,
+    registerSecret: (secret) => redactor.add(secret),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await agent.close();
+    },
+  };
+}
+
+const failureText: Record<'connect-failed' | 'connection-lost' | 'timeout', string> = {
+  'connect-failed': 'could not connect',
+  'connection-lost': 'the connection broke',
+  timeout: 'timed out',
+};
+
+function interrupted(): ErpsyncError {
+  return new ErpsyncError('INTERRUPTED', 'interrupted');
+}
+
+const connectErrorCodes: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** Where the failure happened decides whether the server may have acted on the request. */
+export function classifyNetworkError(error: unknown, phase: 'headers' | 'body'): 'connect-failed' | 'connection-lost' | 'timeout' {
+  const code = errorCode(error);
+  if (phase === 'headers' && code !== undefined && connectErrorCodes.has(code)) return 'connect-failed';
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'timeout';
+  return 'connection-lost';
+}
+
+function errorCode(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') return code;
+  return error.cause === undefined ? undefined : errorCode(error.cause);
+}
+
+function parseSuccessBody(outcome: Extract<Outcome, { type: 'response' }>, method: HttpMethod, path: string): unknown {
+  if (outcome.status === 204 || outcome.text.trim() === '') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(outcome.text);
+  } catch {
+    throw new ApiError({ status: outcome.status, method, path, body: { fields: [], nonJson: true, message: 'the success response is not JSON' } });
+  }
+  return isRecord(parsed) && 'data' in parsed ? parsed.data : parsed;
+}
+
+function redactBody(body: ParsedErrorBody, redact: (text: string) => string): ParsedErrorBody {
+  const r = (text: string | undefined): string | undefined => (text === undefined ? undefined : redact(text));
+  return {
+    ...body,
+    type: r(body.type),
+    message: r(body.message),
+    description: r(body.description),
+    fields: body.fields.map((f) => ({ ...f, message: redact(f.message), element: r(f.element), namespace: r(f.namespace) })),
+  };
+}
+
+function describeShape(value: unknown): string {
+  if (value === undefined) return 'no body';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? (value === null ? 'null' : 'an object') : typeof value;
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -1,0 +1,226 @@
+// Where access tokens come from: a static bearer token, or OAuth refresh with a credentials file.
+// Refresh tokens rotate (each refresh invalidates the previous one), so the new set is written to
+// disk (temp file + rename, mode 0600) BEFORE the new access token is handed out: a crash after
+// the token response can never leave the only valid refresh token in a dead process's memory.
+// Concurrent callers share one refresh. Nothing here prints; secrets are exposed only through
+// `secrets()` so the client can redact them.
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Dispatcher } from 'undici';
+import { ErpsyncError } from '../model/errors.js';
+import { isRecord } from './errors.js';
+import { requestToken } from './oauth.js';
+import type { TokenSet } from './oauth.js';
+
+export interface CredentialProvider {
+  readonly kind: 'token' | 'oauth';
+  /** A token to send now; refreshes first when the current one is about to expire. */
+  accessToken(signal?: AbortSignal): Promise<string>;
+  /**
+   * Called once per request after a 401 answered `rejected`: another token worth one more try, or
+   * undefined when there is none (a static token, or one that was refreshed a moment ago).
+   */
+  renewAfterRejection(rejected: string, signal?: AbortSignal): Promise<string | undefined>;
+  /** Every secret value this provider has held, for redaction. */
+  secrets(): readonly string[];
+}
+
+export function createStaticTokenProvider(token: string): CredentialProvider {
+  if (token.trim() === '') throw new ErpsyncError('AUTH_MISSING', 'the access token is empty');
+  return {
+    kind: 'token',
+    accessToken: async () => token,
+    renewAfterRejection: async () => undefined,
+    secrets: () => [token],
+  };
+}
+
+/** The credentials file (JSON, mode 0600). Times are ISO strings so a person can read them. */
+export interface StoredCredentials {
+  version: 1;
+  clientId?: string;
+  tokenUrl?: string;
+  refreshToken: string;
+  accessToken?: string;
+  expiresAt?: string;
+  scope?: string;
+  updatedAt: string;
+}
+
+export async function readCredentialsFile(file: string): Promise<StoredCredentials> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new ErpsyncError('AUTH_MISSING', `cannot read the credentials file ${file}`, { cause: stripError(error), details: ['run `erpsync login` to create it'] });
+  }
+  return parseStoredCredentials(text, file);
+}
+
+export function parseStoredCredentials(text: string, file: string): StoredCredentials {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new ErpsyncError('CONFIG', `the credentials file ${file} is not valid JSON`, { details: ['run `erpsync login` to write it again'] });
+  }
+  if (!isRecord(raw) || raw.version !== 1 || typeof raw.refreshToken !== 'string' || raw.refreshToken === '') {
+    throw new ErpsyncError('CONFIG', `the credentials file ${file} has no refresh token (or an unknown format)`, {
+      details: ['run `erpsync login` to write it again'],
+    });
+  }
+  const optional = (key: string): string | undefined => (typeof raw[key] === 'string' ? raw[key] : undefined);
+  return {
+    version: 1,
+    clientId: optional('clientId'),
+    tokenUrl: optional('tokenUrl'),
+    refreshToken: raw.refreshToken,
+    accessToken: optional('accessToken'),
+    expiresAt: optional('expiresAt'),
+    scope: optional('scope'),
+    updatedAt: optional('updatedAt') ?? new Date(0).toISOString(),
+  };
+}
+
+/** Atomic replace: write a private temp file beside the target, flush it, rename over. */
+export async function writeCredentialsFile(file: string, credentials: StoredCredentials): Promise<void> {
+  const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+    const handle = await open(temp, 'wx', 0o600);
+    try {
+      await handle.writeFile(`${JSON.stringify(credentials, null, 2)}\n`, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    // The creation mode is filtered by the umask; make sure no group/other bit survives.
+    await chmod(temp, 0o600);
+    await rename(temp, file);
+  } catch (error) {
+    // Best effort: the temp file may never have been created (e.g. the folder is not a folder).
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw new ErpsyncError('STATE_FILE', `cannot write the credentials file ${file}`, { cause: stripError(error) });
+  }
+}
+
+export function storedFromTokenSet(tokens: TokenSet, context: { clientId?: string; tokenUrl?: string; now: number }): StoredCredentials {
+  return {
+    version: 1,
+    clientId: context.clientId,
+    tokenUrl: context.tokenUrl,
+    refreshToken: tokens.refreshToken,
+    accessToken: tokens.accessToken,
+    expiresAt: tokens.expiresIn > 0 ? new Date(context.now + tokens.expiresIn * 1000).toISOString() : undefined,
+    scope: tokens.scope,
+    updatedAt: new Date(context.now).toISOString(),
+  };
+}
+
+export interface OAuthProviderOptions {
+  /** Path of the credentials file (read lazily, rewritten on every refresh). */
+  file: string;
+  /** Overrides the client id recorded in the file. */
+  clientId?: string;
+  /** Needed only when a refresh is due; a missing secret fails then, with AUTH_MISSING. */
+  clientSecret?: string;
+  /** Overrides the token URL recorded in the file. */
+  tokenUrl?: string;
+  /** Refresh this long before the recorded expiry. */
+  refreshBeforeMs?: number;
+  now?: () => number;
+  dispatcher?: Dispatcher;
+}
+
+/** A token obtained this recently and already rejected is not worth another refresh. */
+const FRESH_TOKEN_MS = 60_000;
+
+export function createOAuthProvider(options: OAuthProviderOptions): CredentialProvider {
+  const now = options.now ?? Date.now;
+  const refreshBeforeMs = options.refreshBeforeMs ?? 5 * 60_000;
+  const seen = new Set<string>();
+  if (options.clientSecret) seen.add(options.clientSecret);
+  let stored: StoredCredentials | undefined;
+  let loading: Promise<StoredCredentials> | undefined;
+  let refreshedAt = -Infinity;
+  let inFlight: Promise<string> | undefined;
+
+  const remember = (credentials: StoredCredentials): void => {
+    stored = credentials;
+    seen.add(credentials.refreshToken);
+    if (credentials.accessToken) seen.add(credentials.accessToken);
+  };
+
+  const load = (): Promise<StoredCredentials> => {
+    loading ??= readCredentialsFile(options.file).then((credentials) => {
+      remember(credentials);
+      return credentials;
+    });
+    // After a refresh, `stored` is newer than what the file held when it was first read.
+    return loading.then((initial) => stored ?? initial);
+  };
+
+  const refresh = (signal?: AbortSignal): Promise<string> => {
+    inFlight ??= (async () => {
+      const current = await load();
+      const clientId = options.clientId ?? current.clientId;
+      const tokenUrl = options.tokenUrl ?? current.tokenUrl;
+      if (!clientId || !options.clientSecret) {
+        throw new ErpsyncError('AUTH_MISSING', 'the access token must be refreshed but the OAuth client id or secret is not set', {
+          details: ['set BLING_CLIENT_ID and BLING_CLIENT_SECRET (or the variables your target names)'],
+        });
+      }
+      if (!tokenUrl) throw new ErpsyncError('CONFIG', `no token URL for the credentials in ${options.file}`);
+      const tokens = await requestToken({
+        tokenUrl,
+        clientId,
+        clientSecret: options.clientSecret,
+        grant: { type: 'refresh_token', refreshToken: current.refreshToken },
+        signal,
+        dispatcher: options.dispatcher,
+      });
+      seen.add(tokens.accessToken);
+      seen.add(tokens.refreshToken);
+      const next = storedFromTokenSet(tokens, { clientId, tokenUrl, now: now() });
+      // Persist before anyone may use the new access token (see the file header).
+      await writeCredentialsFile(options.file, next);
+      remember(next);
+      refreshedAt = now();
+      return tokens.accessToken;
+    })().finally(() => {
+      inFlight = undefined;
+    });
+    return inFlight;
+  };
+
+  const isUsable = (credentials: StoredCredentials): credentials is StoredCredentials & { accessToken: string } => {
+    if (!credentials.accessToken) return false;
+    const expiresAt = credentials.expiresAt ? Date.parse(credentials.expiresAt) : Number.NaN;
+    return Number.isFinite(expiresAt) && expiresAt - refreshBeforeMs > now();
+  };
+
+  return {
+    kind: 'oauth',
+    async accessToken(signal) {
+      const current = await load();
+      if (inFlight) return inFlight;
+      return isUsable(current) ? current.accessToken : refresh(signal);
+    },
+    async renewAfterRejection(rejected, signal) {
+      const current = await load();
+      if (inFlight) return inFlight;
+      if (current.accessToken && current.accessToken !== rejected) return current.accessToken;
+      if (now() - refreshedAt < FRESH_TOKEN_MS) return undefined;
+      return refresh(signal);
+    },
+    secrets: () => [...seen],
+  };
+}
+
+/** File-system errors keep their code and message (paths, never secrets) but lose the stack noise. */
+function stripError(error: unknown): Error {
+  if (!(error instanceof Error)) return new Error(String(error));
+  const code = (error as { code?: unknown }).code;
+  return new Error(typeof code === 'string' ? `${code}: ${error.message}` : error.message);
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { createPacingState, intervalMs, recover, reserveSlot, sleep, slowDown } from './pacing.js';
+
+describe('pacing', () => {
+  it('spaces slots at least 1/rate apart, never in a burst', () => {
+    let state = createPacingState(4, 0);
+    const starts: number[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      const r = reserveSlot(state, 0);
+      state = r.state;
+      starts.push(r.startAt);
+    }
+    for (let i = 1; i < starts.length; i += 1) expect(starts[i]! - starts[i - 1]!).toBeGreaterThanOrEqual(250);
+    // An idle gap does not bank credit for a burst afterwards.
+    const later = reserveSlot(state, 10_000);
+    const next = reserveSlot(later.state, 10_000);
+    expect(later.startAt).toBe(10_000);
+    expect(next.startAt - later.startAt).toBeGreaterThanOrEqual(250);
+  });
+
+  it('never packs more than rate starts into any one-second window', () => {
+    let state = createPacingState(50, 0);
+    const starts: number[] = [];
+    for (let i = 0; i < 200; i += 1) {
+      const r = reserveSlot(state, i * 3);
+      state = r.state;
+      starts.push(r.startAt);
+    }
+    for (const t of starts) expect(starts.filter((s) => s >= t && s < t + 1000).length).toBeLessThanOrEqual(50);
+  });
+
+  it('halves the rate after a 429, waits out the second, then recovers step by step', () => {
+    let state = createPacingState(2, 0);
+    state = slowDown(state, 100);
+    expect(state.rate).toBe(1);
+    expect(reserveSlot(state, 100).startAt).toBe(1100);
+    for (let i = 0; i < 10; i += 1) state = slowDown(state, 100);
+    expect(state.rate).toBe(0.25);
+    for (let i = 0; i < 100; i += 1) state = recover(state);
+    expect(state.rate).toBe(2);
+  });
+
+  it('lets an unlimited rate through at once', () => {
+    const state = createPacingState(Number.POSITIVE_INFINITY, 5);
+    expect(intervalMs(state.rate)).toBe(0);
+    expect(reserveSlot(reserveSlot(state, 5).state, 5).startAt).toBe(5);
+  });
+
+  it('sleeps until aborted', async () => {
+    const controller = new AbortController();
+    const pending = sleep(60_000, controller.signal);
+    controller.abort(new Error('stop'));
+    await expect(pending).rejects.toThrow('stop');
+  });
+});

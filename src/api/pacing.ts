@@ -1,0 +1,101 @@
+// Request pacing: one schedule per client, shared by every request it sends (reads, writes,
+// retries), so a run stays under the account's shared per-second limit. Requests get start slots
+// at least one interval apart (no bursts: the service counts per second and a burst straight after
+// an idle second is what trips it). After a 429 the rate halves and everyone waits out the current
+// second; successes then bring it back up step by step. The state machine is pure; the pacer
+// around it only sleeps.
+
+/** Slots are spaced a hair wider than 1/rate so network jitter cannot squeeze rate+1 starts into one second. */
+const SPACING_MARGIN = 1.02;
+/** How long every request waits after a 429: the service's window is one second. */
+const PENALTY_MS = 1000;
+/** The lowest the rate falls to after repeated 429s, as a fraction of the configured rate. */
+const MIN_RATE_FRACTION = 1 / 8;
+/** Successes needed to climb from the floor back to the configured rate. */
+const RECOVERY_STEPS = 20;
+
+export interface PacingState {
+  /** Configured requests per second; Infinity = unpaced. */
+  readonly nominalRate: number;
+  /** Current requests per second (lower than nominal after a 429). */
+  readonly rate: number;
+  /** Earliest start time (ms, monotonic clock) of the next request. */
+  readonly nextSlotAt: number;
+}
+
+export function createPacingState(rate: number, now: number): PacingState {
+  return { nominalRate: rate, rate, nextSlotAt: now };
+}
+
+export function intervalMs(rate: number): number {
+  return Number.isFinite(rate) ? (1000 / rate) * SPACING_MARGIN : 0;
+}
+
+/** Reserves the next start slot: returns when to start and the state after the reservation. */
+export function reserveSlot(state: PacingState, now: number): { state: PacingState; startAt: number } {
+  const startAt = Math.max(now, state.nextSlotAt);
+  return { state: { ...state, nextSlotAt: startAt + intervalMs(state.rate) }, startAt };
+}
+
+/** A 429 arrived: halve the rate (down to a floor) and push the next slot past the current window. */
+export function slowDown(state: PacingState, now: number): PacingState {
+  if (!Number.isFinite(state.nominalRate)) return { ...state, nextSlotAt: Math.max(state.nextSlotAt, now + PENALTY_MS) };
+  const rate = Math.max(state.nominalRate * MIN_RATE_FRACTION, state.rate / 2);
+  return { ...state, rate, nextSlotAt: Math.max(state.nextSlotAt, now + PENALTY_MS) };
+}
+
+/** A request went through without a 429: climb back towards the configured rate. */
+export function recover(state: PacingState): PacingState {
+  if (state.rate >= state.nominalRate) return state;
+  const step = (state.nominalRate * (1 - MIN_RATE_FRACTION)) / RECOVERY_STEPS;
+  return { ...state, rate: Math.min(state.nominalRate, state.rate + step) };
+}
+
+export interface Pacer {
+  /** Resolves at this request's start slot; rejects with the signal's reason when aborted. */
+  acquire(signal?: AbortSignal): Promise<void>;
+  onThrottled(): void;
+  onSuccess(): void;
+  currentRate(): number;
+}
+
+export function createPacer(rate: number, now: () => number = () => performance.now()): Pacer {
+  let state = createPacingState(rate, now());
+  return {
+    async acquire(signal) {
+      const reserved = reserveSlot(state, now());
+      state = reserved.state;
+      // Timers may fire a little early against the monotonic clock; re-check until the slot is reached.
+      for (let wait = reserved.startAt - now(); wait > 0; wait = reserved.startAt - now()) {
+        await sleep(Math.ceil(wait), signal);
+      }
+      signal?.throwIfAborted();
+    },
+    onThrottled() {
+      state = slowDown(state, now());
+    },
+    onSuccess() {
+      state = recover(state);
+    },
+    currentRate: () => state.rate,
+  };
+}
+
+/** setTimeout as a promise that an AbortSignal cancels. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason as Error);
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason as Error);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { describeTarget, parseTargetsConfig, resolveLoginTarget, resolveTarget } from './targets.js';
+import type { ResolveInput, TargetsConfig } from './targets.js';
+
+const cwd = '/repo';
+const none = (): boolean => false;
+
+function input(overrides: Partial<ResolveInput>): ResolveInput {
+  return { flags: {}, env: {}, cwd, fileExists: none, ...overrides };
+}
+
+const config: TargetsConfig = parseTargetsConfig(
+  {
+    targets: {
+      producao: { baseUrl: 'https://api.bling.com.br/Api/v3/', rate: 2, manifests: 'stores/main', credentials: { tokenEnv: 'PROD_TOKEN' } },
+      filial: { credentials: { clientId: 'abc', clientSecretEnv: 'FILIAL_SECRET', file: 'secrets/filial.json' }, maxRequests: 500 },
+    },
+    other: 'ignored here',
+  },
+  '/repo',
+  '/repo/erpsync.config.yaml',
+);
+
+describe('resolving the target', () => {
+  it('falls back to the sandbox when nothing is configured, and says so', () => {
+    const target = resolveTarget(input({}));
+    expect(target).toMatchObject({ mode: 'sandbox', reason: 'no-credentials', stateFile: '/repo/.erpsync/sandbox.json', id: 'sandbox:.erpsync/sandbox.json' });
+    expect(target.rate).toBe(Number.POSITIVE_INFINITY);
+    expect(describeTarget(target, cwd)).toMatch(/^Using the local sandbox \(no credentials configured; state in \.erpsync\/sandbox\.json\)/);
+  });
+
+  it('refuses the silent fallback under CI, unless --sandbox', () => {
+    expect(() => resolveTarget(input({ env: { CI: 'true' } }))).toThrow(expect.objectContaining({ code: 'SANDBOX_REFUSED', exitCode: 3 }));
+    expect(resolveTarget(input({ env: { CI: 'false' } })).mode).toBe('sandbox');
+    const target = resolveTarget(input({ env: { CI: '1' }, flags: { sandbox: true, 'sandbox-state': 'tmp/s.json', rate: '5' } }));
+    expect(target).toMatchObject({ mode: 'sandbox', reason: 'requested', stateFile: '/repo/tmp/s.json', rate: 5 });
+  });
+
+  it('uses BLING_ACCESS_TOKEN without ever holding its value', () => {
+    const target = resolveTarget(input({ env: { BLING_ACCESS_TOKEN: 'tok-123456', ERPSYNC_RATE: '1.5', ERPSYNC_MAX_REQUESTS: '100' } }));
+    expect(target).toEqual({
+      mode: 'remote',
+      name: 'default',
+      id: 'https://api.bling.com.br/Api/v3',
+      baseUrl: 'https://api.bling.com.br/Api/v3',
+      credentials: { type: 'token', tokenEnv: 'BLING_ACCESS_TOKEN' },
+      rate: 1.5,
+      maxRequests: 100,
+    });
+    expect(JSON.stringify(target)).not.toContain('tok-123456');
+  });
+
+  it('uses the OAuth credentials file when it exists', () => {
+    const target = resolveTarget(input({ flags: { 'base-url': 'http://127.0.0.1:9000/Api/v3' }, fileExists: (p) => p === '/repo/.erpsync/credentials.json' }));
+    expect(target).toMatchObject({
+      mode: 'remote',
+      baseUrl: 'http://127.0.0.1:9000/Api/v3',
+      credentials: { type: 'oauth', file: '/repo/.erpsync/credentials.json', tokenUrl: 'http://127.0.0.1:9000/Api/v3/oauth/token' },
+    });
+  });
+
+  it('errors instead of falling back when a URL was asked for explicitly without credentials', () => {
+    expect(() => resolveTarget(input({ env: { ERPSYNC_BASE_URL: 'https://example.test/Api/v3' } }))).toThrow(expect.objectContaining({ code: 'AUTH_MISSING' }));
+    expect(() => resolveTarget(input({ flags: { 'base-url': 'http://example.test/Api/v3' }, env: { BLING_ACCESS_TOKEN: 'x' } }))).toThrow(
+      expect.objectContaining({ code: 'INSECURE_URL' }),
+    );
+  });
+
+  it('picks named targets from the config with their own credentials, rate and manifests', () => {
+    const prod = resolveTarget(input({ flags: { target: 'producao' }, env: { PROD_TOKEN: 'p' }, config }));
+    expect(prod).toMatchObject({ mode: 'remote', name: 'producao', rate: 2, manifests: ['/repo/stores/main'], credentials: { type: 'token', tokenEnv: 'PROD_TOKEN' } });
+    const filial = resolveTarget(input({ env: { ERPSYNC_TARGET: 'filial' }, config, fileExists: (p) => p === '/repo/secrets/filial.json' }));
+    expect(filial).toMatchObject({
+      name: 'filial',
+      maxRequests: 500,
+      rate: 2.5,
+      credentials: { type: 'oauth', clientId: 'abc', clientSecretEnv: 'FILIAL_SECRET', authorizeUrl: 'https://www.bling.com.br/Api/v3/oauth/authorize' },
+    });
+    expect(() => resolveTarget(input({ flags: { target: 'producao' }, config }))).toThrow(expect.objectContaining({ code: 'AUTH_MISSING' }));
+    expect(() => resolveTarget(input({ flags: { target: 'nope' }, config }))).toThrow(expect.objectContaining({ code: 'CONFIG' }));
+  });
+
+  it('rejects contradictory or malformed flags', () => {
+    expect(() => resolveTarget(input({ flags: { sandbox: true, target: 'producao' }, config }))).toThrow(expect.objectContaining({ code: 'USAGE' }));
+    expect(() => resolveTarget(input({ flags: { rate: '0' } }))).toThrow(expect.objectContaining({ code: 'USAGE' }));
+    expect(() => resolveTarget(input({ flags: { 'max-requests': '1.5' } }))).toThrow(expect.objectContaining({ code: 'USAGE' }));
+  });
+
+  it('tells login where to store credentials, per target', () => {
+    expect(resolveLoginTarget({ flags: {}, env: {}, cwd })).toMatchObject({ file: '/repo/.erpsync/credentials.json', tokenUrl: 'https://api.bling.com.br/Api/v3/oauth/token' });
+    expect(resolveLoginTarget({ flags: { target: 'filial' }, env: {}, cwd, config })).toMatchObject({ name: 'filial', file: '/repo/secrets/filial.json', clientId: 'abc' });
+    expect(resolveLoginTarget({ flags: { target: 'producao' }, env: {}, cwd, config }).file).toBe('/repo/.erpsync/credentials-producao.json');
+  });
+});
+
+describe('the targets section of erpsync.config.yaml', () => {
+  const parse = (raw: unknown): TargetsConfig => parseTargetsConfig(raw, '/repo', 'erpsync.config.yaml');
+
+  it('is optional', () => {
+    expect(parse(undefined).targets).toEqual({});
+    expect(parse({ version: 1 }).targets).toEqual({});
+  });
+
+  it('refuses secrets written into the file', () => {
+    expect(() => parse({ targets: { p: { credentials: { clientSecret: 'x' } } } })).toThrow(/secrets do not belong/);
+    expect(() => parse({ targets: { p: { credentials: { token: 'x' } } } })).toThrow(expect.objectContaining({ code: 'CONFIG' }));
+  });
+
+  it('names the offending key', () => {
+    expect(() => parse({ targets: { p: { baseURL: 'x' } } })).toThrow(/targets\.p\.baseURL is not a target setting/);
+    expect(() => parse({ targets: { p: { rate: -1 } } })).toThrow(/rate must be a positive number/);
+    expect(() => parse({ targets: { p: { baseUrl: 'http://prod.example/Api/v3' } } })).toThrow(expect.objectContaining({ code: 'INSECURE_URL' }));
+    expect(() => parse({ targets: { 'bad name': {} } })).toThrow(/target names/);
+    expect(() => parse({ targets: { p: { credentials: { tokenEnv: 'not a var' } } } })).toThrow(/environment variable name/);
+    expect(() => parse({ targets: [] })).toThrow(/mapping/);
+  });
+});

@@ -1,0 +1,377 @@
+// Where a command points, decided from flags, environment and the optional erpsync.config.yaml.
+// Pure: the caller reads the config file and says which credential files exist. A resolved target
+// holds no secret (only the names of the variables that hold them), so it may be written into a
+// plan file or printed.
+import { resolve } from 'node:path';
+import { ErpsyncError } from '../model/errors.js';
+import { DEFAULT_RATE } from './client.js';
+import { isRecord } from './errors.js';
+import { BLING_API_BASE_URL, deriveOAuthEndpoints } from './oauth.js';
+import { parseSecureUrl } from './url.js';
+
+export const DEFAULT_BASE_URL = BLING_API_BASE_URL;
+export const DEFAULT_CREDENTIALS_FILE = '.erpsync/credentials.json';
+export const DEFAULT_SANDBOX_STATE = '.erpsync/sandbox.json';
+export const DEFAULT_CONFIG_FILE = 'erpsync.config.yaml';
+
+/** The target flags as node:util parseArgs returns them (see src/cli/target.ts). */
+export interface TargetFlags {
+  'base-url'?: string;
+  sandbox?: boolean;
+  'sandbox-state'?: string;
+  target?: string;
+  rate?: string;
+  'max-requests'?: string;
+  config?: string;
+  debug?: boolean;
+}
+
+/** One entry of `targets:` in erpsync.config.yaml. Secrets are named by variable, never written. */
+export interface TargetConfig {
+  baseUrl?: string;
+  rate?: number;
+  maxRequests?: number;
+  manifests?: string[];
+  credentials?: CredentialsConfig;
+}
+
+export interface CredentialsConfig {
+  /** Variable holding a plain bearer token. */
+  tokenEnv?: string;
+  clientId?: string;
+  clientIdEnv?: string;
+  clientSecretEnv?: string;
+  /** Credentials file for OAuth refresh, relative to the config file's folder. */
+  file?: string;
+  tokenUrl?: string;
+  authorizeUrl?: string;
+}
+
+export interface TargetsConfig {
+  /** Folder of the config file; relative paths inside it resolve from here. */
+  dir: string;
+  targets: Record<string, TargetConfig>;
+}
+
+export interface TokenCredentials {
+  type: 'token';
+  /** Name of the variable that holds the token. */
+  tokenEnv: string;
+}
+
+export interface OAuthCredentials {
+  type: 'oauth';
+  /** Absolute path of the credentials file. */
+  file: string;
+  clientId?: string;
+  clientIdEnv: string;
+  clientSecretEnv: string;
+  tokenUrl: string;
+  authorizeUrl: string;
+}
+
+interface TargetBase {
+  /** `default`, the config's target name, or `sandbox`. */
+  name: string;
+  /** Stable identity for plan files: the base URL, or `sandbox:<state file>`. */
+  id: string;
+  /** Requests per second; Infinity = unpaced (the sandbox unless --rate says otherwise). */
+  rate: number;
+  maxRequests?: number;
+  /** Manifest paths the target names (absolute), when the config gives them. */
+  manifests?: string[];
+}
+
+export interface RemoteTarget extends TargetBase {
+  mode: 'remote';
+  baseUrl: string;
+  credentials: TokenCredentials | OAuthCredentials;
+}
+
+export interface SandboxTarget extends TargetBase {
+  mode: 'sandbox';
+  /** Absolute path of the emulator's state file. */
+  stateFile: string;
+  /** `requested` by --sandbox, or chosen because no credentials are configured. */
+  reason: 'requested' | 'no-credentials';
+}
+
+export type ResolvedTarget = RemoteTarget | SandboxTarget;
+
+export interface ResolveInput {
+  flags: TargetFlags;
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+  config?: TargetsConfig;
+  /** Whether a credentials file exists (the only fact from disk the resolution needs). */
+  fileExists: (path: string) => boolean;
+}
+
+export function resolveTarget(input: ResolveInput): ResolvedTarget {
+  const { flags, env } = input;
+  const targetName = nonEmpty(flags.target) ?? nonEmpty(env.ERPSYNC_TARGET);
+  const explicitBaseUrl = nonEmpty(flags['base-url']) ?? nonEmpty(env.ERPSYNC_BASE_URL);
+  const rateOverride = parseRate(flags.rate ?? env.ERPSYNC_RATE);
+  const maxRequestsOverride = parseCount(flags['max-requests'] ?? env.ERPSYNC_MAX_REQUESTS, '--max-requests');
+
+  if (flags.sandbox === true || isTrue(env.ERPSYNC_SANDBOX)) {
+    if (targetName !== undefined || nonEmpty(flags['base-url']) !== undefined) {
+      throw new ErpsyncError('USAGE', '--sandbox cannot be combined with --target or --base-url');
+    }
+    return sandboxTarget(input, 'requested', rateOverride, maxRequestsOverride);
+  }
+
+  if (targetName !== undefined) {
+    const config = input.config;
+    const entry = config?.targets[targetName];
+    if (!config || !entry) {
+      const known = config ? Object.keys(config.targets) : [];
+      throw new ErpsyncError('CONFIG', `unknown target '${targetName}'`, {
+        details: [known.length > 0 ? `targets in the config: ${known.join(', ')}` : `no targets are defined (add them under \`targets:\` in ${DEFAULT_CONFIG_FILE})`],
+      });
+    }
+    const baseUrl = normalizeBaseUrl(explicitBaseUrl ?? entry.baseUrl ?? DEFAULT_BASE_URL);
+    const credentials = targetCredentials(entry.credentials, baseUrl, config.dir, targetName, input);
+    if (!credentials) {
+      throw new ErpsyncError('AUTH_MISSING', `target '${targetName}' has no credentials available`, {
+        details: [describeMissing(entry.credentials, targetName)],
+      });
+    }
+    return {
+      mode: 'remote',
+      name: targetName,
+      id: baseUrl,
+      baseUrl,
+      credentials,
+      rate: rateOverride ?? entry.rate ?? DEFAULT_RATE,
+      maxRequests: maxRequestsOverride ?? entry.maxRequests,
+      manifests: entry.manifests?.map((m) => resolve(config.dir, m)),
+    };
+  }
+
+  const baseUrl = normalizeBaseUrl(explicitBaseUrl ?? DEFAULT_BASE_URL);
+  const credentials = defaultCredentials(baseUrl, input);
+  if (credentials) {
+    return { mode: 'remote', name: 'default', id: baseUrl, baseUrl, credentials, rate: rateOverride ?? DEFAULT_RATE, maxRequests: maxRequestsOverride };
+  }
+  if (explicitBaseUrl !== undefined) {
+    throw new ErpsyncError('AUTH_MISSING', `no credentials for ${baseUrl}`, {
+      details: ['set BLING_ACCESS_TOKEN, or run `erpsync login` to store OAuth credentials'],
+    });
+  }
+  if (isCi(env)) {
+    throw new ErpsyncError('SANDBOX_REFUSED', 'no credentials are configured and CI is set: refusing to fall back to the sandbox', {
+      details: ['set BLING_ACCESS_TOKEN (or OAuth credentials), or pass --sandbox to run against the sandbox on purpose'],
+    });
+  }
+  return sandboxTarget(input, 'no-credentials', rateOverride, maxRequestsOverride);
+}
+
+function sandboxTarget(input: ResolveInput, reason: SandboxTarget['reason'], rate: number | undefined, maxRequests: number | undefined): SandboxTarget {
+  const state = nonEmpty(input.flags['sandbox-state']) ?? nonEmpty(input.env.ERPSYNC_SANDBOX_STATE) ?? DEFAULT_SANDBOX_STATE;
+  const stateFile = resolve(input.cwd, state);
+  return { mode: 'sandbox', name: 'sandbox', id: `sandbox:${state}`, stateFile, reason, rate: rate ?? Number.POSITIVE_INFINITY, maxRequests };
+}
+
+function defaultCredentials(baseUrl: string, input: ResolveInput): TokenCredentials | OAuthCredentials | undefined {
+  if (nonEmpty(input.env.BLING_ACCESS_TOKEN) !== undefined) return { type: 'token', tokenEnv: 'BLING_ACCESS_TOKEN' };
+  const file = resolve(input.cwd, nonEmpty(input.env.ERPSYNC_CREDENTIALS_FILE) ?? DEFAULT_CREDENTIALS_FILE);
+  if (!input.fileExists(file)) return undefined;
+  return { type: 'oauth', file, clientIdEnv: 'BLING_CLIENT_ID', clientSecretEnv: 'BLING_CLIENT_SECRET', ...deriveOAuthEndpoints(baseUrl) };
+}
+
+function targetCredentials(
+  config: CredentialsConfig | undefined,
+  baseUrl: string,
+  dir: string,
+  name: string,
+  input: ResolveInput,
+): TokenCredentials | OAuthCredentials | undefined {
+  const tokenEnv = config?.tokenEnv ?? 'BLING_ACCESS_TOKEN';
+  if (nonEmpty(input.env[tokenEnv]) !== undefined) return { type: 'token', tokenEnv };
+  const file = resolve(dir, config?.file ?? defaultTargetCredentialsFile(name));
+  if (!input.fileExists(file)) return undefined;
+  const endpoints = deriveOAuthEndpoints(baseUrl);
+  return {
+    type: 'oauth',
+    file,
+    clientId: config?.clientId,
+    clientIdEnv: config?.clientIdEnv ?? 'BLING_CLIENT_ID',
+    clientSecretEnv: config?.clientSecretEnv ?? 'BLING_CLIENT_SECRET',
+    tokenUrl: config?.tokenUrl ?? endpoints.tokenUrl,
+    authorizeUrl: config?.authorizeUrl ?? endpoints.authorizeUrl,
+  };
+}
+
+/** Each named target keeps its own refresh token: one login per store. */
+export function defaultTargetCredentialsFile(name: string): string {
+  return `.erpsync/credentials-${name}.json`;
+}
+
+function describeMissing(config: CredentialsConfig | undefined, name: string): string {
+  const tokenEnv = config?.tokenEnv ?? 'BLING_ACCESS_TOKEN';
+  const file = config?.file ?? defaultTargetCredentialsFile(name);
+  return `set ${tokenEnv}, or run \`erpsync login --target ${name}\` to create ${file}`;
+}
+
+/**
+ * Where `erpsync login` stores what it obtains and which endpoints it uses, for the default
+ * target or a named one. Unlike resolveTarget it does not require credentials to exist yet.
+ */
+export function resolveLoginTarget(input: Omit<ResolveInput, 'fileExists'>): {
+  name: string;
+  baseUrl: string;
+  file: string;
+  clientId?: string;
+  clientIdEnv: string;
+  clientSecretEnv: string;
+  tokenUrl: string;
+  authorizeUrl: string;
+} {
+  const { flags, env, cwd } = input;
+  if (flags.sandbox === true) throw new ErpsyncError('USAGE', 'login is for real accounts; the sandbox needs no login');
+  const targetName = nonEmpty(flags.target) ?? nonEmpty(env.ERPSYNC_TARGET);
+  const explicitBaseUrl = nonEmpty(flags['base-url']) ?? nonEmpty(env.ERPSYNC_BASE_URL);
+  if (targetName === undefined) {
+    const baseUrl = normalizeBaseUrl(explicitBaseUrl ?? DEFAULT_BASE_URL);
+    return {
+      name: 'default',
+      baseUrl,
+      file: resolve(cwd, nonEmpty(env.ERPSYNC_CREDENTIALS_FILE) ?? DEFAULT_CREDENTIALS_FILE),
+      clientIdEnv: 'BLING_CLIENT_ID',
+      clientSecretEnv: 'BLING_CLIENT_SECRET',
+      ...deriveOAuthEndpoints(baseUrl),
+    };
+  }
+  const entry = input.config?.targets[targetName];
+  if (!input.config || !entry) throw new ErpsyncError('CONFIG', `unknown target '${targetName}'`);
+  const baseUrl = normalizeBaseUrl(explicitBaseUrl ?? entry.baseUrl ?? DEFAULT_BASE_URL);
+  const endpoints = deriveOAuthEndpoints(baseUrl);
+  const c = entry.credentials;
+  return {
+    name: targetName,
+    baseUrl,
+    file: resolve(input.config.dir, c?.file ?? defaultTargetCredentialsFile(targetName)),
+    clientId: c?.clientId,
+    clientIdEnv: c?.clientIdEnv ?? 'BLING_CLIENT_ID',
+    clientSecretEnv: c?.clientSecretEnv ?? 'BLING_CLIENT_SECRET',
+    tokenUrl: c?.tokenUrl ?? endpoints.tokenUrl,
+    authorizeUrl: c?.authorizeUrl ?? endpoints.authorizeUrl,
+  };
+}
+
+/** One line for the first line of output: where this run goes. */
+export function describeTarget(target: ResolvedTarget, cwd: string): string {
+  if (target.mode === 'remote') {
+    const auth = target.credentials.type === 'token' ? `token from ${target.credentials.tokenEnv}` : 'OAuth';
+    return `Target: ${target.name === 'default' ? '' : `${target.name} `}${target.baseUrl} (${auth})`;
+  }
+  const state = relativeOrAbsolute(target.stateFile, cwd);
+  return target.reason === 'no-credentials'
+    ? `Using the local sandbox (no credentials configured; state in ${state}). Set BLING_ACCESS_TOKEN or run \`erpsync login\` to use a real account.`
+    : `Using the local sandbox (state in ${state}).`;
+}
+
+function relativeOrAbsolute(path: string, cwd: string): string {
+  const prefix = cwd.endsWith('/') ? cwd : `${cwd}/`;
+  return path.startsWith(prefix) ? path.slice(prefix.length) : path;
+}
+
+const knownTargetKeys: ReadonlySet<string> = new Set(['baseUrl', 'rate', 'maxRequests', 'manifests', 'credentials']);
+const knownCredentialKeys: ReadonlySet<string> = new Set(['tokenEnv', 'clientId', 'clientIdEnv', 'clientSecretEnv', 'file', 'tokenUrl', 'authorizeUrl']);
+const secretLookingKeys = /^(token|accessToken|refreshToken|clientSecret|secret|password)$/i;
+
+/**
+ * Reads the `targets` section of an already parsed erpsync.config.yaml (other top-level keys belong
+ * to other parts of the tool and are ignored here). `dir` is the config file's folder.
+ */
+export function parseTargetsConfig(raw: unknown, dir: string, file: string): TargetsConfig {
+  const fail = (message: string, details: string[] = []): never => {
+    throw new ErpsyncError('CONFIG', `${file}: ${message}`, { details });
+  };
+  if (raw === null || raw === undefined) return { dir, targets: {} };
+  if (!isRecord(raw)) return fail('expected a mapping at the top level');
+  const section = raw.targets;
+  if (section === undefined || section === null) return { dir, targets: {} };
+  if (!isRecord(section)) return fail('`targets` must be a mapping of target names');
+  const targets: Record<string, TargetConfig> = {};
+  for (const [name, value] of Object.entries(section)) {
+    const where = `targets.${name}`;
+    if (!/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(name)) fail(`${where}: target names use letters, digits, '-' and '_'`);
+    if (!isRecord(value)) return fail(`${where} must be a mapping`);
+    for (const key of Object.keys(value)) {
+      if (!knownTargetKeys.has(key)) fail(`${where}.${key} is not a target setting`, [`known: ${[...knownTargetKeys].join(', ')}`]);
+    }
+    const entry: TargetConfig = {};
+    if (value.baseUrl !== undefined) {
+      if (typeof value.baseUrl !== 'string') fail(`${where}.baseUrl must be a string`);
+      entry.baseUrl = normalizeBaseUrl(value.baseUrl as string);
+    }
+    if (value.rate !== undefined) {
+      if (typeof value.rate !== 'number' || !(value.rate > 0)) fail(`${where}.rate must be a positive number of requests per second`);
+      entry.rate = value.rate as number;
+    }
+    if (value.maxRequests !== undefined) {
+      if (!Number.isInteger(value.maxRequests) || (value.maxRequests as number) < 1) fail(`${where}.maxRequests must be a positive integer`);
+      entry.maxRequests = value.maxRequests as number;
+    }
+    if (value.manifests !== undefined) {
+      const list = typeof value.manifests === 'string' ? [value.manifests] : value.manifests;
+      if (!Array.isArray(list) || !list.every((m) => typeof m === 'string')) fail(`${where}.manifests must be a path or a list of paths`);
+      entry.manifests = list as string[];
+    }
+    if (value.credentials !== undefined) entry.credentials = parseCredentialsConfig(value.credentials, `${where}.credentials`, fail);
+    targets[name] = entry;
+  }
+  return { dir, targets };
+}
+
+function parseCredentialsConfig(raw: unknown, where: string, fail: (message: string, details?: string[]) => never): CredentialsConfig {
+  if (!isRecord(raw)) return fail(`${where} must be a mapping`);
+  const out: CredentialsConfig = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (secretLookingKeys.test(key)) {
+      fail(`${where}.${key}: secrets do not belong in the config file (it is committed to git)`, [
+        'name the variable that holds the secret instead: tokenEnv, clientSecretEnv',
+      ]);
+    }
+    if (!knownCredentialKeys.has(key)) fail(`${where}.${key} is not a credentials setting`, [`known: ${[...knownCredentialKeys].join(', ')}`]);
+    if (typeof value !== 'string' || value === '') fail(`${where}.${key} must be a non-empty string`);
+    if (key.endsWith('Env') && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(value as string)) fail(`${where}.${key} must be an environment variable name`);
+    if (key === 'tokenUrl' || key === 'authorizeUrl') parseSecureUrl(value as string, `${where}.${key}`);
+    out[key as keyof CredentialsConfig] = value as string;
+  }
+  return out;
+}
+
+function normalizeBaseUrl(raw: string): string {
+  const url = parseSecureUrl(raw);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+function parseRate(raw: string | undefined): number | undefined {
+  if (nonEmpty(raw) === undefined) return undefined;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new ErpsyncError('USAGE', `--rate must be a positive number of requests per second (got '${raw}')`);
+  return value;
+}
+
+function parseCount(raw: string | undefined, flag: string): number | undefined {
+  if (nonEmpty(raw) === undefined) return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new ErpsyncError('USAGE', `${flag} must be a positive integer (got '${raw}')`);
+  return value;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+function isTrue(value: string | undefined): boolean {
+  return value !== undefined && /^(1|true|yes)$/i.test(value.trim());
+}
+
+export function isCi(env: Readonly<Record<string, string | undefined>>): boolean {
+  const ci = env.CI;
+  return ci !== undefined && ci.trim() !== '' && !/^(0|false|no)$/i.test(ci.trim());
+}
