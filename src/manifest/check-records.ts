@@ -9,6 +9,8 @@ import { pathSeparator } from './model.js';
 
 export interface LocatedRecord {
   record: ManifestRecord;
+  /** Dot path (relative to the record) → the variable a whole-`${VAR}` scalar came from. */
+  variables: ReadonlyMap<string, string>;
   locate: (path: readonly PathSegment[], at?: 'key' | 'value') => SourcePosition;
 }
 
@@ -176,20 +178,16 @@ export function checkSecrets(definition: KindDefinition, records: readonly Locat
     for (const secretPath of definition.secretFields) {
       const value = readPath(r.record.value, secretPath);
       if (value === undefined || value === null || value === '') continue;
-      const fromVariable = r.record.interpolatedPaths.some(
-        (p) => p.length === secretPath.length && p.every((segment, i) => segment === secretPath[i]),
-      );
-      if (!fromVariable) {
-        const name = secretPath[secretPath.length - 1] ?? 'value';
-        diagnostics.push({
-          severity: 'error',
-          code: 'secret-not-from-variable',
-          message: `\`${secretPath.join('.')}\` is a secret and must come from an environment variable`,
-          hint: `write \`${name}: \${VARIABLE_NAME}\` and set the variable where erpsync runs`,
-          position: r.locate(secretPath),
-          path: `${r.record.pointer}/${secretPath.join('/')}`,
-        });
-      }
+      if (r.variables.has(secretPath.join('.'))) continue;
+      const name = secretPath[secretPath.length - 1] ?? 'value';
+      diagnostics.push({
+        severity: 'error',
+        code: 'secret-not-from-variable',
+        message: `\`${secretPath.join('.')}\` is a secret and must be exactly one environment variable, such as \`\${NFSE_SENHA}\` (no default)`,
+        hint: `write \`${name}: \${VARIABLE_NAME}\` and set the variable where erpsync runs`,
+        position: r.locate(secretPath),
+        path: `${r.record.pointer}/${secretPath.join('/')}`,
+      });
     }
   }
 }

@@ -11,11 +11,14 @@ const reference = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|\$\{[^}]*
 export interface InterpolationResult {
   value: unknown;
   interpolatedPaths: PathSegment[][];
+  /** Scalars that are exactly one `${VAR}` (no default): the variable each came from. */
+  variables: { path: PathSegment[]; name: string }[];
   diagnostics: Diagnostic[];
 }
 
 export function interpolateDocument(doc: ParsedDocument, env: NodeJS.ProcessEnv): InterpolationResult {
   const interpolatedPaths: PathSegment[][] = [];
+  const variables: InterpolationResult['variables'] = [];
   const diagnostics: Diagnostic[] = [];
 
   // Points at the reference itself inside the scalar, not just at the scalar's start.
@@ -59,6 +62,8 @@ export function interpolateDocument(doc: ParsedDocument, env: NodeJS.ProcessEnv)
       return match;
     });
     if (used && !failed) interpolatedPaths.push(path);
+    const whole = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(text);
+    if (whole?.[1] && !failed) variables.push({ path, name: whole[1] });
     const source = doc.sourceOf(path);
     const wholeReference = /^\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}$/.test(text);
     if (used && wholeReference && source && !source.quoted) {
@@ -77,7 +82,7 @@ export function interpolateDocument(doc: ParsedDocument, env: NodeJS.ProcessEnv)
     return value;
   };
 
-  return { value: walk(doc.value, []), interpolatedPaths, diagnostics };
+  return { value: walk(doc.value, []), interpolatedPaths, variables, diagnostics };
 }
 
 export function toPointer(path: readonly PathSegment[]): string {

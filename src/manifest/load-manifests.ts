@@ -126,13 +126,19 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
             interpolatedPaths: pathsUnder(interpolated.interpolatedPaths, recordPath),
           };
           const locate = (path: readonly PathSegment[], where?: 'key' | 'value') => doc.locate([...recordPath, ...path], where);
-          byKind.set(definition.key, [...(byKind.get(definition.key) ?? []), { record, locate }]);
+          const variables = new Map(
+            interpolated.variables
+              .filter((v) => recordPath.every((segment, i) => v.path[i] === segment))
+              .map((v) => [v.path.slice(recordPath.length).join('.'), v.name] as const),
+          );
+          byKind.set(definition.key, [...(byKind.get(definition.key) ?? []), { record, locate, variables }]);
         }
       }
     }
   }
 
   const policy = mergePolicies(policies, diagnostics);
+  const secretPaths = new Map<KindKey, string[]>();
   const identified = new Map<KindKey, IdentifiedRecord[]>();
   for (const definition of kindDefinitions) {
     const records = byKind.get(definition.key) ?? [];
@@ -151,6 +157,7 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
     }
     checkSecrets(definition, records, diagnostics);
     identified.set(definition.key, identifyRecords(definition, records, diagnostics));
+    secretPaths.set(definition.key, definition.secretFields.map((p) => p.join('.')));
     for (const finding of definition.checkRecords?.(records.map((r) => r.record)) ?? []) {
       const located = records.find((r) => r.record === finding.record);
       diagnostics.push({
@@ -181,13 +188,13 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
 
   const records = new Map<KindKey, DesiredRecord[]>();
   for (const [kind, list] of identified) {
-    records.set(kind, list.map(toDesiredRecord));
+    records.set(kind, list.map((r) => toDesiredRecord(r, secretPaths.get(kind) ?? [])));
   }
   const desired: DesiredState = { files, digest: hash.digest('hex'), declaredKinds, records, policy };
   return { desired, diagnostics, files };
 }
 
-function toDesiredRecord(r: IdentifiedRecord): DesiredRecord {
+function toDesiredRecord(r: IdentifiedRecord, secretPaths: readonly string[]): DesiredRecord {
   const { value } = r.record;
   const fields = Object.fromEntries(Object.entries(value).filter(([key]) => !toolKeys.has(key)));
   const tool: ToolKeys = {
@@ -196,7 +203,8 @@ function toDesiredRecord(r: IdentifiedRecord): DesiredRecord {
     protect: value.protect === true,
     previousNames: Array.isArray(value.previousNames) ? value.previousNames.map((n) => normalizeName(String(n))) : [],
   };
-  return { kind: r.record.kind, identity: r.identity, name: r.name, fields, tool, position: r.locate([]), source: r.record, locate: r.locate };
+  const secretVariables = Object.fromEntries(secretPaths.flatMap((p) => (r.variables.has(p) ? [[p, r.variables.get(p) as string]] : [])));
+  return { kind: r.record.kind, identity: r.identity, name: r.name, fields, tool, secretVariables, position: r.locate([]), source: r.record, locate: r.locate };
 }
 
 function mergePolicies(declarations: readonly PolicyDeclaration[], diagnostics: Diagnostic[]): Policy {

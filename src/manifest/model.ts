@@ -24,6 +24,8 @@ export interface DesiredRecord {
   /** API fields only, enum labels replaced by codes, references still as names. */
   fields: Record<string, unknown>;
   tool: ToolKeys;
+  /** Secret field (dot path) → the environment variable it comes from; saved plans keep only the name. */
+  secretVariables: Readonly<Record<string, string>>;
   /** Where the record is declared. */
   position: SourcePosition;
   source: ManifestRecord;

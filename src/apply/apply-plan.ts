@@ -1,0 +1,154 @@
+// applyPlan executes a given Plan: wave by wave, a bounded number of changes at a time inside a
+// wave (the client paces every request), skipping the dependents of a failed change while
+// independent changes go on. A create whose outcome is unknown is looked up by its identity
+// before anything is sent again, so no run duplicates a record. It decides nothing about WHAT to
+// change (that is buildPlan's job) and prints nothing: progress goes to the injected listener.
+import type { ApiClient } from '../api/client.js';
+import { ApiOutcomeUnknownError } from '../api/errors.js';
+import type { KindAdapter, LiveRecord } from '../kinds/adapter.js';
+import type { LiveState } from '../live/model.js';
+import type { Change, Plan, UnitKind } from '../plan/model.js';
+
+export type ApplyEvent =
+  | { type: 'wave-start'; wave: number; changes: number }
+  | { type: 'change-start'; change: Change }
+  | { type: 'change-end'; change: Change; outcome: ChangeOutcome };
+
+export type ChangeOutcome =
+  | { status: 'applied'; id?: number; adopted?: boolean }
+  | { status: 'failed'; error: string; code: string }
+  | { status: 'skipped'; because: string }
+  | { status: 'blocked'; because: string };
+
+export interface ApplyOptions {
+  client: ApiClient;
+  adapters: readonly KindAdapter[];
+  /** The account as read for the plan: the base for PUT merges and the ids of existing records. */
+  live: LiveState;
+  /** Changes run at once inside a wave. */
+  concurrency?: number;
+  signal?: AbortSignal;
+  onEvent?: (event: ApplyEvent) => void;
+}
+
+export interface ApplyResult {
+  outcomes: { change: Change; outcome: ChangeOutcome }[];
+  applied: number;
+  failed: number;
+  skipped: number;
+  blocked: number;
+  interrupted: boolean;
+}
+
+function describeError(error: unknown, client: ApiClient): { error: string; code: string } {
+  const message = error instanceof Error ? error.message : String(error);
+  const details = (error as { details?: readonly string[] }).details ?? [];
+  const code = (error as { code?: string }).code ?? 'INTERNAL';
+  return { error: client.redact([message, ...details].join('; ')), code };
+}
+
+export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<ApplyResult> {
+  const { client, live } = options;
+  const adapters = new Map(options.adapters.map((a) => [a.kind, a]));
+  const concurrency = Math.max(1, options.concurrency ?? 3);
+  const ids = new Map<string, number>();
+  const liveById = new Map<string, LiveRecord>();
+  for (const [kind, records] of live.records) {
+    for (const record of records) {
+      ids.set(`${kind}:${record.identity}`, record.id);
+      liveById.set(`${kind}:${record.id}`, record);
+    }
+  }
+  // Records renamed or moved by this plan answer to their new identity too.
+  for (const change of plan.changes) {
+    if (change.liveId !== undefined && change.action !== 'delete') ids.set(`${change.kind}:${change.key}`, change.liveId);
+  }
+
+  const outcomes = new Map<string, ChangeOutcome>();
+  const record = (change: Change, outcome: ChangeOutcome) => {
+    outcomes.set(change.id, outcome);
+    options.onEvent?.({ type: 'change-end', change, outcome });
+  };
+
+  const waves = [...new Set(plan.changes.map((c) => c.wave))].sort((a, b) => a - b);
+  let interrupted = false;
+  for (const wave of waves) {
+    const inWave = plan.changes.filter((c) => c.wave === wave);
+    options.onEvent?.({ type: 'wave-start', wave, changes: inWave.length });
+    const queue = [...inWave];
+    const runNext = async (): Promise<void> => {
+      for (let change = queue.shift(); change; change = queue.shift()) {
+        if (options.signal?.aborted) {
+          interrupted = true;
+          record(change, { status: 'skipped', because: 'interrupted' });
+          continue;
+        }
+        if (change.action === 'blocked') {
+          record(change, { status: 'blocked', because: change.note ?? change.reason });
+          continue;
+        }
+        const failedDependency = change.dependsOn.find((id) => {
+          const status = outcomes.get(id)?.status;
+          return status !== undefined && status !== 'applied';
+        });
+        if (failedDependency) {
+          record(change, { status: 'skipped', because: `${failedDependency} did not apply` });
+          continue;
+        }
+        const adapter = adapters.get(change.kind);
+        if (!adapter) {
+          record(change, { status: 'failed', error: `no adapter for ${change.kind}`, code: 'INTERNAL' });
+          continue;
+        }
+        options.onEvent?.({ type: 'change-start', change });
+        try {
+          const outcome = await executeChange(change, adapter, options, ids, liveById);
+          if (outcome.id !== undefined) ids.set(`${change.kind}:${change.key}`, outcome.id);
+          record(change, { status: 'applied', ...outcome });
+        } catch (error) {
+          record(change, { status: 'failed', ...describeError(error, client) });
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, inWave.length) }, runNext));
+  }
+
+  const list = plan.changes.map((change) => ({ change, outcome: outcomes.get(change.id) ?? ({ status: 'skipped', because: 'not reached' } as const) }));
+  const count = (status: ChangeOutcome['status']) => list.filter((o) => o.outcome.status === status).length;
+  return { outcomes: list, applied: count('applied'), failed: count('failed'), skipped: count('skipped'), blocked: count('blocked'), interrupted };
+}
+
+async function executeChange(
+  change: Change,
+  adapter: KindAdapter,
+  options: ApplyOptions,
+  ids: Map<string, number>,
+  liveById: ReadonlyMap<string, LiveRecord>,
+): Promise<{ id?: number; adopted?: boolean }> {
+  const live = change.liveId !== undefined ? liveById.get(`${change.kind}:${change.liveId}`) : undefined;
+  const context = {
+    client: options.client,
+    resolveId: (kind: UnitKind, identity: string) => ids.get(`${kind}:${identity}`),
+    ...(live ? { live } : {}),
+  };
+  if (change.action !== 'create') return adapter.execute(change, context);
+  try {
+    return await adapter.execute(change, context);
+  } catch (error) {
+    if (!(error instanceof ApiOutcomeUnknownError)) throw error;
+    // The POST may have committed: look the record up by its identity before sending it again.
+    const found = await findByIdentity(change, adapter, options);
+    if (found !== undefined) return { id: found, adopted: true };
+    return adapter.execute(change, context);
+  }
+}
+
+async function findByIdentity(change: Change, adapter: KindAdapter, options: ApplyOptions): Promise<number | undefined> {
+  const earlier = new Map(options.live.records);
+  if (adapter.nestedIn) {
+    const parentAdapter = options.adapters.find((a) => a.kind === adapter.nestedIn);
+    if (parentAdapter) earlier.set(parentAdapter.kind, await parentAdapter.readLive(options.client, { desired: [], all: true, earlier }));
+  }
+  const records = await adapter.readLive(options.client, { desired: [], all: true, earlier });
+  return records.find((r) => r.identity === change.key)?.id;
+}

@@ -1,0 +1,40 @@
+// Field-level differences between what a manifest declares and what the account holds. Only the
+// fields a manifest sets are compared (an omitted field is not managed), objects recursively,
+// lists as a whole.
+import type { FieldChange } from './model.js';
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => deepEqual(item, b[i]));
+  if (isPlainObject(a) && isPlainObject(b)) {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    return [...keys].every((key) => deepEqual(a[key], b[key]));
+  }
+  return false;
+}
+
+/** Differences for every field `desired` sets; `secretPaths` are compared but marked sensitive. */
+export function diffFields(
+  desired: Record<string, unknown>,
+  live: Record<string, unknown>,
+  secretPaths: ReadonlySet<string> = new Set(),
+  prefix = '',
+): FieldChange[] {
+  const changes: FieldChange[] = [];
+  for (const [key, wanted] of Object.entries(desired)) {
+    if (wanted === undefined) continue;
+    const path = prefix ? `${prefix}.${key}` : key;
+    const actual = live[key];
+    if (isPlainObject(wanted) && isPlainObject(actual)) {
+      changes.push(...diffFields(wanted, actual, secretPaths, path));
+      continue;
+    }
+    if (deepEqual(wanted, actual)) continue;
+    changes.push(secretPaths.has(path) ? { path, before: undefined, after: undefined, sensitive: true } : { path, before: actual, after: wanted });
+  }
+  return changes;
+}
