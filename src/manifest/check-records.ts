@@ -5,7 +5,7 @@
 import type { Diagnostic, SourcePosition } from '../model/diagnostics.js';
 import type { KindDefinition, ManifestRecord } from '../kinds/kind.js';
 import type { PathSegment } from './model.js';
-import { pathSeparator } from './model.js';
+import { normalizeName, pathSeparator } from '../model/names.js';
 
 export interface LocatedRecord {
   record: ManifestRecord;
@@ -14,9 +14,6 @@ export interface LocatedRecord {
   locate: (path: readonly PathSegment[], at?: 'key' | 'value') => SourcePosition;
 }
 
-export function normalizeName(name: string): string {
-  return name.normalize('NFC').trim();
-}
 
 /** Case- and accent-insensitive form, to warn about names that only differ that way. */
 function foldName(name: string): string {

@@ -65,5 +65,3 @@ export interface LoadResult {
 }
 
 export const defaultPolicy: Policy = { prune: [], maxDeletes: 10, retireInsteadOfDelete: [], ignore: [] };
-
-export const pathSeparator = ' > ';

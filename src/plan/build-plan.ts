@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { DesiredUnit, KindAdapter, LiveRecord } from '../kinds/adapter.js';
 import type { DesiredState, IgnoreRule } from '../manifest/model.js';
-import { pathSeparator } from '../manifest/model.js';
+import { pathSeparator } from '../model/names.js';
 import type { LiveState } from '../live/model.js';
 import { diffFields } from './diff-fields.js';
 import { isPruned, selectUnitKinds, toDesiredUnit } from './select.js';
