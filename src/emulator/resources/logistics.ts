@@ -1,0 +1,324 @@
+// /logisticas and /logisticas/servicos. Logistics use 'H'/'D' for situacao; their PUT changes
+// only descricao and situacao, and services are managed through /logisticas/servicos, never
+// deleted (no DELETE exists) but switched with PATCH /logisticas/{idServico}/situacoes. Native
+// integrations (Correios …) belong to the carrier: their services cannot be created or edited
+// and the logistics cannot be deleted. The detail hides inactive services unless asked.
+import { notFound, ruleFailure, validationFailure } from '../api-error.js';
+import type { ObjectSpec } from '../body-schema.js';
+import { paginate, readBooleanParam, readEnumParam } from '../listing.js';
+import type { Route, RouteContext } from '../router.js';
+import { noContent, ok } from '../router.js';
+import type { EmulatorState, LogisticsRecord, LogisticsServiceRecord } from '../state.js';
+import { allocateId } from '../state.js';
+import { assertNotInUse, byId, findById, removeById, requireBody } from './common.js';
+
+export const tiposIntegracao = [
+  'AmazonDBA', 'B2WEntrega', 'B2WO2O', 'Correios', 'CorreiosLog', 'CustomLogistic', 'DafitiMilkrun', 'Envvias', 'Frenet',
+  'FreteDescomplicado', 'Intelipost', 'Jadlog', 'Jamef', 'Kangu', 'LogisticaAliExpress', 'LogisticaShopee', 'Loggi',
+  'MagaluEntregas', 'Mandae', 'MelhorEnvio', 'MercadoEnvios', 'OlistFulfillment', 'TotalExpress',
+] as const;
+
+const situacaoLogistica = ['H', 'D'] as const;
+
+const carrierSpec: ObjectSpec = {
+  type: 'object',
+  whenOmitted: 'absent',
+  properties: { id: { type: 'integer', required: true, min: 0 } },
+};
+
+/** A service nested in POST /logisticas: only descricao is required there. */
+const nestedServiceSpec: ObjectSpec = {
+  type: 'object',
+  properties: {
+    descricao: { type: 'string', required: true },
+    freteItem: { type: 'number', min: 0, default: 0 },
+    estimativaEntrega: { type: 'integer', min: 0, default: 0 },
+    codigo: { type: 'string', default: '' },
+    transportador: carrierSpec,
+    aliases: { type: 'array', items: { type: 'string' } },
+    ativo: { type: 'boolean', default: true },
+  },
+};
+
+const logisticsCreateSpec: ObjectSpec = {
+  type: 'object',
+  properties: {
+    descricao: { type: 'string', required: true },
+    situacao: { type: 'string', required: true, enum: situacaoLogistica },
+    servicos: { type: 'array', items: nestedServiceSpec },
+  },
+};
+
+const logisticsUpdateSpec: ObjectSpec = {
+  type: 'object',
+  properties: {
+    descricao: { type: 'string', required: true },
+    situacao: { type: 'string', required: true, enum: situacaoLogistica },
+  },
+};
+
+/** The body of /logisticas/servicos create and update: five fields are required here. */
+const serviceSpec: ObjectSpec = {
+  type: 'object',
+  properties: {
+    descricao: { type: 'string', required: true },
+    codigo: { type: 'string', required: true },
+    aliases: { type: 'array', required: true, items: { type: 'string' } },
+    ativo: { type: 'boolean', default: true },
+    freteItem: { type: 'number', required: true, min: 0 },
+    estimativaEntrega: { type: 'integer', required: true, min: 0 },
+    idCodigoServico: { type: 'string', default: '' },
+    transportador: carrierSpec,
+  },
+};
+
+const serviceCreateSpec: ObjectSpec = {
+  type: 'object',
+  properties: {
+    logistica: { type: 'object', required: true, properties: { id: { type: 'integer', required: true, min: 1 } } },
+    servicos: { type: 'array', required: true, items: serviceSpec },
+  },
+};
+
+const serviceUpdateSpec: ObjectSpec = {
+  type: 'object',
+  properties: {
+    ...serviceSpec.properties,
+    logistica: { type: 'object', whenOmitted: 'absent', properties: { id: { type: 'integer', required: true, min: 1 } } },
+  },
+};
+
+const activationSpec: ObjectSpec = {
+  type: 'object',
+  properties: { ativo: { type: 'boolean', required: true } },
+};
+
+interface ServiceInput {
+  descricao: string;
+  codigo: string;
+  aliases: string[];
+  ativo: boolean;
+  freteItem: number;
+  estimativaEntrega: number;
+  idCodigoServico?: string;
+  transportador?: { id: number };
+  logistica?: { id: number };
+}
+
+function servicesOf(state: EmulatorState, idLogistica: number, includeInactive: boolean): LogisticsServiceRecord[] {
+  return state.servicosLogisticas.filter((s) => s.idLogistica === idLogistica && (includeInactive || s.ativo)).sort(byId);
+}
+
+function showLogisticsBase(record: LogisticsRecord): Record<string, unknown> {
+  return {
+    id: record.id,
+    descricao: record.descricao,
+    tipoIntegracao: record.tipoIntegracao,
+    integracaoNativa: record.integracaoNativa,
+    situacao: record.situacao,
+    integracao: { id: record.idIntegracao },
+  };
+}
+
+function showService(record: LogisticsServiceRecord): Record<string, unknown> {
+  return {
+    id: record.id,
+    descricao: record.descricao,
+    codigo: record.codigo,
+    aliases: record.aliases,
+    ativo: record.ativo,
+    freteItem: record.freteItem,
+    estimativaEntrega: record.estimativaEntrega,
+    idCodigoServico: record.idCodigoServico,
+    logistica: { id: record.idLogistica },
+    transportador: { id: record.idTransportador },
+  };
+}
+
+function showServiceInLogistics(record: LogisticsServiceRecord): Record<string, unknown> {
+  return {
+    id: record.id,
+    descricao: record.descricao,
+    freteItem: record.freteItem,
+    estimativaEntrega: record.estimativaEntrega,
+    codigo: record.codigo,
+    logistica: { id: record.idLogistica },
+    transportador: { id: record.idTransportador },
+    aliases: record.aliases,
+    ativo: record.ativo,
+  };
+}
+
+function assertNotNative(logistics: LogisticsRecord, element: string): void {
+  if (logistics.integracaoNativa) {
+    throw ruleFailure('readOnlyRecord', element, `Os serviços da integração nativa ${logistics.tipoIntegracao} não podem ser criados nem alterados.`);
+  }
+}
+
+function newService(state: EmulatorState, idLogistica: number, input: ServiceInput): LogisticsServiceRecord {
+  return {
+    id: allocateId(state),
+    idLogistica,
+    descricao: input.descricao,
+    codigo: input.codigo,
+    aliases: input.aliases,
+    ativo: input.ativo,
+    freteItem: input.freteItem,
+    estimativaEntrega: input.estimativaEntrega,
+    idCodigoServico: input.idCodigoServico ?? '',
+    idTransportador: input.transportador?.id ?? 0,
+  };
+}
+
+function setServiceActivation({ state, params, body }: RouteContext) {
+  const service = findById(state.servicosLogisticas, params.idLogisticaServico);
+  const { ativo } = requireBody(body, activationSpec) as { ativo: boolean };
+  // Switching a native carrier's service on or off is how its services are chosen, so unlike
+  // editing it this is allowed for native integrations too.
+  service.ativo = ativo;
+  return noContent();
+}
+
+export const logisticsRoutes: Route[] = [
+  {
+    method: 'GET',
+    template: '/logisticas',
+    handle: ({ state, query }) => {
+      const tipo = readEnumParam(query, 'tipoIntegracao', tiposIntegracao);
+      const tipos = query.getAll('tiposIntegracoes[]');
+      const situacao = readEnumParam(query, 'situacao', situacaoLogistica);
+      const reversas = readBooleanParam(query, 'logisticasReversas') ?? false;
+      const rows = state.logisticas
+        // tipoIntegracao overrides logisticasReversas, as documented.
+        .filter((l) => (tipo !== undefined ? l.tipoIntegracao === tipo : l.reversa === reversas))
+        .filter((l) => tipos.length === 0 || tipos.includes(l.tipoIntegracao))
+        .filter((l) => situacao === undefined || l.situacao === situacao)
+        .sort(byId);
+      // The list names only active services, like the detail without listarServicosInativos.
+      return ok({
+        data: paginate(rows, query).map((l) => ({ ...showLogisticsBase(l), servicos: servicesOf(state, l.id, false).map((s) => ({ id: s.id })) })),
+      });
+    },
+  },
+  {
+    method: 'POST',
+    template: '/logisticas',
+    handle: ({ state, body }) => {
+      const input = requireBody(body, logisticsCreateSpec) as unknown as {
+        descricao: string;
+        situacao: 'H' | 'D';
+        servicos: (Omit<ServiceInput, 'aliases'> & { aliases: string[] })[];
+      };
+      const record: LogisticsRecord = {
+        id: allocateId(state),
+        descricao: input.descricao,
+        tipoIntegracao: 'CustomLogistic',
+        integracaoNativa: false,
+        situacao: input.situacao,
+        idIntegracao: allocateId(state),
+        reversa: false,
+      };
+      state.logisticas.push(record);
+      for (const service of input.servicos) state.servicosLogisticas.push(newService(state, record.id, service));
+      return ok({ data: { id: record.id } }, 201);
+    },
+  },
+  {
+    method: 'GET',
+    template: '/logisticas/servicos',
+    handle: ({ state, query }) => {
+      const tipo = readEnumParam(query, 'tipoIntegracao', tiposIntegracao);
+      const rows = state.servicosLogisticas
+        .filter((s) => tipo === undefined || state.logisticas.find((l) => l.id === s.idLogistica)?.tipoIntegracao === tipo)
+        .sort(byId);
+      return ok({ data: paginate(rows, query).map(showService) });
+    },
+  },
+  {
+    method: 'POST',
+    template: '/logisticas/servicos',
+    handle: ({ state, body }) => {
+      const input = requireBody(body, serviceCreateSpec) as unknown as { logistica: { id: number }; servicos: ServiceInput[] };
+      const logistics = state.logisticas.find((l) => l.id === input.logistica.id);
+      if (!logistics) {
+        throw validationFailure([{ kind: 'unknownReference', element: 'logistica.id', msg: `A logística ${input.logistica.id} não existe` }]);
+      }
+      assertNotNative(logistics, 'logistica.id');
+      if (input.servicos.length === 0) {
+        throw validationFailure([{ kind: 'missing', element: 'servicos', msg: 'Informe ao menos um serviço' }]);
+      }
+      const created = input.servicos.map((s) => newService(state, logistics.id, s));
+      state.servicosLogisticas.push(...created);
+      return ok({ data: created.map((s) => ({ id: s.id })) }, 201);
+    },
+  },
+  {
+    method: 'GET',
+    template: '/logisticas/servicos/{idLogisticaServico}',
+    handle: ({ state, params }) => ok({ data: showService(findById(state.servicosLogisticas, params.idLogisticaServico)) }),
+  },
+  {
+    method: 'PUT',
+    template: '/logisticas/servicos/{idLogisticaServico}',
+    handle: ({ state, params, body }) => {
+      const service = findById(state.servicosLogisticas, params.idLogisticaServico);
+      const logistics = findById(state.logisticas, service.idLogistica);
+      assertNotNative(logistics, 'id');
+      const input = requireBody(body, serviceUpdateSpec) as unknown as ServiceInput;
+      if (input.logistica && input.logistica.id !== service.idLogistica) {
+        throw ruleFailure('rule', 'logistica.id', 'Um serviço não pode mudar de logística.');
+      }
+      // Full replacement: an omitted `ativo` comes back true, an omitted carrier becomes 0.
+      const replaced = { ...newService(state, service.idLogistica, input), id: service.id };
+      state.servicosLogisticas[state.servicosLogisticas.indexOf(service)] = replaced;
+      return ok({ data: { id: service.id } });
+    },
+  },
+  {
+    method: 'PATCH',
+    template: '/logisticas/servicos/{idLogisticaServico}/situacoes',
+    handle: setServiceActivation,
+  },
+  {
+    method: 'PATCH',
+    template: '/logisticas/{idLogisticaServico}/situacoes',
+    handle: setServiceActivation,
+  },
+  {
+    method: 'GET',
+    template: '/logisticas/{idLogistica}',
+    handle: ({ state, params, query }) => {
+      const record = findById(state.logisticas, params.idLogistica);
+      const includeInactive = readBooleanParam(query, 'listarServicosInativos') ?? false;
+      return ok({ data: { ...showLogisticsBase(record), servicos: servicesOf(state, record.id, includeInactive).map(showServiceInLogistics) } });
+    },
+  },
+  {
+    method: 'PUT',
+    template: '/logisticas/{idLogistica}',
+    handle: ({ state, params, body }) => {
+      const record = findById(state.logisticas, params.idLogistica);
+      const input = requireBody(body, logisticsUpdateSpec) as unknown as { descricao: string; situacao: 'H' | 'D' };
+      record.descricao = input.descricao;
+      record.situacao = input.situacao;
+      return { status: 200 };
+    },
+  },
+  {
+    method: 'DELETE',
+    template: '/logisticas/{idLogistica}',
+    handle: ({ state, params }) => {
+      const id = params.idLogistica;
+      if (id === undefined) throw notFound();
+      const record = findById(state.logisticas, id);
+      if (record.integracaoNativa) {
+        throw ruleFailure('readOnlyRecord', 'id', `A integração nativa ${record.tipoIntegracao} não pode ser excluída; desabilite-a.`);
+      }
+      assertNotInUse(state, id);
+      // Services have no DELETE of their own: they go with their logistics.
+      state.servicosLogisticas = state.servicosLogisticas.filter((s) => s.idLogistica !== id);
+      removeById(state.logisticas, id);
+      return { status: 200 };
+    },
+  },
+];
