@@ -177,9 +177,9 @@ const issFields = {
     }),
     description: 'ISS tax entries, one per service the company provides. Required when ISS is given.',
   },
-  zerar: { type: 'boolean', description: 'When true, ISS is issued zeroed.' },
+  zerar: { type: 'boolean', description: 'When true, invoices carry ISS as zero.' },
   reter: { type: 'boolean', description: 'When true, ISS is withheld by the customer.' },
-  descontar: { type: 'boolean', description: 'When true, withheld ISS is deducted from the invoice total.' },
+  descontar: { type: 'boolean', description: 'When true, withheld ISS is deducted from the amount to receive.' },
 } as const satisfies FieldTable<IssNfseManifest>;
 
 const numeracaoRpsFields = {
@@ -188,7 +188,11 @@ const numeracaoRpsFields = {
     pattern: cnpjPattern,
     description: 'CNPJ of the issuing company, 14 digits or formatted 00.000.000/0000-00.',
   },
-  numero: { type: 'integer', minimum: 0, description: 'Number of the next RPS.' },
+  numero: {
+    type: 'integer',
+    minimum: 0,
+    description: 'Current RPS number. The account advances it with every RPS: declare it only to restart the numbering.',
+  },
   serie: { type: 'integer', minimum: 0, description: 'RPS series.' },
 } as const satisfies FieldTable<NumeracaoRpsManifest>;
 
@@ -286,7 +290,11 @@ const adicionaisFields = {
   CFPS: { type: 'string', description: 'Service provision fiscal code (CFPS), where the city uses one.' },
   CFOP: { type: 'string', description: 'Fiscal operation code (CFOP), where the city asks for one.' },
   AEDF: { type: 'string', description: 'Authorization to issue electronic fiscal documents (AEDF), where the city uses one.' },
-  proximoNumeroLote: { type: 'integer', minimum: 0, description: 'Number of the next batch sent to the city hall.' },
+  proximoNumeroLote: {
+    type: 'integer',
+    minimum: 0,
+    description: 'Number of the next batch sent to the city hall. The account advances it: declare it only to restart it.',
+  },
   observacaoImpressaNota: { type: 'string', description: 'Note printed on the invoice only (not sent to the city hall).' },
   descricaoComplementar: {
     type: 'string',
@@ -297,7 +305,10 @@ const adicionaisFields = {
     type: 'boolean',
     description: 'When true, the RPS number becomes the document number of the accounts posted from the invoice.',
   },
-  incentivadorFiscal: { type: 'boolean', description: 'Whether the company is a cultural tax incentive sponsor.' },
+  incentivadorFiscal: {
+    type: 'boolean',
+    description: 'Whether invoices declare the company as benefiting from a tax incentive (incentivo fiscal).',
+  },
   alterarSituacao: { type: 'boolean', description: 'When true, users may change the situation of invoices by hand.' },
   incluirParcelas: {
     type: 'boolean',

@@ -239,6 +239,23 @@ describe('what the composed schema accepts', () => {
   });
 });
 
+describe('docs/manifest.md', () => {
+  const docs = readFileSync(join(root, 'docs', 'manifest.md'), 'utf8');
+  const quoted = new Set([...docs.matchAll(/`([^`\n]+)`/g)].flatMap((match) => (match[1] ?? '').split(/[^A-Za-z0-9_-]+/)));
+
+  for (const definition of kindDefinitions) {
+    it(`documents every field and label of ${definition.key}`, () => {
+      expect(docs).toContain(`### \`${definition.key}\``);
+      for (const table of fieldTablesByKind[definition.key]) {
+        for (const field of Object.keys(table.fields)) expect(quoted, `${table.path.join('.')} ${field}`).toContain(field);
+      }
+      for (const field of definition.enums) {
+        for (const label of Object.keys(field.labels)) expect(quoted, `${field.path.join('.')} ${label}`).toContain(label);
+      }
+    });
+  }
+});
+
 describe('examples', () => {
   const exampleFiles = listFiles(examplesDir, (name) => name.endsWith('.yaml') || name.endsWith('.yml'));
 
