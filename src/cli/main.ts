@@ -16,6 +16,10 @@ const commands: Record<string, CommandEntry> = {
     summary: 'check manifests offline (schema, references, secrets)',
     load: async () => (await import('./validate-command.js')).runValidateCommand,
   },
+  sandbox: {
+    summary: 'serve the embedded Bling API emulator on loopback until Ctrl-C',
+    load: async () => (await import('./sandbox-command.js')).runSandboxCommand,
+  },
 };
 
 export function readVersion(): string {
