@@ -36,7 +36,7 @@ export async function runValidateCommand(args: string[], io: CliIO): Promise<num
     return 0;
   }
   const paths = parsed.positionals.length > 0 ? parsed.positionals : ['.'];
-  const result = await loadManifests(paths, { cwd: io.cwd, env: io.env });
+  const result = await loadManifests(paths, { cwd: io.cwd, env: io.env, offline: true });
   const shown = parsed.values.quiet ? result.diagnostics.filter((d) => d.severity !== 'note') : result.diagnostics;
   const counts = countDiagnostics(result.diagnostics);
   const valid = !hasErrors(result.diagnostics);

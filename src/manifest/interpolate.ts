@@ -16,7 +16,15 @@ export interface InterpolationResult {
   diagnostics: Diagnostic[];
 }
 
-export function interpolateDocument(doc: ParsedDocument, env: NodeJS.ProcessEnv): InterpolationResult {
+export interface InterpolationOptions {
+  /**
+   * A whole `${VAR}` in a field this predicate accepts may stay unset: a warning instead of an
+   * error (validate checks structure offline; plan and apply need the value).
+   */
+  mayStayUnset?: (path: readonly PathSegment[]) => boolean;
+}
+
+export function interpolateDocument(doc: ParsedDocument, env: NodeJS.ProcessEnv, options: InterpolationOptions = {}): InterpolationResult {
   const interpolatedPaths: PathSegment[][] = [];
   const variables: InterpolationResult['variables'] = [];
   const diagnostics: Diagnostic[] = [];
@@ -50,12 +58,13 @@ export function interpolateDocument(doc: ParsedDocument, env: NodeJS.ProcessEnv)
       const fromEnv = env[name];
       if (fromEnv !== undefined && (fromEnv !== '' || fallback === undefined)) return fromEnv;
       if (fallback !== undefined) return fallback;
-      failed = true;
+      const deferred = match === text && options.mayStayUnset?.(path) === true;
+      if (!deferred) failed = true;
       diagnostics.push({
-        severity: 'error',
+        severity: deferred ? 'warning' : 'error',
         code: 'unset-variable',
-        message: `environment variable ${name} is not set`,
-        hint: `set ${name}, or give a default with \${${name}:-value}`,
+        message: `environment variable ${name} is not set${deferred ? '; plan and apply will need it' : ''}`,
+        hint: deferred ? `set ${name} where erpsync plans and applies` : `set ${name}, or give a default with \${${name}:-value}`,
         position: positionOfReference(path, match),
         path: toPointer(path),
       });

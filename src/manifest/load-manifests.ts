@@ -27,6 +27,17 @@ const toolKeys = new Set(['id', 'ensure', 'protect', 'previousNames']);
 export interface LoadOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** Offline checking (validate): secret variables may be unset, with a warning. */
+  offline?: boolean;
+}
+
+/** Whether a document path is a secret field of some kind (`configuracoesNfse.adicionais…senha`). */
+function isSecretPath(path: readonly PathSegment[]): boolean {
+  const [key, ...rest] = path;
+  const definition = kindDefinitions.find((d) => d.key === key);
+  if (!definition) return false;
+  const inside = definition.shape === 'singleton' ? rest : rest.slice(1);
+  return definition.secretFields.some((secret) => secret.length === inside.length && secret.every((segment, i) => segment === inside[i]));
 }
 
 interface PolicyDeclaration {
@@ -101,11 +112,11 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
         });
         continue;
       }
-      const interpolated = interpolateDocument(doc, options.env);
+      const interpolated = interpolateDocument(doc, options.env, options.offline ? { mayStayUnset: isSecretPath } : {});
       diagnostics.push(...interpolated.diagnostics);
       const schemaProblems = validateAgainstSchema(interpolated.value, doc.locate);
       diagnostics.push(...schemaProblems);
-      if (schemaProblems.length > 0 || interpolated.diagnostics.length > 0) continue;
+      if (schemaProblems.length > 0 || hasErrors(interpolated.diagnostics)) continue;
 
       const value = interpolated.value as Record<string, unknown>;
       for (const [key, content] of Object.entries(value)) {
