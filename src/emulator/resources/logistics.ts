@@ -3,7 +3,7 @@
 // deleted (no DELETE exists) but switched with PATCH /logisticas/{idServico}/situacoes. Native
 // integrations (Correios …) belong to the carrier: their services cannot be created or edited
 // and the logistics cannot be deleted. The detail hides inactive services unless asked.
-import { notFound, ruleFailure, validationFailure } from '../api-error.js';
+import { ApiFailure, notFound, ruleFailure, validationFailure } from '../api-error.js';
 import type { ObjectSpec } from '../body-schema.js';
 import { paginate, readBooleanParam, readEnumParam } from '../listing.js';
 import type { Route, RouteContext } from '../router.js';
@@ -179,15 +179,30 @@ function setServiceActivation({ state, params, body }: RouteContext) {
   return noContent();
 }
 
+/**
+ * The spec names 404, not 400, as the error of this listing (the service interface repeats it:
+ * "listings answer 404 for … logistics"), so a rejected filter answers 404 here.
+ */
+function readLogisticsFilters(query: URLSearchParams) {
+  try {
+    return {
+      tipo: readEnumParam(query, 'tipoIntegracao', tiposIntegracao),
+      tipos: query.getAll('tiposIntegracoes[]'),
+      situacao: readEnumParam(query, 'situacao', situacaoLogistica),
+      reversas: readBooleanParam(query, 'logisticasReversas') ?? false,
+    };
+  } catch (error) {
+    if (error instanceof ApiFailure) throw notFound(error.payload.fields?.[0]?.msg ?? error.payload.description);
+    throw error;
+  }
+}
+
 export const logisticsRoutes: Route[] = [
   {
     method: 'GET',
     template: '/logisticas',
     handle: ({ state, query }) => {
-      const tipo = readEnumParam(query, 'tipoIntegracao', tiposIntegracao);
-      const tipos = query.getAll('tiposIntegracoes[]');
-      const situacao = readEnumParam(query, 'situacao', situacaoLogistica);
-      const reversas = readBooleanParam(query, 'logisticasReversas') ?? false;
+      const { tipo, tipos, situacao, reversas } = readLogisticsFilters(query);
       const rows = state.logisticas
         // tipoIntegracao overrides logisticasReversas, as documented.
         .filter((l) => (tipo !== undefined ? l.tipoIntegracao === tipo : l.reversa === reversas))
