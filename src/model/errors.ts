@@ -24,6 +24,7 @@ export type ErrorCode =
   | 'SANDBOX_REFUSED'
   | 'SANDBOX_LISTEN'
   | 'INTERRUPTED'
+  | 'UNRESOLVED_REFERENCE'
   | 'INTERNAL';
 
 /** Exit codes of DESIGN.md §6. */

@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import type { DesiredUnit, WriteContext } from './adapter.js';
+import {
+  compact,
+  couldMatch,
+  mergeRecords,
+  placeInTree,
+  readBoolean,
+  readInteger,
+  readName,
+  readNumber,
+  readReferenceId,
+  requireId,
+  requireLiveId,
+  selectDetailReads,
+} from './live-helpers.js';
+
+interface UnitOptions {
+  fields?: Record<string, unknown>;
+  tool?: Partial<DesiredUnit['tool']>;
+}
+
+function unit(identity: string, name: string, extra: UnitOptions = {}): DesiredUnit {
+  return {
+    kind: 'categoriasProdutos',
+    identity,
+    name,
+    fields: extra.fields ?? {},
+    tool: { ensure: 'present', protect: false, previousNames: [], ...extra.tool },
+    locate: () => ({ file: 'm.yaml', line: 1, col: 1 }),
+  };
+}
+
+describe('lenient readers', () => {
+  it('reads numbers, integers and booleans the API sometimes sends as strings', () => {
+    expect([readNumber(12.5), readNumber('17'), readNumber(' -3.5 '), readNumber('abc'), readNumber(null), readNumber(Number.NaN)]).toEqual([
+      12.5,
+      17,
+      -3.5,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect([readInteger('14693216841'), readInteger(2.5)]).toEqual([14693216841, undefined]);
+    expect([readBoolean('true'), readBoolean(false), readBoolean('0'), readBoolean('yes')]).toEqual([true, false, false, undefined]);
+  });
+
+  it('normalizes names and reads reference ids, treating 0 as no reference', () => {
+    expect(readName('  Cafe\u0301 ')).toBe('Café');
+    expect(readName(undefined)).toBe('');
+    expect([readReferenceId({ id: '42' }), readReferenceId({ id: 0 }), readReferenceId(undefined)]).toEqual([42, undefined, undefined]);
+  });
+
+  it('leaves undefined values out and merges nested objects key by key', () => {
+    expect(compact({ a: 1, b: undefined })).toEqual({ a: 1 });
+    expect(mergeRecords({ a: 1, taxas: { valor: 1, prazo: 2 }, list: [1, 2] }, { taxas: { prazo: 5 }, list: [3], b: undefined })).toEqual({
+      a: 1,
+      taxas: { valor: 1, prazo: 5 },
+      list: [3],
+    });
+  });
+});
+
+describe('placeInTree', () => {
+  it('builds path identities and parents from the parent-id chain, in any order', () => {
+    const places = placeInTree([
+      { id: 3, name: 'Aluguel', parentId: 1 },
+      { id: 1, name: 'Despesas', parentId: undefined },
+      { id: 4, name: 'Sala', parentId: 3 },
+    ]);
+    expect(Object.fromEntries(places)).toEqual({
+      1: { identity: 'Despesas' },
+      3: { identity: 'Despesas > Aluguel', parent: 'Despesas' },
+      4: { identity: 'Despesas > Aluguel > Sala', parent: 'Despesas > Aluguel' },
+    });
+  });
+
+  it('makes a record with an unknown parent, or inside a loop, a root instead of failing', () => {
+    const places = placeInTree([
+      { id: 1, name: 'Órfã', parentId: 99 },
+      { id: 2, name: 'A', parentId: 3 },
+      { id: 3, name: 'B', parentId: 2 },
+    ]);
+    expect(places.get(1)).toEqual({ identity: 'Órfã' });
+    expect(places.get(2)).toEqual({ identity: 'B > A', parent: 'B' });
+    expect(places.get(3)).toEqual({ identity: 'B' });
+  });
+});
+
+describe('couldMatch and selectDetailReads', () => {
+  const rent = { id: 7, identity: 'Despesas > Aluguel', name: 'Aluguel' };
+  const water = { id: 8, identity: 'Despesas > Água', name: 'Água' };
+
+  it('pairs by pinned id only when the unit pins one', () => {
+    expect(couldMatch(rent, unit('Despesas > Aluguel', 'Aluguel', { tool: { id: 8 } }), true)).toBe(false);
+    expect(couldMatch(water, unit('Despesas > Aluguel', 'Aluguel', { tool: { id: 8 } }), true)).toBe(true);
+  });
+
+  it('pairs tree records by name anywhere, flat records by identity or a previous name in the same scope', () => {
+    expect(couldMatch(rent, unit('Aluguel', 'Aluguel'), true)).toBe(true);
+    expect(couldMatch(rent, unit('Aluguel', 'Aluguel'), false)).toBe(false);
+    const renamed = unit('Despesas > Locação', 'Locação', { tool: { previousNames: ['Aluguel'] } });
+    expect(couldMatch(rent, renamed, false)).toBe(true);
+    expect(couldMatch({ ...rent, identity: 'Outras > Aluguel' }, renamed, false)).toBe(false);
+  });
+
+  it('selects only records a present unit needing the detail could match', () => {
+    const needs = (u: DesiredUnit) => u.fields.wanted === true;
+    const desired = [
+      unit('Despesas > Aluguel', 'Aluguel', { fields: { wanted: true } }),
+      unit('Despesas > Água', 'Água', { fields: {} }),
+      unit('Despesas > Luz', 'Luz', { fields: { wanted: true }, tool: { ensure: 'absent' } }),
+    ];
+    expect(selectDetailReads([rent, water, { id: 9, identity: 'Despesas > Luz', name: 'Luz' }], desired, needs, true)).toEqual([rent]);
+    expect(selectDetailReads([rent, water], [], needs, true)).toEqual([]);
+  });
+});
+
+describe('write-time lookups', () => {
+  const context: WriteContext = {
+    client: undefined as unknown as WriteContext['client'],
+    resolveId: (kind, identity) => (kind === 'gruposProdutos' && identity === 'Roupas' ? 5 : undefined),
+  };
+
+  it('resolves a referenced identity to its id, or fails with UNRESOLVED_REFERENCE', () => {
+    expect(requireId(context, 'gruposProdutos', 'Roupas')).toBe(5);
+    expect(() => requireId(context, 'gruposProdutos', 'Calçados')).toThrow(expect.objectContaining({ code: 'UNRESOLVED_REFERENCE' }));
+  });
+
+  it('requires the live id of a change that acts on an existing record', () => {
+    const change = { id: 'gruposProdutos:Roupas:delete', action: 'delete', kind: 'gruposProdutos', key: 'Roupas', reason: 'prune', fields: [], dependsOn: [], wave: 1 } as const;
+    expect(requireLiveId({ ...change, dependsOn: [], fields: [], liveId: 5 })).toBe(5);
+    expect(() => requireLiveId({ ...change, dependsOn: [], fields: [] })).toThrow(expect.objectContaining({ code: 'INTERNAL' }));
+  });
+});

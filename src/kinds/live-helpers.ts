@@ -1,0 +1,170 @@
+// Helpers the kind adapters share for reading and writing the account: lenient readers of API
+// values (the service sometimes sends "123" for 123 and "true" for true), identities of tree
+// records from their parent-id chain, the choice of which live records deserve a detail GET,
+// and the id lookup of referenced records at write time. Kind-neutral: no endpoint, field name
+// or quirk of a particular kind lives here; only fetchDetails sends requests.
+import type { ApiClient } from '../api/client.js';
+import { ErpsyncError } from '../model/errors.js';
+import { normalizeName, pathSeparator } from '../model/names.js';
+import type { Change, UnitKind } from '../plan/model.js';
+import type { DesiredUnit, WriteContext } from './adapter.js';
+
+export function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** A number, or a string holding one ("12", "-3.5"); anything else is unknown. */
+export function readNumber(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+  if (typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value)) return Number(value);
+  return undefined;
+}
+
+/** An integer read leniently, e.g. an id sent as a string. */
+export function readInteger(value: unknown): number | undefined {
+  const number = readNumber(value);
+  return number !== undefined && Number.isInteger(number) ? number : undefined;
+}
+
+/** A boolean, or its usual spellings ("true", "false", 1, 0). */
+export function readBoolean(value: unknown): boolean | undefined {
+  if (typeof value === 'boolean') return value;
+  if (value === 'true' || value === 1 || value === '1') return true;
+  if (value === 'false' || value === 0 || value === '0') return false;
+  return undefined;
+}
+
+/** A record's name as identities use it (NFC, trimmed); '' when the API sent none. */
+export function readName(value: unknown): string {
+  if (typeof value === 'string') return normalizeName(value);
+  return typeof value === 'number' ? String(value) : '';
+}
+
+/** The id inside a reference object such as `{ id: 5, nome: "…" }`; 0 and absent mean "none". */
+export function readReferenceId(value: unknown): number | undefined {
+  const id = isPlainRecord(value) ? readInteger(value.id) : undefined;
+  return id === undefined || id === 0 ? undefined : id;
+}
+
+/** The same fields without the undefined ones, so an unknown value is left out rather than compared. */
+export function compact(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+}
+
+/** `overlay` on top of `base`: objects merge key by key, anything else (arrays too) replaces. */
+export function mergeRecords(base: Record<string, unknown>, overlay: Record<string, unknown>): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(overlay)) {
+    if (value === undefined) continue;
+    const current = merged[key];
+    merged[key] = isPlainRecord(value) && isPlainRecord(current) ? mergeRecords(current, value) : value;
+  }
+  return merged;
+}
+
+export interface TreeNode {
+  id: number;
+  name: string;
+  /** undefined for a root. */
+  parentId: number | undefined;
+}
+
+export interface TreePlace {
+  /** Names from the root joined with the path separator. */
+  identity: string;
+  /** Identity of the parent; absent for a root. */
+  parent?: string;
+}
+
+/**
+ * Identities of tree records from their parent ids. A parent the list does not hold, or a loop
+ * of parents (which the API should never produce), makes the record a root rather than failing
+ * the whole read.
+ */
+export function placeInTree(nodes: readonly TreeNode[]): Map<number, TreePlace> {
+  const byId = new Map(nodes.map((node) => [node.id, node]));
+  const places = new Map<number, TreePlace>();
+  const visiting = new Set<number>();
+  const place = (node: TreeNode): TreePlace => {
+    const known = places.get(node.id);
+    if (known) return known;
+    visiting.add(node.id);
+    const parentNode = node.parentId === undefined ? undefined : byId.get(node.parentId);
+    const parent = parentNode && !visiting.has(parentNode.id) ? place(parentNode).identity : undefined;
+    visiting.delete(node.id);
+    const result: TreePlace = parent === undefined ? { identity: node.name } : { identity: `${parent}${pathSeparator}${node.name}`, parent };
+    places.set(node.id, result);
+    return result;
+  };
+  for (const node of nodes) place(node);
+  return places;
+}
+
+/** What a live record is known by before its detail is read. */
+export interface LiveKey {
+  id: number;
+  identity: string;
+  name: string;
+}
+
+/**
+ * Whether the planner could pair this live record with the desired unit: the pinned id, else the
+ * identity or a previous name. With `anyParent` (tree kinds) the name alone is enough, because
+ * a record may be matched after moving to another parent, and a unit whose parent is a live-only
+ * record named by its bare name carries only part of the path.
+ */
+export function couldMatch(record: LiveKey, unit: DesiredUnit, anyParent: boolean): boolean {
+  if (unit.tool.id !== undefined) return unit.tool.id === record.id;
+  if (record.identity === unit.identity) return true;
+  if (anyParent) return record.name === unit.name || unit.tool.previousNames.includes(record.name);
+  const parentPath = unit.identity.slice(0, unit.identity.length - unit.name.length);
+  return unit.tool.previousNames.some((previous) => `${parentPath}${previous}` === record.identity);
+}
+
+/** The live records some present desired unit that `needsDetail` could match: the only ones worth a detail GET. */
+export function selectDetailReads<T extends LiveKey>(
+  records: readonly T[],
+  desired: readonly DesiredUnit[],
+  needsDetail: (unit: DesiredUnit) => boolean,
+  anyParent: boolean,
+): T[] {
+  const wanting = desired.filter((unit) => unit.tool.ensure === 'present' && needsDetail(unit));
+  if (wanting.length === 0) return [];
+  return records.filter((record) => wanting.some((unit) => couldMatch(record, unit, anyParent)));
+}
+
+/** Whether the unit's manifest sets any of these top-level fields. */
+export function setsAnyField(unit: DesiredUnit, fields: readonly string[]): boolean {
+  return fields.some((field) => unit.fields[field] !== undefined);
+}
+
+/** GETs `pathOf(id)` for each id, one after the other (the client paces them anyway). */
+export async function fetchDetails(
+  client: ApiClient,
+  ids: readonly number[],
+  pathOf: (id: number) => string,
+  kind: string,
+): Promise<Map<number, Record<string, unknown>>> {
+  const details = new Map<number, Record<string, unknown>>();
+  for (const id of ids) {
+    const { data } = await client.request<unknown>({ method: 'GET', path: pathOf(id), kind });
+    if (!isPlainRecord(data)) throw new ErpsyncError('API_ERROR', `GET ${pathOf(id)}: expected an object in \`data\``);
+    details.set(id, data);
+  }
+  return details;
+}
+
+/** The id of a referenced record (read for the plan, or created earlier in this run). */
+export function requireId(context: WriteContext, kind: UnitKind, identity: string): number {
+  const id = context.resolveId(kind, identity);
+  if (id === undefined) {
+    throw new ErpsyncError('UNRESOLVED_REFERENCE', `${kind} \`${identity}\` has no id: it is not in the account and was not created in this run`);
+  }
+  return id;
+}
+
+/** The id of the live record a change acts on; only creates have none. */
+export function requireLiveId(change: Change): number {
+  if (change.liveId === undefined) throw new ErpsyncError('INTERNAL', `${change.id}: a ${change.action} change needs the id of a live record`);
+  return change.liveId;
+}
