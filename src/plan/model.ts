@@ -54,9 +54,10 @@ export interface Change {
 }
 
 export interface PlanTarget {
-  kind: 'sandbox' | 'remote';
-  baseUrl: string;
-  name?: string;
+  mode: 'sandbox' | 'remote';
+  /** The base URL, or `sandbox:<state file>`: a saved plan applies only to the target it was made for. */
+  id: string;
+  name: string;
 }
 
 export interface Plan {

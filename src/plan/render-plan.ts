@@ -1,0 +1,153 @@
+// Plan output for people (text) and machines (JSON). Pure: strings in, strings out. Deletes come
+// first under a warning; long texts show as a line diff; secrets only as "(sensitive) changed".
+import { diffLines } from 'diff';
+import type { KindAdapter } from '../kinds/adapter.js';
+import type { EnumField } from '../kinds/kind.js';
+import type { Change, ChangeAction, FieldChange, Plan } from './model.js';
+
+const actionColumns: readonly ChangeAction[] = ['create', 'update', 'set-status', 'set-default', 'delete', 'retire', 'blocked'];
+const symbols: Record<ChangeAction, string> = {
+  create: '+',
+  update: '~',
+  'set-status': '~',
+  'set-default': '~',
+  delete: '-',
+  retire: '-',
+  blocked: '!',
+};
+/** Texts longer than this, or with line breaks, are shown as a line diff. */
+const longText = 60;
+
+export interface RenderOptions {
+  adapters: readonly KindAdapter[];
+  /** Field changes shown per record before folding (the rest are counted). */
+  maxFieldsPerChange?: number;
+}
+
+function formatValue(value: unknown): string {
+  if (value === undefined) return '(unset)';
+  if (typeof value === 'string') return JSON.stringify(value);
+  return JSON.stringify(value);
+}
+
+function enumFieldAt(adapters: readonly KindAdapter[], change: Change, path: string): EnumField | undefined {
+  const definition = adapters.find((a) => a.kind === change.kind)?.definition;
+  const segments = path.split('.');
+  return definition?.enums.find((e) => {
+    const plain = e.path.filter((s) => s !== '*');
+    return plain.length === segments.length && plain.every((s, i) => s === segments[i]);
+  });
+}
+
+function withLabel(value: unknown, field: EnumField | undefined): string {
+  const shown = formatValue(value);
+  if (!field || (typeof value !== 'number' && typeof value !== 'string')) return shown;
+  const label = Object.entries(field.labels).find(([, code]) => code === value)?.[0];
+  return label && label !== value ? `${shown} (${label})` : shown;
+}
+
+function renderField(change: Change, field: FieldChange, adapters: readonly KindAdapter[]): string[] {
+  if (field.sensitive) return [`    ${field.path}: (sensitive) changed`];
+  const enumField = enumFieldAt(adapters, change, field.path);
+  const isLong = (v: unknown) => typeof v === 'string' && (v.length > longText || v.includes('\n'));
+  if (isLong(field.before) || isLong(field.after)) {
+    const lines = [`    ${field.path}:`];
+    for (const part of diffLines(typeof field.before === 'string' ? field.before : '', typeof field.after === 'string' ? field.after : '')) {
+      const marker = part.added ? '+' : part.removed ? '-' : ' ';
+      for (const line of part.value.replace(/\n$/, '').split('\n')) lines.push(`      ${marker} ${line}`);
+    }
+    return lines;
+  }
+  if (change.action === 'create') return [`    ${field.path}: ${withLabel(field.after, enumField)}`];
+  return [`    ${field.path}: ${withLabel(field.before, enumField)} → ${withLabel(field.after, enumField)}`];
+}
+
+function describeChange(change: Change): string {
+  const where = change.liveId !== undefined ? `, id ${change.liveId}` : '';
+  return `${symbols[change.action]} ${change.kind} "${change.key}" — ${change.action} (${change.reason}${where}, wave ${change.wave})`;
+}
+
+export function summarizePlan(plan: Plan): string {
+  const count = (action: ChangeAction) => plan.changes.filter((c) => c.action === action).length;
+  const parts = [
+    `${count('create')} to create`,
+    `${count('update') + count('set-status') + count('set-default')} to change`,
+    `${count('delete') + count('retire')} to delete or retire`,
+  ];
+  if (count('blocked') > 0) parts.push(`${count('blocked')} blocked`);
+  return parts.join(', ');
+}
+
+export function renderPlanText(plan: Plan, options: RenderOptions): string[] {
+  const lines: string[] = [];
+  if (plan.changes.length === 0) {
+    lines.push('No changes. The account matches the manifests.');
+    lines.push(...renderCost(plan));
+    return lines;
+  }
+  lines.push(`Plan: ${summarizePlan(plan)}.`, '');
+
+  const kinds = [...new Set(plan.changes.map((c) => c.kind))];
+  const width = Math.max(4, ...kinds.map((k) => k.length));
+  lines.push(`  ${'kind'.padEnd(width)}  ${actionColumns.map((a) => a.padStart(11)).join('')}`);
+  for (const kind of kinds) {
+    const cells = actionColumns.map((action) => {
+      const n = plan.changes.filter((c) => c.kind === kind && c.action === action).length;
+      return (n === 0 ? '-' : String(n)).padStart(11);
+    });
+    lines.push(`  ${kind.padEnd(width)}  ${cells.join('')}`);
+  }
+
+  const removals = plan.changes.filter((c) => c.action === 'delete' || c.action === 'retire');
+  if (removals.length > 0) {
+    lines.push('', `WARNING: ${removals.length} record(s) will be deleted or retired:`);
+    for (const change of removals) lines.push(`  ${describeChange(change)}`);
+  }
+  for (const warning of plan.warnings) lines.push('', `WARNING: ${warning}`);
+
+  const max = options.maxFieldsPerChange ?? Infinity;
+  for (const change of plan.changes) {
+    lines.push('', describeChange(change));
+    if (change.note) lines.push(`    note: ${change.note}`);
+    const shown = change.fields.slice(0, max);
+    for (const field of shown) lines.push(...renderField(change, field, options.adapters));
+    if (change.fields.length > shown.length) lines.push(`    … ${change.fields.length - shown.length} more field(s) (use --verbose)`);
+  }
+  lines.push('', ...renderCost(plan));
+  return lines;
+}
+
+function renderCost(plan: Plan): string[] {
+  const { reads, writes, seconds, rate } = plan.cost;
+  return [`Cost: ${reads} request(s) read the account; ${writes} write(s) planned, about ${seconds} s at ${rate} req/s.`];
+}
+
+/** The plan as JSON: versioned, stable order, secret values never included. */
+export function renderPlanJson(plan: Plan): string {
+  return `${JSON.stringify(stripSecrets(plan), null, 2)}\n`;
+}
+
+/** Removes secret values from every change's desired record; their variable names stay in `secrets`. */
+export function stripSecrets(plan: Plan): Plan {
+  return {
+    ...plan,
+    changes: plan.changes.map((change) => {
+      if (!change.secrets || !change.desired) return change;
+      let desired: Record<string, unknown> = change.desired;
+      for (const path of Object.keys(change.secrets)) desired = removeAt(desired, path.split('.'));
+      return { ...change, desired };
+    }),
+  };
+}
+
+function removeAt(value: Record<string, unknown>, path: readonly string[]): Record<string, unknown> {
+  const [head, ...rest] = path;
+  if (head === undefined || !(head in value)) return value;
+  if (rest.length === 0) {
+    const { [head]: _removed, ...others } = value;
+    return others;
+  }
+  const inner = value[head];
+  if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) return value;
+  return { ...value, [head]: removeAt(inner as Record<string, unknown>, rest) };
+}
