@@ -29,11 +29,12 @@ describe('pacing', () => {
     for (const t of starts) expect(starts.filter((s) => s >= t && s < t + 1000).length).toBeLessThanOrEqual(50);
   });
 
-  it('halves the rate after a 429, waits out the second, then recovers step by step', () => {
+  it('halves the rate after a 429, pauses one slowed interval, then recovers step by step', () => {
     let state = createPacingState(2, 0);
     state = slowDown(state, 100);
     expect(state.rate).toBe(1);
-    expect(reserveSlot(state, 100).startAt).toBe(1100);
+    expect(reserveSlot(state, 100).startAt).toBe(100 + intervalMs(1));
+    expect(intervalMs(1)).toBeGreaterThanOrEqual(1000);
     for (let i = 0; i < 10; i += 1) state = slowDown(state, 100);
     expect(state.rate).toBe(0.25);
     for (let i = 0; i < 100; i += 1) state = recover(state);
@@ -44,6 +45,7 @@ describe('pacing', () => {
     const state = createPacingState(Number.POSITIVE_INFINITY, 5);
     expect(intervalMs(state.rate)).toBe(0);
     expect(reserveSlot(reserveSlot(state, 5).state, 5).startAt).toBe(5);
+    expect(reserveSlot(slowDown(state, 5), 5).startAt).toBeGreaterThan(5);
   });
 
   it('sleeps until aborted', async () => {

@@ -1,14 +1,14 @@
 // Request pacing: one schedule per client, shared by every request it sends (reads, writes,
 // retries), so a run stays under the account's shared per-second limit. Requests get start slots
 // at least one interval apart (no bursts: the service counts per second and a burst straight after
-// an idle second is what trips it). After a 429 the rate halves and everyone waits out the current
-// second; successes then bring it back up step by step. The state machine is pure; the pacer
-// around it only sleeps.
+// an idle second is what trips it). After a 429 the rate halves and everyone waits one full
+// (slowed) interval before the next start; successes then bring the rate back up step by step.
+// The state machine is pure; the pacer around it only sleeps.
 
 /** Slots are spaced a hair wider than 1/rate so network jitter cannot squeeze rate+1 starts into one second. */
 const SPACING_MARGIN = 1.02;
-/** How long every request waits after a 429: the service's window is one second. */
-const PENALTY_MS = 1000;
+/** Unpaced clients (the sandbox) still pause this long after a 429. */
+const UNPACED_PENALTY_MS = 100;
 /** The lowest the rate falls to after repeated 429s, as a fraction of the configured rate. */
 const MIN_RATE_FRACTION = 1 / 8;
 /** Successes needed to climb from the floor back to the configured rate. */
@@ -37,11 +37,14 @@ export function reserveSlot(state: PacingState, now: number): { state: PacingSta
   return { state: { ...state, nextSlotAt: startAt + intervalMs(state.rate) }, startAt };
 }
 
-/** A 429 arrived: halve the rate (down to a floor) and push the next slot past the current window. */
+/**
+ * A 429 arrived: halve the rate (down to a floor) and start nobody before one interval of the new
+ * rate has passed — the service refused because its window was full, so it needs time to drain.
+ */
 export function slowDown(state: PacingState, now: number): PacingState {
-  if (!Number.isFinite(state.nominalRate)) return { ...state, nextSlotAt: Math.max(state.nextSlotAt, now + PENALTY_MS) };
+  if (!Number.isFinite(state.nominalRate)) return { ...state, nextSlotAt: Math.max(state.nextSlotAt, now + UNPACED_PENALTY_MS) };
   const rate = Math.max(state.nominalRate * MIN_RATE_FRACTION, state.rate / 2);
-  return { ...state, rate, nextSlotAt: Math.max(state.nextSlotAt, now + PENALTY_MS) };
+  return { ...state, rate, nextSlotAt: Math.max(state.nextSlotAt, now + intervalMs(rate)) };
 }
 
 /** A request went through without a 429: climb back towards the configured rate. */
