@@ -16,9 +16,21 @@ const commands: Record<string, CommandEntry> = {
     summary: 'check manifests offline (schema, references, secrets)',
     load: async () => (await import('./validate-command.js')).runValidateCommand,
   },
+  plan: {
+    summary: 'show what apply would change in the account',
+    load: async () => (await import('./plan-command.js')).runPlanCommand,
+  },
+  apply: {
+    summary: 'make the account match the manifests (or a saved plan)',
+    load: async () => (await import('./apply-command.js')).runApplyCommand,
+  },
   sandbox: {
     summary: 'serve the embedded Bling API emulator on loopback until Ctrl-C',
     load: async () => (await import('./sandbox-command.js')).runSandboxCommand,
+  },
+  login: {
+    summary: 'authorize erpsync on a Bling account (OAuth) and store the credentials',
+    load: async () => (await import('./login-command.js')).runLoginCommand,
   },
 };
 

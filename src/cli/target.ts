@@ -1,0 +1,168 @@
+// Turns a command's target flags, the environment and erpsync.config.yaml into an open API client:
+// a real account, or the embedded sandbox started in this process when no credentials are
+// configured (refused under CI unless --sandbox). plan, apply, drift and export share these flags
+// and this function. The decision itself is pure (src/api/targets.ts); this file does the effects:
+// reading the config, checking files, reading secret variables, starting the emulator, debug lines.
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import type { ParseArgsConfig } from 'node:util';
+import { parseDocument } from 'yaml';
+import {
+  createApiClient,
+  createOAuthProvider,
+  createStaticTokenProvider,
+  DEFAULT_CONFIG_FILE,
+  describeTarget,
+  parseTargetsConfig,
+  resolveTarget,
+} from '../api/index.js';
+import type { ApiClient, ApiClientOptions, ApiEvent, CredentialProvider, RemoteTarget, ResolvedTarget, TargetFlags, TargetsConfig } from '../api/index.js';
+import { ErpsyncError } from '../model/errors.js';
+import type { CliIO } from './io.js';
+import { writeLine } from './io.js';
+
+/** Target flags for node:util parseArgs; spread them into a command's own options. */
+export const targetFlagOptions = {
+  'base-url': { type: 'string' },
+  sandbox: { type: 'boolean' },
+  'sandbox-state': { type: 'string' },
+  target: { type: 'string' },
+  rate: { type: 'string' },
+  'max-requests': { type: 'string' },
+  config: { type: 'string' },
+  debug: { type: 'boolean' },
+} as const satisfies NonNullable<ParseArgsConfig['options']>;
+
+/** Help lines for the flags above, for a command's --help. */
+export const targetFlagHelp: readonly string[] = [
+  '  --target NAME          a target from erpsync.config.yaml (ERPSYNC_TARGET)',
+  '  --base-url URL         API base URL (ERPSYNC_BASE_URL; default https://api.bling.com.br/Api/v3)',
+  '  --sandbox              use the embedded sandbox (ERPSYNC_SANDBOX=1)',
+  '  --sandbox-state FILE   sandbox state file (ERPSYNC_SANDBOX_STATE; default .erpsync/sandbox.json)',
+  '  --rate N               requests per second (ERPSYNC_RATE; default 2.5)',
+  '  --max-requests N       stop before sending more than N requests (ERPSYNC_MAX_REQUESTS)',
+  '  --config FILE          config file (ERPSYNC_CONFIG; default erpsync.config.yaml)',
+  '  --debug                trace every request on stderr, secrets redacted (ERPSYNC_DEBUG=1)',
+];
+
+export interface OpenedTarget {
+  client: ApiClient;
+  target: ResolvedTarget;
+  /** The line a command prints first when it runs against the sandbox. */
+  banner?: string;
+  /** Closes the client; for the sandbox, also saves its state file. */
+  close(): Promise<void>;
+}
+
+export interface OpenTargetOptions {
+  /** Receives every client event (after the debug trace, when --debug is on). */
+  onEvent?: (event: ApiEvent) => void;
+  /** Extra client options (retry, timeouts, secrets of the manifests …). */
+  client?: Partial<Omit<ApiClientOptions, 'baseUrl' | 'credentials' | 'onEvent'>>;
+}
+
+export async function openTarget(flags: TargetFlags, io: CliIO, options: OpenTargetOptions = {}): Promise<OpenedTarget> {
+  const target = await resolveCliTarget(flags, io);
+  const debug = flags.debug === true || io.env.ERPSYNC_DEBUG === '1';
+  let client: ApiClient | undefined;
+  const onEvent = (event: ApiEvent): void => {
+    if (debug && client) writeLine(io.stderr, client.redact(formatApiEvent(event)));
+    options.onEvent?.(event);
+  };
+  const common = {
+    rate: target.rate,
+    maxRequests: target.maxRequests,
+    signal: io.signal,
+    ...options.client,
+    onEvent,
+  };
+
+  if (target.mode === 'remote') {
+    client = createApiClient({ ...common, baseUrl: target.baseUrl, credentials: createCredentialProvider(target, io.env) });
+    const opened = client;
+    return { client: opened, target, close: () => opened.close() };
+  }
+
+  const { createEmulator } = await import('../emulator/index.js');
+  // The sandbox has no shared account to protect: its limit is off and the client unpaced unless --rate asks.
+  const emulator = await createEmulator({ seed: 'fresh', stateFile: target.stateFile, rateLimit: 0 });
+  try {
+    client = createApiClient({ ...common, baseUrl: emulator.baseUrl, credentials: createStaticTokenProvider(emulator.token) });
+  } catch (error) {
+    await emulator.close();
+    throw error;
+  }
+  const opened = client;
+  return {
+    client: opened,
+    target,
+    banner: describeTarget(target, io.cwd),
+    async close() {
+      await opened.close();
+      await emulator.close();
+    },
+  };
+}
+
+/** Resolves the target without opening anything (for commands that only record it). */
+export async function resolveCliTarget(flags: TargetFlags, io: CliIO): Promise<ResolvedTarget> {
+  const config = await loadTargetsConfig(flags, io);
+  return resolveTarget({ flags, env: io.env, cwd: io.cwd, config, fileExists: existsSync });
+}
+
+/** Reads erpsync.config.yaml (or --config / ERPSYNC_CONFIG); undefined when the default file is absent. */
+export async function loadTargetsConfig(flags: TargetFlags, io: CliIO): Promise<TargetsConfig | undefined> {
+  const explicit = flags.config ?? io.env.ERPSYNC_CONFIG;
+  const file = resolve(io.cwd, explicit ?? DEFAULT_CONFIG_FILE);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if (explicit === undefined && (error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new ErpsyncError('CONFIG', `cannot read the config file ${file}`, { cause: error });
+  }
+  const doc = parseDocument(text, { prettyErrors: false });
+  const first = doc.errors[0];
+  if (first) {
+    const at = first.linePos?.[0];
+    throw new ErpsyncError('CONFIG', `${file}${at ? `:${at.line}:${at.col}` : ''}: ${first.message.split('\n')[0] ?? 'invalid YAML'}`);
+  }
+  return parseTargetsConfig(doc.toJS(), dirname(file), file);
+}
+
+function createCredentialProvider(target: RemoteTarget, env: NodeJS.ProcessEnv): CredentialProvider {
+  const credentials = target.credentials;
+  if (credentials.type === 'token') return createStaticTokenProvider(env[credentials.tokenEnv] ?? '');
+  return createOAuthProvider({
+    file: credentials.file,
+    clientId: credentials.clientId ?? emptyToUndefined(env[credentials.clientIdEnv]),
+    clientSecret: emptyToUndefined(env[credentials.clientSecretEnv]),
+    tokenUrl: credentials.tokenUrl,
+  });
+}
+
+function emptyToUndefined(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** One debug line per client event (the caller redacts it). */
+export function formatApiEvent(event: ApiEvent): string {
+  const head = `debug: #${event.requestId}.${event.attempt} ${event.method} ${event.path}`;
+  switch (event.type) {
+    case 'request-start':
+      return `${head} →`;
+    case 'request-end':
+      return `${head} ← ${event.status ?? event.error ?? '?'} (${event.durationMs} ms)`;
+    case 'retry':
+      return `${head} retry in ${event.delayMs} ms (${event.reason})`;
+    case 'throttled':
+      return `${head} throttled by the service; pacing at ${round(event.rate)} req/s`;
+    case 'auth-renewed':
+      return `${head} access token renewed after 401`;
+  }
+}
+
+function round(value: number): string {
+  return Number.isFinite(value) ? String(Math.round(value * 100) / 100) : 'unlimited';
+}
