@@ -1,10 +1,17 @@
 // NFS-e settings (/nfse/configuracoes): one object per account (a singleton), with the API's
 // nested keys kept verbatim (ISS, IR, CSLLPISCOFINSDTO … so manifests read like the API docs).
-// Holds the schema, the label table, the secret city-hall password, and the checks on the ISS
-// tax entries (one default; entries matched by CNAE + codigo.listaServico, so those must be
-// unique). Server ids (tax entry ids, the RPS numbering id) are not manifest fields. No API calls
-// here yet; no other kind's quirks.
-import type { CheckFinding, KindDefinition, ManifestRecord } from './kind.js';
+// Holds the schema, the label table, the secret city-hall password, the checks on the ISS tax
+// entries (one default; entries matched by CNAE + codigo.listaServico, so those must be unique),
+// and the runtime adapter: one GET (the object comes unwrapped), one PUT of the whole merged
+// object (204). Server ids (tax entry ids, the RPS numbering id) are not manifest fields, but the
+// PUT sends each matched tax entry's live id back so the entry is updated, not re-created. The
+// settings are never deleted. No other kind's quirks here.
+import type { ApiClient } from '../api/client.js';
+import { ErpsyncError } from '../model/errors.js';
+import type { Change } from '../plan/model.js';
+import type { KindAdapter, LiveRecord, ReadScope, WriteContext } from './adapter.js';
+import type { CheckFinding, JsonSchema, KindDefinition, ManifestRecord } from './kind.js';
+import { compact, isPlainRecord, mergeRecords, readBoolean, readInteger, readNumber } from './live-helpers.js';
 import type { Coded, FieldTable, FieldTableEntry } from './shared-schema.js';
 import { cnpjPattern, defineEnum, defineName, defineObject } from './shared-schema.js';
 
@@ -423,4 +430,137 @@ export const configuracoesNfse: KindDefinition = {
   secretFields: [['adicionais', 'cadastroPrefeitura', 'senha']],
   references: [],
   checkRecords: checkConfiguracoesNfse,
+};
+
+const resourcePath = '/nfse/configuracoes';
+
+/**
+ * `value` read in the shape `schema` describes: booleans and numbers taken leniently ("true",
+ * "5.5"), and — unless `keepUnknown` — only the properties the manifest knows (server ids go).
+ * With `keepUnknown` it is a write-side cleanup: right types, nothing dropped.
+ */
+function shapeBySchema(value: unknown, schema: JsonSchema, keepUnknown: boolean): unknown {
+  const properties = schema.properties;
+  if (isPlainRecord(properties)) {
+    if (!isPlainRecord(value)) return undefined;
+    const known = Object.entries(properties).map(([key, inner]) => [key, shapeBySchema(value[key], inner as JsonSchema, keepUnknown)] as const);
+    return { ...(keepUnknown ? value : {}), ...compact(Object.fromEntries(known)) };
+  }
+  if (schema.type === 'array' && isPlainRecord(schema.items)) {
+    if (!Array.isArray(value)) return undefined;
+    const items = schema.items;
+    return value.map((item) => shapeBySchema(item, items, keepUnknown)).filter((item) => item !== undefined);
+  }
+  switch (schema.type) {
+    case 'boolean':
+      return readBoolean(value);
+    case 'integer':
+      return readInteger(value);
+    case 'number':
+      return readNumber(value);
+    case 'string':
+      return typeof value === 'number' ? String(value) : typeof value === 'string' ? value : undefined;
+    default:
+      return value;
+  }
+}
+
+function settingsShape(value: Record<string, unknown>, keepUnknown: boolean): Record<string, unknown> {
+  return (shapeBySchema(value, configuracoesNfse.recordSchema, keepUnknown) as Record<string, unknown> | undefined) ?? {};
+}
+
+async function readSettings(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
+  if (!scope.all && scope.desired.length === 0) return [];
+  // The client unwraps `data` when the answer has one; the spec documents it without.
+  const { data } = await client.request<unknown>({ method: 'GET', path: resourcePath, kind: 'configuracoesNfse' });
+  if (!isPlainRecord(data)) throw new ErpsyncError('API_ERROR', `GET ${resourcePath}: expected the settings object`);
+  const cadastro = isPlainRecord(data.adicionais) ? data.adicionais.cadastroPrefeitura : undefined;
+  const senha = isPlainRecord(cadastro) ? cadastro.senha : undefined;
+  // The password comes back in clear: whatever error text might echo it must not show it.
+  if (typeof senha === 'string' && senha !== '') client.registerSecret(senha);
+  return [
+    {
+      kind: 'configuracoesNfse',
+      // The singleton has no id of its own; 0 stands for "the one object".
+      id: 0,
+      identity: 'configuracoesNfse',
+      name: '',
+      fields: settingsShape(data, false),
+      raw: data,
+      detailLoaded: true,
+    },
+  ];
+}
+
+/** Label of the synthetic field that lists the tax entries by match key, so removals show. */
+const tributoKeysField = 'tributos (CNAE + listaServico)';
+
+/**
+ * Tax entries compared by match key instead of position: an object keyed by CNAE +
+ * listaServico (so only the fields a manifest sets are compared, entry by entry) plus the sorted
+ * list of keys (so an entry the manifest drops, or adds, shows as a difference). Ids go.
+ */
+function canonicalizeSettings(fields: Record<string, unknown>): Record<string, unknown> {
+  const iss = fields.ISS;
+  if (!isPlainRecord(iss) || !Array.isArray(iss.tributos)) return fields;
+  const keyed = iss.tributos.filter(isPlainRecord).map((entry) => {
+    const { id: _id, ...rest } = entry;
+    return [matchKeyOf(entry) ?? '', rest] as const;
+  });
+  keyed.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return { ...fields, ISS: { ...iss, tributos: Object.fromEntries(keyed), [tributoKeysField]: keyed.map(([key]) => key) } };
+}
+
+/**
+ * The declared tax entries as the PUT sends them: each on top of the live entry with the same
+ * match key (its id included, so the API updates it). Entries the manifest leaves out are not
+ * sent, so the API drops them. One default at most: declaring one clears the others.
+ */
+function mergeTributos(live: unknown, desired: readonly unknown[]): Record<string, unknown>[] {
+  const liveByKey = new Map(
+    (Array.isArray(live) ? live : []).filter(isPlainRecord).map((entry) => [matchKeyOf(entry), entry] as const),
+  );
+  const entries = desired.filter(isPlainRecord);
+  const declaresDefault = entries.some((entry) => entry.padrao === true);
+  return entries.map((entry) => {
+    const current = liveByKey.get(matchKeyOf(entry));
+    const merged = current ? mergeRecords(current, entry) : entry;
+    return declaresDefault && entry.padrao !== true ? { ...merged, padrao: false } : merged;
+  });
+}
+
+/** The whole object the PUT replaces the settings with: as read, the manifest on top. */
+function buildSettingsBody(raw: Record<string, unknown>, desired: Record<string, unknown>): Record<string, unknown> {
+  const base = settingsShape(raw, true);
+  const merged = mergeRecords(base, desired);
+  const desiredIss = desired.ISS;
+  if (isPlainRecord(desiredIss) && Array.isArray(desiredIss.tributos)) {
+    const liveIss = isPlainRecord(base.ISS) ? base.ISS : {};
+    merged.ISS = { ...(merged.ISS as Record<string, unknown>), tributos: mergeTributos(liveIss.tributos, desiredIss.tributos) };
+  }
+  return merged;
+}
+
+async function executeSettings(change: Change, context: WriteContext): Promise<{ id?: number }> {
+  switch (change.action) {
+    // The PUT both creates and changes the settings.
+    case 'create':
+    case 'update': {
+      const body = buildSettingsBody(context.live?.raw ?? {}, change.desired ?? {});
+      await context.client.request({ method: 'PUT', path: resourcePath, body, kind: 'configuracoesNfse' });
+      return {};
+    }
+    default:
+      throw new ErpsyncError('INTERNAL', `${change.id}: NFS-e settings are only ever updated, never ${change.action}`);
+  }
+}
+
+export const configuracoesNfseAdapter: KindAdapter = {
+  kind: 'configuracoesNfse',
+  definition: configuracoesNfse,
+  readLive: readSettings,
+  canonicalize: canonicalizeSettings,
+  retire: 'none',
+  canDelete: false,
+  execute: executeSettings,
 };

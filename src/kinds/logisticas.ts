@@ -1,11 +1,32 @@
 // Custom logistics (/logisticas) with their services (/logisticas/servicos) nested in the same
-// record: the manifest record, its schema and label table, and the check that service codes are
-// unique within a logistics. Identity is `descricao`; a service is identified by its `codigo`
-// within its logistics. Services cannot be deleted through the API, only deactivated, so a
-// service tombstone means `ativo: false`. No API calls here yet; no other kind's quirks.
+// record: the manifest record, its schema and label table, the check that service codes are
+// unique within a logistics, and two runtime adapters. `logisticasAdapter` owns the logistics
+// itself (identity `descricao`; PUT carries only descricao and situacao, retire = situacao D);
+// it never compares or sends `servicos`. `logisticasServicosAdapter` owns the services as units
+// of their own, derived from each logistics' `servicos` list (identity `<logistics> > <codigo>`),
+// read from the services list (which, unlike the logistics detail, also shows inactive ones) and
+// written through /logisticas/servicos. Services cannot be deleted through the API, only
+// deactivated, so a service tombstone means `ativo: false`. Native integrations (Correios …)
+// belong to the carrier and are never changed. No other kind's quirks here.
+import type { ApiClient } from '../api/client.js';
+import { ErpsyncError } from '../model/errors.js';
+import { joinPath, normalizeName, pathSeparator } from '../model/names.js';
+import type { Change } from '../plan/model.js';
+import type { DesiredUnit, KindAdapter, LiveRecord, ReadScope, WriteContext } from './adapter.js';
 import type { CheckFinding, KindDefinition, ManifestRecord } from './kind.js';
 import type { Coded, EnsureValue, FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { defineEnum, defineListRecord, defineName, defineObject, toolKeyFields } from './shared-schema.js';
+import {
+  compact,
+  isPlainRecord,
+  readBoolean,
+  readInteger,
+  readName,
+  readNumber,
+  readReferenceId,
+  requireId,
+  requireLiveId,
+} from './live-helpers.js';
 
 export const situacaoLogisticaLabels = { habilitada: 'H', desabilitada: 'D' } as const;
 
@@ -160,4 +181,232 @@ export const logisticas: KindDefinition = {
   nameField: 'descricao',
   references: [],
   checkRecords: checkLogisticas,
+};
+
+function expectList(data: unknown, what: string): Record<string, unknown>[] {
+  if (!Array.isArray(data)) throw new ErpsyncError('API_ERROR', `${what}: expected a list in \`data\``);
+  return data.filter(isPlainRecord);
+}
+
+/** The id the API answers a create with: `{id}`, or for services a list of `{id}`. */
+function createdId(data: unknown, what: string): number {
+  const first = Array.isArray(data) ? (data[0] as unknown) : data;
+  const id = isPlainRecord(first) ? readInteger(first.id) : undefined;
+  if (id === undefined) throw new ErpsyncError('API_ERROR', `${what}: the answer carries no id`);
+  return id;
+}
+
+function readSituacao(value: unknown): string | undefined {
+  return value === 'H' || value === 'D' ? value : undefined;
+}
+
+function readLogistics(row: Record<string, unknown>): LiveRecord[] {
+  const id = readInteger(row.id);
+  if (id === undefined) return [];
+  const descricao = readName(row.descricao);
+  return [
+    {
+      kind: 'logisticas',
+      id,
+      identity: descricao,
+      name: descricao,
+      fields: compact({ descricao, situacao: readSituacao(row.situacao) }),
+      raw: row,
+      ...(readBoolean(row.integracaoNativa) === true ? { system: 'native' as const } : {}),
+      detailLoaded: false,
+    },
+  ];
+}
+
+async function readLogisticas(client: ApiClient): Promise<LiveRecord[]> {
+  // The list holds every field the manifest manages (descricao, situacao); services are read by
+  // their own adapter, so no detail GET is ever needed here. Reverse logistics are left out by
+  // the list's default and are not managed.
+  const rows = await client.listAll<unknown>('/logisticas', undefined, { kind: 'logisticas' });
+  return expectList(rows, 'GET /logisticas').flatMap(readLogistics);
+}
+
+/** PUT /logisticas/{id} takes exactly these two fields, both required. */
+function logisticsBody(raw: Record<string, unknown>, desired: Record<string, unknown>): Record<string, unknown> {
+  return {
+    descricao: typeof desired.descricao === 'string' ? normalizeName(desired.descricao) : raw.descricao,
+    situacao: desired.situacao ?? raw.situacao,
+  };
+}
+
+async function executeLogistics(change: Change, context: WriteContext): Promise<{ id?: number }> {
+  const { client } = context;
+  const raw = context.live?.raw ?? {};
+  const desired = change.desired ?? {};
+  switch (change.action) {
+    case 'create': {
+      // Services are created by logisticasServicosAdapter in a later wave, like any other unit.
+      const body = compact({ descricao: typeof desired.descricao === 'string' ? normalizeName(desired.descricao) : undefined, situacao: desired.situacao });
+      const { data } = await client.request<unknown>({ method: 'POST', path: '/logisticas', body, kind: 'logisticas' });
+      return { id: createdId(data, 'POST /logisticas') };
+    }
+    case 'update':
+      await client.request({ method: 'PUT', path: `/logisticas/${requireLiveId(change)}`, body: logisticsBody(raw, desired), kind: 'logisticas' });
+      return {};
+    case 'retire':
+      await client.request({ method: 'PUT', path: `/logisticas/${requireLiveId(change)}`, body: logisticsBody(raw, { situacao: 'D' }), kind: 'logisticas' });
+      return {};
+    case 'delete':
+      await client.request({ method: 'DELETE', path: `/logisticas/${requireLiveId(change)}`, kind: 'logisticas' });
+      return {};
+    default:
+      throw new ErpsyncError('INTERNAL', `${change.id}: logistics have no ${change.action} action`);
+  }
+}
+
+export const logisticasAdapter: KindAdapter = {
+  kind: 'logisticas',
+  definition: logisticas,
+  readLive: readLogisticas,
+  // Services are units of logisticasServicos: comparing the list here would double every change.
+  canonicalize: (fields) => {
+    const { servicos: _services, ...rest } = fields;
+    return rest;
+  },
+  retire: 'status',
+  isRetired: (record) => record.fields.situacao === 'D',
+  retirementFields: (record) => [{ path: 'situacao', before: record.fields.situacao, after: 'D' }],
+  canDelete: true,
+  execute: executeLogistics,
+};
+
+const serviceToolKeys = new Set(['id', 'ensure']);
+
+/** The service units a desired logistics declares in `servicos`. */
+function deriveServices(parent: DesiredUnit): DesiredUnit[] {
+  const entries = Array.isArray(parent.fields.servicos) ? (parent.fields.servicos as unknown[]) : [];
+  return entries.flatMap((entry, index): DesiredUnit[] => {
+    if (!isPlainRecord(entry) || typeof entry.codigo !== 'string') return [];
+    const codigo = normalizeName(entry.codigo);
+    const id = readInteger(entry.id);
+    return [
+      {
+        kind: 'logisticasServicos',
+        identity: joinPath([parent.identity, codigo]),
+        name: codigo,
+        parent: parent.identity,
+        fields: Object.fromEntries(Object.entries(entry).filter(([key]) => !serviceToolKeys.has(key))),
+        tool: { ...(id === undefined ? {} : { id }), ensure: entry.ensure === 'absent' ? 'absent' : 'present', protect: false, previousNames: [] },
+        locate: (path) => parent.locate(['servicos', index, ...path]),
+      },
+    ];
+  });
+}
+
+function readAliases(value: unknown): string[] | undefined {
+  return Array.isArray(value) ? value.filter((alias): alias is string => typeof alias === 'string') : undefined;
+}
+
+/** A service as the manifest writes it; an empty carrier (id 0) or service-code id is left out. */
+function serviceFields(row: Record<string, unknown>): Record<string, unknown> {
+  const carrier = readReferenceId(row.transportador);
+  const codeId = typeof row.idCodigoServico === 'number' ? String(row.idCodigoServico) : row.idCodigoServico;
+  return compact({
+    codigo: readName(row.codigo),
+    descricao: readName(row.descricao),
+    freteItem: readNumber(row.freteItem),
+    estimativaEntrega: readInteger(row.estimativaEntrega),
+    aliases: readAliases(row.aliases),
+    ativo: readBoolean(row.ativo),
+    idCodigoServico: typeof codeId === 'string' && codeId !== '' ? codeId : undefined,
+    transportador: carrier === undefined ? undefined : { id: carrier },
+  });
+}
+
+async function readServices(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
+  if (!scope.all && scope.desired.length === 0) return [];
+  const parents = new Map((scope.earlier.get('logisticas') ?? []).map((record) => [record.id, record]));
+  // One walk of the services list gives every service of every logistics, inactive ones
+  // included; the logistics detail would cost a request per logistics and hide inactive ones.
+  const rows = await client.listAll<unknown>('/logisticas/servicos', undefined, { kind: 'logisticasServicos' });
+  return expectList(rows, 'GET /logisticas/servicos').flatMap((row): LiveRecord[] => {
+    const id = readInteger(row.id);
+    const parent = parents.get(readReferenceId(row.logistica) ?? 0);
+    // A service of a logistics that was not read (a reverse logistics) has no identity here.
+    if (id === undefined || !parent) return [];
+    const fields = serviceFields(row);
+    const codigo = String(fields.codigo);
+    return [
+      {
+        kind: 'logisticasServicos',
+        id,
+        identity: joinPath([parent.identity, codigo]),
+        name: codigo,
+        parent: parent.identity,
+        fields,
+        raw: row,
+        ...(parent.system ? { system: parent.system } : {}),
+        detailLoaded: true,
+      },
+    ];
+  });
+}
+
+/** The strict body of a service create or update: required fields always present, right types. */
+function serviceBody(base: Record<string, unknown>, desired: Record<string, unknown>): Record<string, unknown> {
+  const merged = { ...base, ...compact(desired) };
+  return compact({
+    descricao: merged.descricao,
+    codigo: merged.codigo,
+    aliases: merged.aliases ?? [],
+    ativo: merged.ativo,
+    freteItem: merged.freteItem,
+    estimativaEntrega: merged.estimativaEntrega,
+    idCodigoServico: merged.idCodigoServico,
+    transportador: merged.transportador,
+  });
+}
+
+/** The logistics a service key sits in: everything before its last segment (the codigo). */
+function parentIdentityOf(key: string): string {
+  const at = key.lastIndexOf(pathSeparator);
+  return at < 0 ? key : key.slice(0, at);
+}
+
+async function executeService(change: Change, context: WriteContext): Promise<{ id?: number }> {
+  const { client } = context;
+  const desired = change.desired ?? {};
+  switch (change.action) {
+    case 'create': {
+      const logistica = { id: requireId(context, 'logisticas', parentIdentityOf(change.key)) };
+      const body = { logistica, servicos: [serviceBody({}, desired)] };
+      const { data } = await client.request<unknown>({ method: 'POST', path: '/logisticas/servicos', body, kind: 'logisticasServicos' });
+      return { id: createdId(data, 'POST /logisticas/servicos') };
+    }
+    case 'update': {
+      const base = context.live ? serviceFields(context.live.raw) : {};
+      const body = serviceBody(base, desired);
+      await client.request({ method: 'PUT', path: `/logisticas/servicos/${requireLiveId(change)}`, body, kind: 'logisticasServicos' });
+      return {};
+    }
+    case 'retire':
+      // The spec puts the switch under the logistics root, with the service's id.
+      await client.request({ method: 'PATCH', path: `/logisticas/${requireLiveId(change)}/situacoes`, body: { ativo: false }, kind: 'logisticasServicos' });
+      return {};
+    default:
+      throw new ErpsyncError('INTERNAL', `${change.id}: logistics services have no ${change.action} action`);
+  }
+}
+
+export const logisticasServicosAdapter: KindAdapter = {
+  kind: 'logisticasServicos',
+  nestedIn: 'logisticas',
+  deriveDesired: deriveServices,
+  readAfter: ['logisticas'],
+  readLive: readServices,
+  // Aliases are a set of names: their order means nothing.
+  canonicalize: (fields) => {
+    const aliases = readAliases(fields.aliases);
+    return aliases ? { ...fields, aliases: [...aliases].sort() } : fields;
+  },
+  retire: 'status',
+  isRetired: (record) => record.fields.ativo === false,
+  retirementFields: (record) => [{ path: 'ativo', before: record.fields.ativo, after: false }],
+  canDelete: false,
+  execute: executeService,
 };

@@ -2,12 +2,13 @@
 // kind is one file beside this one plus one line here; nothing else switches on the kind key.
 import { categoriasProdutos } from './categorias-produtos.js';
 import { categoriasReceitasDespesas } from './categorias-receitas-despesas.js';
-import { configuracoesNfse } from './configuracoes-nfse.js';
+import type { KindAdapter } from './adapter.js';
+import { configuracoesNfse, configuracoesNfseAdapter } from './configuracoes-nfse.js';
 import { formasPagamentos } from './formas-pagamentos.js';
 import { gruposProdutos } from './grupos-produtos.js';
 import type { KindDefinition, KindKey } from './kind.js';
-import { logisticas } from './logisticas.js';
-import { situacoes } from './situacoes.js';
+import { logisticas, logisticasAdapter, logisticasServicosAdapter } from './logisticas.js';
+import { situacoes, situacoesAdapter } from './situacoes.js';
 
 // Declaration order is dependency order (Object.values keeps it). No kind references another kind
 // today (every reference stays within its own kind), so the order is the reading order of a
@@ -28,3 +29,11 @@ export const kindDefinitions: readonly KindDefinition[] = Object.values(definiti
 export function getKindDefinition(key: KindKey): KindDefinition {
   return definitionsByKey[key];
 }
+
+/** The runtime adapters in dependency order: a unit kind comes after every kind it refers to. */
+export const kindAdapters: readonly KindAdapter[] = [
+  situacoesAdapter,
+  logisticasAdapter,
+  logisticasServicosAdapter,
+  configuracoesNfseAdapter,
+];

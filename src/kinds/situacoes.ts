@@ -1,8 +1,16 @@
-// Custom situations (/situacoes): the manifest record and its schema. Identity is the module's
-// name (`modulo`, e.g. `Vendas`) plus `nome`; the base situation whose behaviour a custom one
-// inherits is named by `herdado` (the API's `idHerdado`). Built-in situations of a fresh account
-// are not declared here. No API calls here yet; no other kind's quirks.
+// Custom situations (/situacoes): the manifest record, its schema, and the runtime adapter.
+// Identity is the module's name (`modulo`, e.g. `Vendas`) plus `nome`; the base situation whose
+// behaviour a custom one inherits is named by `herdado` (the API's `idHerdado`). There is no list
+// of situations: they are read per module (`/situacoes/modulos/{id}`), and only for the modules
+// the manifests name. Built-ins (idHerdado 0) are the account's own and never changed or deleted;
+// colours compare without regard to case. No other kind's quirks here.
+import type { ApiClient } from '../api/client.js';
+import { ErpsyncError } from '../model/errors.js';
+import { joinPath, normalizeName } from '../model/names.js';
+import type { Change } from '../plan/model.js';
+import type { KindAdapter, LiveRecord, ReadScope, WriteContext } from './adapter.js';
 import type { KindDefinition } from './kind.js';
+import { compact, isPlainRecord, readInteger, readName, requireId, requireLiveId } from './live-helpers.js';
 import type { FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { defineListRecord, defineName, toolKeyFields } from './shared-schema.js';
 
@@ -48,4 +56,149 @@ export const situacoes: KindDefinition = {
   nameField: 'nome',
   scopeField: 'modulo',
   references: [{ path: ['herdado'], target: 'situacoes', parent: false }],
+};
+
+interface SystemModule {
+  id: number;
+  nome: string;
+}
+
+/**
+ * The modules as last read through each client. Modules are the system's own and never change
+ * during a run, so a create finds its module's id here instead of asking again.
+ */
+const modulesByClient = new WeakMap<ApiClient, readonly SystemModule[]>();
+
+function expectList(data: unknown, path: string): unknown[] {
+  if (!Array.isArray(data)) throw new ErpsyncError('API_ERROR', `GET ${path}: expected a list in \`data\``);
+  return data;
+}
+
+async function fetchModules(client: ApiClient): Promise<readonly SystemModule[]> {
+  const path = '/situacoes/modulos';
+  const { data } = await client.request<unknown>({ method: 'GET', path, kind: 'situacoes' });
+  const modules = expectList(data, path).flatMap((item) => {
+    const id = isPlainRecord(item) ? readInteger(item.id) : undefined;
+    return isPlainRecord(item) && id !== undefined ? [{ id, nome: readName(item.nome) }] : [];
+  });
+  modulesByClient.set(client, modules);
+  return modules;
+}
+
+function moduleNameOf(fields: Record<string, unknown>): string {
+  return readName(fields.modulo);
+}
+
+/** The situations of one module, in the manifest's shape; `herdado` names the base situation by identity. */
+function readModuleSituations(module: SystemModule, items: readonly unknown[]): LiveRecord[] {
+  const rows = items.filter(isPlainRecord);
+  const nameById = new Map(rows.flatMap((row) => {
+    const id = readInteger(row.id);
+    return id === undefined ? [] : [[id, readName(row.nome)] as const];
+  }));
+  return rows.flatMap((row): LiveRecord[] => {
+    const id = readInteger(row.id);
+    if (id === undefined) return [];
+    const nome = readName(row.nome);
+    const idHerdado = readInteger(row.idHerdado) ?? 0;
+    const baseName = idHerdado === 0 ? undefined : nameById.get(idHerdado);
+    return [
+      {
+        kind: 'situacoes',
+        id,
+        identity: joinPath([module.nome, nome]),
+        name: nome,
+        fields: compact({
+          modulo: module.nome,
+          nome,
+          herdado: baseName === undefined ? undefined : joinPath([module.nome, baseName]),
+          cor: typeof row.cor === 'string' ? row.cor : undefined,
+        }),
+        // The module is known from the listing only (the situation itself does not carry it);
+        // keeping it here gives updates the full body the API replaces the record with.
+        raw: { ...row, idModuloSistema: module.id },
+        ...(idHerdado === 0 ? { system: 'built-in' as const } : {}),
+        detailLoaded: true,
+      },
+    ];
+  });
+}
+
+async function readSituations(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
+  const named = new Set(scope.desired.map((unit) => moduleNameOf(unit.fields)));
+  if (!scope.all && named.size === 0) return [];
+  const modules = await fetchModules(client);
+  const chosen = scope.all ? modules : modules.filter((module) => named.has(module.nome));
+  const lists = await Promise.all(
+    chosen.map(async (module) => {
+      const path = `/situacoes/modulos/${module.id}`;
+      const { data } = await client.request<unknown>({ method: 'GET', path, kind: 'situacoes' });
+      return readModuleSituations(module, expectList(data, path));
+    }),
+  );
+  return lists.flat();
+}
+
+/** The API fields a manifest sets, references turned into ids. */
+function writableFields(desired: Record<string, unknown>, context: WriteContext): Record<string, unknown> {
+  return compact({
+    nome: typeof desired.nome === 'string' ? normalizeName(desired.nome) : undefined,
+    idHerdado: typeof desired.herdado === 'string' ? requireId(context, 'situacoes', desired.herdado) : undefined,
+    cor: desired.cor,
+  });
+}
+
+async function createSituation(change: Change, context: WriteContext): Promise<{ id: number }> {
+  const desired = change.desired ?? {};
+  const moduleName = moduleNameOf(desired);
+  const modules = modulesByClient.get(context.client) ?? (await fetchModules(context.client));
+  const module = modules.find((m) => m.nome === moduleName);
+  if (!module) {
+    throw new ErpsyncError('UNRESOLVED_REFERENCE', `situation \`${change.key}\`: the account has no module named \`${moduleName}\``);
+  }
+  const { data } = await context.client.request<unknown>({
+    method: 'POST',
+    path: '/situacoes',
+    body: { idModuloSistema: module.id, ...writableFields(desired, context) },
+    kind: 'situacoes',
+  });
+  const id = isPlainRecord(data) ? readInteger(data.id) : undefined;
+  if (id === undefined) throw new ErpsyncError('API_ERROR', `POST /situacoes: the answer carries no id for \`${change.key}\``);
+  return { id };
+}
+
+async function updateSituation(change: Change, context: WriteContext): Promise<void> {
+  const id = requireLiveId(change);
+  const raw = context.live?.raw ?? {};
+  const body = {
+    ...compact({ idModuloSistema: readInteger(raw.idModuloSistema), nome: raw.nome, idHerdado: readInteger(raw.idHerdado), cor: raw.cor }),
+    ...writableFields(change.desired ?? {}, context),
+  };
+  await context.client.request({ method: 'PUT', path: `/situacoes/${id}`, body, kind: 'situacoes' });
+}
+
+export const situacoesAdapter: KindAdapter = {
+  kind: 'situacoes',
+  definition: situacoes,
+  readLive: readSituations,
+  // The API stores custom colours lower-case whatever was sent, and built-ins upper-case.
+  canonicalize: (fields) => (typeof fields.cor === 'string' ? { ...fields, cor: fields.cor.toLowerCase() } : fields),
+  // A situation cannot move to another module; a different module is a different situation.
+  immutableFields: ['modulo'],
+  retire: 'none',
+  canDelete: true,
+  async execute(change, context) {
+    switch (change.action) {
+      case 'create':
+        return createSituation(change, context);
+      case 'update':
+        await updateSituation(change, context);
+        return {};
+      case 'delete':
+        await context.client.request({ method: 'DELETE', path: `/situacoes/${requireLiveId(change)}`, kind: 'situacoes' });
+        return {};
+      default:
+        throw new ErpsyncError('INTERNAL', `${change.id}: situations have no ${change.action} action`);
+    }
+  },
 };
