@@ -1,7 +1,29 @@
-// Payment methods (/formas-pagamentos): the manifest record, its schema and label tables, and
-// the checks across records the schema cannot express (card data only on card types, one
-// default per purpose). Identity is `descricao`. No API calls here yet; no other kind's quirks.
+// Payment methods (/formas-pagamentos): the manifest record, its schema and label tables, the
+// checks across records the schema cannot express (card data only on card types, one default
+// per purpose), and the adapter that reads and writes them. Identity is `descricao`. The list
+// omits destino, condicao, utilizaDiasUteis, taxas and dadosCartao, so a detail is read only for
+// records whose manifest sets one of those; `situacao` and `padrao` move through their own PATCH
+// calls (the padrao PATCH has its own enum), PUT always carries the whole merged record, and
+// `fixa` methods are the account's own. No other kind's quirks here.
+import type { ApiClient } from '../api/client.js';
+import { ErpsyncError } from '../model/errors.js';
+import type { Change, FieldChange } from '../plan/model.js';
+import type { KindAdapter, LiveRecord, ReadScope, WriteContext } from './adapter.js';
 import type { CheckFinding, KindDefinition, ManifestRecord } from './kind.js';
+import {
+  compact,
+  fetchDetails,
+  identifyListItems,
+  isPlainRecord,
+  mergeRecords,
+  readBoolean,
+  readInteger,
+  readName,
+  readNumber,
+  requireLiveId,
+  selectDetailReads,
+  setsAnyField,
+} from './live-helpers.js';
 import type { Coded, FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { cnpjPattern, defineEnum, defineListRecord, defineName, defineObject, toolKeyFields } from './shared-schema.js';
 
@@ -242,4 +264,190 @@ export const formasPagamentos: KindDefinition = {
   nameField: 'descricao',
   references: [],
   checkRecords: checkFormasPagamentos,
+};
+
+const resource = '/formas-pagamentos';
+const kind = 'formasPagamentos';
+
+/** Fields only the detail GET returns. */
+const detailOnlyFields = ['destino', 'condicao', 'utilizaDiasUteis', 'taxas', 'dadosCartao'] as const;
+
+/**
+ * `padrao` as read (1 default, 2 default for returns) → the code `PATCH …/padrao` takes for the
+ * same purpose. The PATCH enum is a different one (1 payment, 2 returns, 3 on-credit "fiado");
+ * the codes of the two purposes a manifest can express happen to coincide, fiado has no read value.
+ */
+const padraoPatchCodes: Readonly<Record<number, number>> = {
+  [padraoLabels.padrao]: 1,
+  [padraoLabels['padrao-devolucao']]: 2,
+};
+
+/** The manifest's view of a method as the API returned it, read leniently. */
+function readPaymentMethodFields(raw: Record<string, unknown>): Record<string, unknown> {
+  const taxas = isPlainRecord(raw.taxas)
+    ? compact({ aliquota: readNumber(raw.taxas.aliquota), valor: readNumber(raw.taxas.valor), prazo: readInteger(raw.taxas.prazo) })
+    : undefined;
+  const dadosCartao = isPlainRecord(raw.dadosCartao)
+    ? compact({
+        bandeira: readInteger(raw.dadosCartao.bandeira),
+        tipo: readInteger(raw.dadosCartao.tipo),
+        cnpjCredenciadora: typeof raw.dadosCartao.cnpjCredenciadora === 'string' ? raw.dadosCartao.cnpjCredenciadora : undefined,
+        autoLiquidacao: readInteger(raw.dadosCartao.autoLiquidacao),
+      })
+    : undefined;
+  return compact({
+    descricao: readName(raw.descricao),
+    tipoPagamento: readInteger(raw.tipoPagamento),
+    finalidade: readInteger(raw.finalidade),
+    destino: readInteger(raw.destino),
+    situacao: readInteger(raw.situacao),
+    padrao: readInteger(raw.padrao),
+    juros: readNumber(raw.juros),
+    multa: readNumber(raw.multa),
+    condicao: typeof raw.condicao === 'string' ? raw.condicao : undefined,
+    utilizaDiasUteis: readBoolean(raw.utilizaDiasUteis),
+    taxas,
+    dadosCartao,
+  });
+}
+
+function toLiveRecord(id: number, raw: Record<string, unknown>, detailLoaded: boolean): LiveRecord {
+  const name = readName(raw.descricao);
+  return {
+    kind,
+    id,
+    identity: name,
+    name,
+    fields: readPaymentMethodFields(raw),
+    raw,
+    ...(readBoolean(raw.fixa) === true ? { system: 'fixa' as const } : {}),
+    detailLoaded,
+  };
+}
+
+async function readPaymentMethods(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
+  const listed = identifyListItems(await client.listAll<unknown>(resource, undefined, { kind }), resource);
+  const records = listed.map(({ id, raw }) => toLiveRecord(id, raw, false));
+  const needDetail = selectDetailReads(records, scope.desired, (unit) => setsAnyField(unit, detailOnlyFields), false);
+  const details = await fetchDetails(client, needDetail.map((r) => r.id), (id) => `${resource}/${id}`, kind);
+  return records.map((record) => {
+    const detail = details.get(record.id);
+    return detail ? toLiveRecord(record.id, { ...record.raw, ...detail }, true) : record;
+  });
+}
+
+/** The acquirer CNPJ is stored as 14 digits; manifests may write it formatted. */
+function digitsOnly(value: unknown): unknown {
+  return typeof value === 'string' ? value.replace(/\D/g, '') : value;
+}
+
+function canonicalizePaymentMethod(fields: Record<string, unknown>): Record<string, unknown> {
+  if (!isPlainRecord(fields.dadosCartao) || fields.dadosCartao.cnpjCredenciadora === undefined) return fields;
+  return { ...fields, dadosCartao: { ...fields.dadosCartao, cnpjCredenciadora: digitsOnly(fields.dadosCartao.cnpjCredenciadora) } };
+}
+
+/**
+ * `situacao` and `padrao` have their own PATCH endpoints; the rest is one PUT. The API can give
+ * the default to a method but not take it away (it moves when another method gets it), so a
+ * change to padrao 0 can only be blocked here.
+ */
+function splitPaymentMethodUpdate(fields: FieldChange[]): { action: Change['action']; fields: FieldChange[] }[] {
+  const parts: { action: Change['action']; fields: FieldChange[] }[] = [];
+  const rest = fields.filter((f) => f.path !== 'situacao' && f.path !== 'padrao');
+  const status = fields.filter((f) => f.path === 'situacao');
+  const padrao = fields.filter((f) => f.path === 'padrao');
+  if (rest.length > 0) parts.push({ action: 'update', fields: rest });
+  if (status.length > 0) parts.push({ action: 'set-status', fields: status });
+  if (padrao.length > 0) parts.push({ action: padrao.some((f) => padraoPatchCodes[f.after as number] === undefined) ? 'blocked' : 'set-default', fields: padrao });
+  return parts;
+}
+
+/** The value a change wants for a top-level field: from its field changes, else from the desired record. */
+function wantedValue(change: Change, path: string): unknown {
+  const field = change.fields.find((f) => f.path === path);
+  return field ? field.after : change.desired?.[path];
+}
+
+async function patchSituacao(client: ApiClient, id: number, situacao: unknown): Promise<void> {
+  await client.request({ method: 'PATCH', path: `${resource}/${id}/situacao`, body: { situacao }, kind });
+}
+
+async function patchPadrao(client: ApiClient, id: number, padrao: unknown): Promise<void> {
+  const code = padraoPatchCodes[padrao as number];
+  if (code === undefined) throw new ErpsyncError('INTERNAL', `padrao ${String(padrao)} cannot be set: the API only gives the default to a method`);
+  await client.request({ method: 'PATCH', path: `${resource}/${id}/padrao`, body: { padrao: code }, kind });
+}
+
+async function createPaymentMethod(change: Change, client: ApiClient): Promise<{ id: number }> {
+  const desired = change.desired ?? {};
+  // Manifest fields are the API's; the canonical form is the one it stores (CNPJ digits).
+  // padrao is server-managed on create: the method gets it through the PATCH once it exists.
+  const { padrao, ...body } = canonicalizePaymentMethod(desired);
+  const { data } = await client.request<unknown>({ method: 'POST', path: resource, body, kind });
+  const id = isPlainRecord(data) ? readInteger(data.id) : undefined;
+  if (id === undefined) throw new ErpsyncError('API_ERROR', `POST ${resource}: the answer has no id`);
+  if (padrao !== undefined && padraoPatchCodes[padrao as number] !== undefined) await patchPadrao(client, id, padrao);
+  return { id };
+}
+
+/** The full record as the account holds it, read again when the plan only saw the list item. */
+async function loadFullRecord(client: ApiClient, live: LiveRecord): Promise<Record<string, unknown>> {
+  if (live.detailLoaded) return live.raw;
+  const details = await fetchDetails(client, [live.id], (id) => `${resource}/${id}`, kind);
+  return { ...live.raw, ...details.get(live.id) };
+}
+
+async function updatePaymentMethod(change: Change, context: WriteContext): Promise<void> {
+  const id = requireLiveId(change);
+  if (!context.live) throw new ErpsyncError('INTERNAL', `${change.id}: an update needs the live record to merge onto`);
+  const raw = await loadFullRecord(context.client, context.live);
+  // PUT replaces the whole record: everything as read (typed), then what the manifest sets.
+  const merged = mergeRecords(mergeRecords(raw, readPaymentMethodFields(raw)), canonicalizePaymentMethod(change.desired ?? {}));
+  const { id: _id, fixa: _fixa, ...body } = merged;
+  await context.client.request({ method: 'PUT', path: `${resource}/${id}`, body, kind });
+}
+
+async function executePaymentMethodChange(change: Change, context: WriteContext): Promise<{ id?: number }> {
+  const { client } = context;
+  switch (change.action) {
+    case 'create':
+      return createPaymentMethod(change, client);
+    case 'update':
+      await updatePaymentMethod(change, context);
+      return {};
+    case 'set-status':
+      await patchSituacao(client, requireLiveId(change), wantedValue(change, 'situacao'));
+      return {};
+    case 'set-default': {
+      const id = requireLiveId(change);
+      // Only an active method can be the default. When the plan also activates it, that PATCH may
+      // run at the same time as this one, so activate first here rather than fail on the order.
+      if (context.live?.fields.situacao === situacaoFormaPagamentoLabels.inativa && change.desired?.situacao === situacaoFormaPagamentoLabels.ativa) {
+        await patchSituacao(client, id, situacaoFormaPagamentoLabels.ativa);
+      }
+      await patchPadrao(client, id, wantedValue(change, 'padrao'));
+      return {};
+    }
+    case 'retire':
+      await patchSituacao(client, requireLiveId(change), situacaoFormaPagamentoLabels.inativa);
+      return {};
+    case 'delete':
+      await client.request({ method: 'DELETE', path: `${resource}/${requireLiveId(change)}`, kind });
+      return {};
+    case 'blocked':
+      throw new ErpsyncError('INTERNAL', `${change.id}: a blocked change is never executed`);
+  }
+}
+
+export const formasPagamentosAdapter: KindAdapter = {
+  kind,
+  definition: formasPagamentos,
+  readLive: readPaymentMethods,
+  canonicalize: canonicalizePaymentMethod,
+  splitUpdate: splitPaymentMethodUpdate,
+  retire: 'status',
+  isRetired: (record) => record.fields.situacao === situacaoFormaPagamentoLabels.inativa,
+  retirementFields: (record) => [{ path: 'situacao', before: record.fields.situacao, after: situacaoFormaPagamentoLabels.inativa }],
+  canDelete: true,
+  execute: executePaymentMethodChange,
 };

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DesiredUnit, WriteContext } from './adapter.js';
 import {
   compact,
+  identifyListItems,
   couldMatch,
   mergeRecords,
   placeInTree,
@@ -49,6 +50,11 @@ describe('lenient readers', () => {
     expect(readName('  Cafe\u0301 ')).toBe('Café');
     expect(readName(undefined)).toBe('');
     expect([readReferenceId({ id: '42' }), readReferenceId({ id: 0 }), readReferenceId(undefined)]).toEqual([42, undefined, undefined]);
+  });
+
+  it('keys list items by their id, and refuses an item without one', () => {
+    expect(identifyListItems([{ id: '5', nome: 'A' }], '/grupos-produtos')).toEqual([{ id: 5, raw: { id: '5', nome: 'A' } }]);
+    expect(() => identifyListItems([{ id: 5 }, { nome: 'B' }], '/grupos-produtos')).toThrow(/item 2 of the list has no numeric id/);
   });
 
   it('leaves undefined values out and merges nested objects key by key', () => {

@@ -46,6 +46,20 @@ export function readReferenceId(value: unknown): number | undefined {
   return id === undefined || id === 0 ? undefined : id;
 }
 
+/**
+ * List items with their ids. An item without a usable id cannot be matched, updated or deleted,
+ * and skipping it could make a plan create a duplicate, so it fails the read instead.
+ */
+export function identifyListItems(items: readonly unknown[], resource: string): { id: number; raw: Record<string, unknown> }[] {
+  return items.map((item, index) => {
+    const id = isPlainRecord(item) ? readInteger(item.id) : undefined;
+    if (!isPlainRecord(item) || id === undefined) {
+      throw new ErpsyncError('API_ERROR', `GET ${resource}: item ${index + 1} of the list has no numeric id`);
+    }
+    return { id, raw: item };
+  });
+}
+
 /** The same fields without the undefined ones, so an unknown value is left out rather than compared. */
 export function compact(fields: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));

@@ -4,7 +4,7 @@ import { categoriasProdutos } from './categorias-produtos.js';
 import { categoriasReceitasDespesas } from './categorias-receitas-despesas.js';
 import type { KindAdapter } from './adapter.js';
 import { configuracoesNfse, configuracoesNfseAdapter } from './configuracoes-nfse.js';
-import { formasPagamentos } from './formas-pagamentos.js';
+import { formasPagamentos, formasPagamentosAdapter } from './formas-pagamentos.js';
 import { gruposProdutos } from './grupos-produtos.js';
 import type { KindDefinition, KindKey } from './kind.js';
 import { logisticas, logisticasAdapter, logisticasServicosAdapter } from './logisticas.js';
@@ -32,6 +32,7 @@ export function getKindDefinition(key: KindKey): KindDefinition {
 
 /** The runtime adapters in dependency order: a unit kind comes after every kind it refers to. */
 export const kindAdapters: readonly KindAdapter[] = [
+  formasPagamentosAdapter,
   situacoesAdapter,
   logisticasAdapter,
   logisticasServicosAdapter,

@@ -1,0 +1,75 @@
+// Test support for the kind adapters: a fresh emulator and an unpaced client that close after
+// each test, and builders for the desired units, read scopes, changes and write contexts the
+// planner and apply engine would hand an adapter. Real HTTP on 127.0.0.1 only.
+import { afterEach } from 'vitest';
+import { createApiClient, createStaticTokenProvider } from '../../src/api/index.js';
+import type { ApiClient } from '../../src/api/index.js';
+import { createEmulator } from '../../src/emulator/index.js';
+import type { Emulator } from '../../src/emulator/index.js';
+import type { DesiredUnit, KindAdapter, LiveRecord, ReadScope, WriteContext } from '../../src/kinds/adapter.js';
+import type { Change, UnitKind } from '../../src/plan/model.js';
+
+const cleanups: (() => Promise<unknown>)[] = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+export interface Account {
+  emulator: Emulator;
+  client: ApiClient;
+}
+
+export async function openAccount(seed: 'fresh' | 'empty' = 'fresh'): Promise<Account> {
+  const emulator = await createEmulator({ seed, rateLimit: 0 });
+  cleanups.push(() => emulator.close());
+  const client = createApiClient({ baseUrl: emulator.baseUrl, credentials: createStaticTokenProvider(emulator.token), rate: Infinity });
+  cleanups.push(() => client.close());
+  return { emulator, client };
+}
+
+export interface UnitOptions {
+  tool?: Partial<DesiredUnit['tool']>;
+  parent?: string;
+}
+
+/** A desired unit as the planner sees it; `name` is the last segment of the identity. */
+export function desiredUnit(kind: UnitKind, identity: string, fields: Record<string, unknown>, options: UnitOptions = {}): DesiredUnit {
+  const name = identity.split(' > ').at(-1) ?? identity;
+  return {
+    kind,
+    identity,
+    name,
+    fields,
+    tool: { ensure: 'present', protect: false, previousNames: [], ...options.tool },
+    ...(options.parent ? { parent: options.parent } : {}),
+    locate: () => ({ file: 'manifest.yaml', line: 1, col: 1 }),
+  };
+}
+
+export function readScope(desired: readonly DesiredUnit[] = [], all = false): ReadScope {
+  return { desired, all, earlier: new Map() };
+}
+
+/** Reads a kind and indexes its records by identity. */
+export async function readByIdentity(adapter: KindAdapter, client: ApiClient, scope: ReadScope = readScope()): Promise<Map<string, LiveRecord>> {
+  const records = await adapter.readLive(client, scope);
+  return new Map(records.map((r) => [r.identity, r]));
+}
+
+/** A change as buildPlan would emit it (wave 1, no dependencies). */
+export function planned(kind: UnitKind, action: Change['action'], key: string, extra: Partial<Change> = {}): Change {
+  return { id: `${kind}:${key}:${action}`, action, kind, key, reason: 'drift', fields: [], dependsOn: [], wave: 1, ...extra };
+}
+
+/** The context applyPlan passes: ids of the records read (and created so far) by kind and identity. */
+export function writeContext(client: ApiClient, records: readonly LiveRecord[], live?: LiveRecord, created: Record<string, number> = {}): WriteContext {
+  const ids = new Map<string, number>([...records.map((r) => [`${r.kind}:${r.identity}`, r.id] as const), ...Object.entries(created)]);
+  return { client, resolveId: (kind, identity) => ids.get(`${kind}:${identity}`), ...(live ? { live } : {}) };
+}
+
+export function requireRecord(records: ReadonlyMap<string, LiveRecord>, identity: string): LiveRecord {
+  const record = records.get(identity);
+  if (!record) throw new Error(`no live record ${identity}; have ${[...records.keys()].join(', ')}`);
+  return record;
+}
