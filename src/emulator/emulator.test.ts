@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -49,6 +49,12 @@ describe('server skeleton', () => {
     const expired = await call(emulator, 'GET', '/formas-pagamentos', { token });
     expect(expired.status).toBe(401);
     expect(expired.json).toMatchObject({ error: { type: 'invalid_token', description: expect.stringMatching(/expired/) } });
+  });
+
+  it('fails with SANDBOX_LISTEN when the port is taken', async () => {
+    const emulator = await start();
+    const port = Number(new URL(emulator.baseUrl).port);
+    await expect(createEmulator({ port })).rejects.toMatchObject({ code: 'SANDBOX_LISTEN' });
   });
 
   it('answers 404 RESOURCE_NOT_FOUND for unknown routes and non-numeric ids', async () => {
@@ -184,3 +190,83 @@ describe('persistence', () => {
     }
   });
 });
+
+describe('inspection routes under /__sandbox/', () => {
+  it('read the log and counters, reset the log, set faults and the rate limit, without auth or logging', async () => {
+    const emulator = await start();
+    const root = emulator.baseUrl.replace('/Api/v3', '');
+    await call(emulator, 'GET', '/situacoes/modulos');
+    const log = (await (await fetch(`${root}/__sandbox/log`)).json()) as { data: { path: string }[] };
+    expect(log.data.map((e) => e.path)).toEqual(['/situacoes/modulos']);
+
+    expect((await fetch(`${root}/__sandbox/faults`, { method: 'PUT', body: '#1=http503' })).status).toBe(204);
+    const faulted = await call(emulator, 'GET', '/situacoes/modulos');
+    expect(faulted.status).toBe(503);
+    expect(faulted.headers.get('content-type')).toMatch(/text\/html/);
+    expect((await fetch(`${root}/__sandbox/faults`, { method: 'PUT', body: '' })).status).toBe(204);
+    expect((await fetch(`${root}/__sandbox/faults`, { method: 'PUT', body: 'kinds=nope' })).status).toBe(400);
+
+    expect((await fetch(`${emulator.baseUrl}/__sandbox/reset-log`, { method: 'POST' })).status).toBe(204);
+    expect(emulator.requestLog()).toEqual([]);
+
+    const limit = await fetch(`${root}/__sandbox/rate-limit`, { method: 'PUT', body: JSON.stringify({ perSecond: 1 }) });
+    expect(limit.status).toBe(204);
+    const statuses = [];
+    for (let i = 0; i < 3; i += 1) statuses.push((await call(emulator, 'GET', '/situacoes/modulos')).status);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(1);
+
+    const state = (await (await fetch(`${root}/__sandbox/state`)).json()) as { data: { formatVersion: number } };
+    expect(state.data.formatVersion).toBe(1);
+    expect((await fetch(`${root}/__sandbox/nothing`)).status).toBe(404);
+    expect(emulator.requestLog().every((e) => !e.path.includes('__sandbox'))).toBe(true);
+  });
+
+  it('latency faults delay the answer but still serve it', async () => {
+    const emulator = await start({ faults: { latencyMs: 20, schedule: [{ nth: 1, fault: 'latency' }] } });
+    expect((await call(emulator, 'GET', '/situacoes/modulos')).status).toBe(200);
+    expect(emulator.requestLog()[0]).toMatchObject({ status: 200, fault: 'latency' });
+  });
+});
+
+describe('persistence of OAuth grants', () => {
+  it('a refresh token issued before a restart still works after it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'erpsync-emulator-oauth-'));
+    try {
+      const stateFile = join(dir, 'sandbox.json');
+      const first = await start({ stateFile });
+      const authorize = await fetch(`${first.baseUrl}/oauth/authorize?response_type=code&client_id=sandbox-client&state=s`, { redirect: 'manual' });
+      const code = new URL(authorize.headers.get('location') ?? '').searchParams.get('code') ?? '';
+      const basic = `Basic ${Buffer.from('sandbox-client:sandbox-secret').toString('base64')}`;
+      const form = { 'content-type': 'application/x-www-form-urlencoded', authorization: basic };
+      const issued = (await (
+        await fetch(`${first.baseUrl}/oauth/token`, { method: 'POST', headers: form, body: `grant_type=authorization_code&code=${code}` })
+      ).json()) as { refresh_token: string; access_token: string };
+      await first.close();
+
+      const second = await start({ stateFile });
+      expect((await call(second, 'GET', '/situacoes/modulos', { token: issued.access_token })).status).toBe(200);
+      const refreshed = await fetch(`${second.baseUrl}/oauth/token`, {
+        method: 'POST',
+        headers: form,
+        body: `grant_type=refresh_token&refresh_token=${issued.refresh_token}`,
+      });
+      expect(refreshed.status).toBe(200);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a state file that is not an emulator state', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'erpsync-emulator-bad-'));
+    try {
+      const stateFile = join(dir, 'sandbox.json');
+      await writeFile(stateFile, '{"hello":1}');
+      await expect(createEmulator({ stateFile })).rejects.toMatchObject({ code: 'STATE_FILE' });
+      await writeFile(stateFile, 'not json');
+      await expect(createEmulator({ stateFile })).rejects.toMatchObject({ code: 'STATE_FILE' });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+

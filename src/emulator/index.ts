@@ -111,7 +111,8 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   };
 
   const server = createServer((req, res) => {
-    void serveRequest(runtime, req, res);
+    // A client that vanishes mid-request (reset, abort) leaves nothing to answer.
+    serveRequest(runtime, req, res).catch(() => res.destroy());
   });
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {

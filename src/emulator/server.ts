@@ -23,7 +23,7 @@ import type { DailyCounter, TokenBucket } from './rate-limit.js';
 import { countDailyRequest, takeToken } from './rate-limit.js';
 import type { RequestLog } from './request-log.js';
 import { appendLogEntry } from './request-log.js';
-import type { CompiledRoute } from './router.js';
+import type { CompiledRoute, RouteResult } from './router.js';
 import { matchRoute } from './router.js';
 import type { EmulatorState } from './state.js';
 import { cloneState } from './state.js';
@@ -48,7 +48,7 @@ export interface EmulatorRuntime {
   inspect: (method: string, path: string, body: string) => RawResponse;
 }
 
-/** Serves one request; never rejects (a crash in a handler answers 500). */
+/** Serves one request. A crash in a handler answers 500; a broken client connection rejects. */
 export async function serveRequest(runtime: EmulatorRuntime, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://emulator.invalid');
   const method = (req.method ?? 'GET').toUpperCase();
@@ -111,6 +111,8 @@ async function dispatch(
   body: string,
   entry: RequestLogEntry,
 ): Promise<RawResponse> {
+  // The token endpoint has its own per-IP limit on the real service (not modelled); it does not
+  // spend the account's request budget.
   if (path.startsWith('/oauth/')) {
     const outcome = handleOAuth(
       runtime.auth,
@@ -149,18 +151,20 @@ async function dispatch(
   }
 
   const mutating = method !== 'GET';
+  // Handlers run synchronously, so restoring this copy on failure cannot undo another request.
   const before = mutating ? cloneState(runtime.state) : undefined;
+  let result: RouteResult;
   try {
-    const result = match.route.handle({ state: runtime.state, params: match.params, query, body: parsed, now: runtime.now() });
-    if (mutating && result.status < 300) await runtime.persist();
-    return result.body === undefined
-      ? { status: result.status, headers: result.status === 204 ? {} : { 'content-type': 'application/json; charset=utf-8' } }
-      : jsonResponse(result.status, result.body);
+    result = match.route.handle({ state: runtime.state, params: match.params, query, body: parsed, now: runtime.now() });
   } catch (error) {
     if (before) runtime.state = before;
     if (error instanceof ApiFailure) return failureResponse(error);
     throw error;
   }
+  if (mutating && result.status < 300) await runtime.persist();
+  return result.body === undefined
+    ? { status: result.status, headers: result.status === 204 ? {} : { 'content-type': 'application/json; charset=utf-8' } }
+    : jsonResponse(result.status, result.body);
 }
 
 function failureResponse(failure: ApiFailure): RawResponse {
