@@ -122,11 +122,12 @@ export async function loadTargetsConfig(flags: TargetFlags, io: CliIO): Promise<
     if (explicit === undefined && (error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new ErpsyncError('CONFIG', `cannot read the config file ${file}`, { cause: error });
   }
-  const doc = parseDocument(text, { prettyErrors: false });
+  const doc = parseDocument(text);
   const first = doc.errors[0];
   if (first) {
     const at = first.linePos?.[0];
-    throw new ErpsyncError('CONFIG', `${file}${at ? `:${at.line}:${at.col}` : ''}: ${first.message.split('\n')[0] ?? 'invalid YAML'}`);
+    const message = (first.message.split('\n')[0] ?? 'invalid YAML').replace(/ at line \d+, column \d+:?$/, '');
+    throw new ErpsyncError('CONFIG', `${file}${at ? `:${at.line}:${at.col}` : ''}: ${message}`);
   }
   return parseTargetsConfig(doc.toJS(), dirname(file), file);
 }

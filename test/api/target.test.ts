@@ -1,0 +1,78 @@
+// openTarget: the sandbox fallback and its first line, CI refusal, real targets by URL and by
+// name from erpsync.config.yaml, and the --debug trace.
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openTarget, resolveCliTarget } from '../../src/cli/target.js';
+import { captureIO, onCleanup, startEmulator, tempDir } from './support.js';
+
+describe('openTarget', () => {
+  it('falls back to the embedded sandbox, says so, and keeps its state between runs', async () => {
+    const cwd = await tempDir();
+    const io = captureIO({}, cwd);
+    const first = await openTarget({}, io);
+    expect(first.target).toMatchObject({ mode: 'sandbox', reason: 'no-credentials' });
+    expect(first.banner).toMatch(/^Using the local sandbox \(no credentials configured; state in \.erpsync\/sandbox\.json\)/);
+    const { data } = await first.client.request<{ id: number }>({ method: 'POST', path: '/formas-pagamentos', body: { descricao: 'Pix sandbox', tipoPagamento: 17, finalidade: 2, destino: 3 } });
+    await first.close();
+    expect(existsSync(join(cwd, '.erpsync', 'sandbox.json'))).toBe(true);
+
+    const second = await openTarget({}, io);
+    onCleanup(() => second.close());
+    const again = await second.client.request<{ descricao: string }>({ method: 'GET', path: `/formas-pagamentos/${data.id}` });
+    expect(again.data.descricao).toBe('Pix sandbox');
+  });
+
+  it('refuses the fallback under CI, but runs the sandbox when asked explicitly', async () => {
+    const cwd = await tempDir();
+    await expect(openTarget({}, captureIO({ CI: 'true' }, cwd))).rejects.toMatchObject({ code: 'SANDBOX_REFUSED', exitCode: 3 });
+    const opened = await openTarget({ sandbox: true, 'sandbox-state': 'state/s.json' }, captureIO({ CI: 'true' }, cwd));
+    onCleanup(() => opened.close());
+    expect(opened.banner).toBe('Using the local sandbox (state in state/s.json).');
+    expect((await opened.client.request({ method: 'GET', path: '/situacoes/modulos' })).status).toBe(200);
+  });
+
+  it('opens a real target from --base-url and BLING_ACCESS_TOKEN, without a banner', async () => {
+    const emulator = await startEmulator();
+    const cwd = await tempDir();
+    const opened = await openTarget({ 'base-url': emulator.baseUrl }, captureIO({ BLING_ACCESS_TOKEN: emulator.token, CI: '1' }, cwd));
+    onCleanup(() => opened.close());
+    expect(opened.banner).toBeUndefined();
+    expect(opened.target).toMatchObject({ mode: 'remote', name: 'default', baseUrl: emulator.baseUrl, credentials: { type: 'token', tokenEnv: 'BLING_ACCESS_TOKEN' } });
+    expect((await opened.client.request({ method: 'GET', path: '/formas-pagamentos' })).status).toBe(200);
+  });
+
+  it('opens a named target from erpsync.config.yaml with its own token variable and rate', async () => {
+    const emulator = await startEmulator();
+    const cwd = await tempDir();
+    await writeFile(
+      join(cwd, 'erpsync.config.yaml'),
+      ['version: 1', 'targets:', '  loja-sul:', `    baseUrl: ${emulator.baseUrl}`, '    rate: 40', '    manifests: [lojas/sul]', '    credentials:', '      tokenEnv: SUL_TOKEN', ''].join('\n'),
+    );
+    const io = captureIO({ SUL_TOKEN: emulator.token }, cwd);
+    const opened = await openTarget({ target: 'loja-sul' }, io);
+    onCleanup(() => opened.close());
+    expect(opened.target).toMatchObject({ name: 'loja-sul', rate: 40, manifests: [join(cwd, 'lojas/sul')] });
+    expect((await opened.client.request({ method: 'GET', path: '/formas-pagamentos' })).status).toBe(200);
+    await expect(resolveCliTarget({ target: 'loja-norte' }, io)).rejects.toMatchObject({ code: 'CONFIG' });
+  });
+
+  it('reports a broken config file with its position, and a missing explicit one', async () => {
+    const cwd = await tempDir();
+    await mkdir(join(cwd, 'conf'));
+    await writeFile(join(cwd, 'conf', 'erp.yaml'), 'targets:\n  a: [unclosed\n');
+    await expect(resolveCliTarget({ config: 'conf/erp.yaml' }, captureIO({}, cwd))).rejects.toMatchObject({ code: 'CONFIG', message: expect.stringMatching(/erp\.yaml:\d+:\d+: /) });
+    await expect(resolveCliTarget({}, captureIO({ ERPSYNC_CONFIG: 'missing.yaml' }, cwd))).rejects.toMatchObject({ code: 'CONFIG' });
+  });
+
+  it('traces every request on stderr with --debug', async () => {
+    const emulator = await startEmulator();
+    const cwd = await tempDir();
+    const io = captureIO({ BLING_ACCESS_TOKEN: emulator.token }, cwd);
+    const opened = await openTarget({ 'base-url': emulator.baseUrl, debug: true }, io);
+    onCleanup(() => opened.close());
+    await opened.client.request({ method: 'GET', path: '/formas-pagamentos', query: { pagina: 1 } });
+    expect(io.err()).toMatch(/^debug: #1\.1 GET \/formas-pagamentos\?pagina=1 →\ndebug: #1\.1 GET \/formas-pagamentos\?pagina=1 ← 200 \(\d+ ms\)\n$/);
+  });
+});
