@@ -1,8 +1,16 @@
 // Income and expense categories (/categorias/receitas-despesas): the manifest record, its schema
-// and label tables. A tree: identity is the path of `descricao` from the root, the parent is
-// named by `categoriaPai`. The API reads the DRE group as `idGrupoDre` but writes it as
-// `grupoDRE`; manifests use the write name. No API calls here yet; no other kind's quirks.
+// and label tables, and the adapter that reads and writes them. A tree: identity is the path of
+// `descricao` from the root, the parent is named by `categoriaPai` (the API's `idCategoriaPai`).
+// The API reads the DRE group as `idGrupoDre` but writes it as `grupoDRE`; manifests use the
+// write name. `situacao` is detail-only and has no write endpoint: it is read through the list's
+// own situacao filter (2 = inactive), never one detail per record, and a change to it is blocked.
+// The system transfer categories (tipo 4/5) are the account's own. No other kind's quirks here.
+import type { ApiClient } from '../api/client.js';
+import { ErpsyncError } from '../model/errors.js';
+import type { Change, FieldChange } from '../plan/model.js';
+import type { KindAdapter, LiveRecord, ReadScope, WriteContext } from './adapter.js';
 import type { KindDefinition } from './kind.js';
+import { compact, identifyListItems, isPlainRecord, readInteger, readName, requireId, requireLiveId, placeInTree } from './live-helpers.js';
 import type { Coded, FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { defineEnum, defineListRecord, defineName, defineParentReference, toolKeyFields } from './shared-schema.js';
 
@@ -85,4 +93,127 @@ export const categoriasReceitasDespesas: KindDefinition = {
   secretFields: [],
   nameField: 'descricao',
   references: [{ path: ['categoriaPai'], target: 'categoriasReceitasDespesas', parent: true }],
+};
+
+const resource = '/categorias/receitas-despesas';
+const kind = 'categoriasReceitasDespesas';
+
+/** The list filter's codes, which differ from the entity's own `situacao` (0 inactive, 1 active). */
+const inactiveFilter = 2;
+
+/** tipo codes of the system transfer categories, which the API does not let anyone change. */
+const systemTipos: readonly number[] = [tipoCategoriaLabels['transferencia-entrada'], tipoCategoriaLabels['transferencia-saida']];
+
+/** Reads the inactive ids with the list filter, only when some manifest manages `situacao`. */
+async function readInactiveIds(client: ApiClient, scope: ReadScope): Promise<ReadonlySet<number> | undefined> {
+  if (!scope.desired.some((unit) => unit.tool.ensure === 'present' && unit.fields.situacao !== undefined)) return undefined;
+  const inactive = await client.listAll<unknown>(resource, { situacao: inactiveFilter }, { kind });
+  return new Set(identifyListItems(inactive, resource).map((item) => item.id));
+}
+
+async function readCategories(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
+  const listed = identifyListItems(await client.listAll<unknown>(resource, undefined, { kind }), resource);
+  const inactive = await readInactiveIds(client, scope);
+  const places = placeInTree(
+    listed.map(({ id, raw }) => ({ id, name: readName(raw.descricao), parentId: readInteger(raw.idCategoriaPai) || undefined })),
+  );
+  return listed.map(({ id, raw }) => {
+    const name = readName(raw.descricao);
+    const place = places.get(id) ?? { identity: name };
+    const tipo = readInteger(raw.tipo);
+    return {
+      kind,
+      id,
+      identity: place.identity,
+      name,
+      fields: compact({
+        descricao: name,
+        tipo,
+        categoriaPai: place.parent,
+        grupoDRE: readInteger(raw.idGrupoDre),
+        situacao: inactive === undefined ? undefined : inactive.has(id) ? situacaoCategoriaLabels.inativa : situacaoCategoriaLabels.ativa,
+      }),
+      raw,
+      ...(tipo !== undefined && systemTipos.includes(tipo) ? { system: 'built-in' as const } : {}),
+      ...(place.parent === undefined ? {} : { parent: place.parent }),
+      detailLoaded: false,
+    };
+  });
+}
+
+/**
+ * A child category takes its parent's DRE group whatever is sent, so the group is compared on
+ * roots only; otherwise a manifest value on a child would be planned again on every run.
+ */
+function canonicalizeCategory(fields: Record<string, unknown>): Record<string, unknown> {
+  if (fields.categoriaPai === undefined || fields.grupoDRE === undefined) return fields;
+  const { grupoDRE: _inherited, ...rest } = fields;
+  return rest;
+}
+
+/** No endpoint writes a category's `situacao` (the documented bodies lack it): such a change is blocked. */
+function splitCategoryUpdate(fields: FieldChange[]): { action: Change['action']; fields: FieldChange[] }[] {
+  const status = fields.filter((f) => f.path === 'situacao');
+  const rest = fields.filter((f) => f.path !== 'situacao');
+  return [...(rest.length > 0 ? [{ action: 'update' as const, fields: rest }] : []), ...(status.length > 0 ? [{ action: 'blocked' as const, fields: status }] : [])];
+}
+
+function parentIdOf(desired: Record<string, unknown>, context: WriteContext): number {
+  return typeof desired.categoriaPai === 'string' ? requireId(context, kind, desired.categoriaPai) : 0;
+}
+
+async function createCategory(change: Change, context: WriteContext): Promise<{ id: number }> {
+  const desired = change.desired ?? {};
+  const body = compact({ descricao: desired.descricao, tipo: desired.tipo, idCategoriaPai: parentIdOf(desired, context), grupoDRE: desired.grupoDRE });
+  const { data } = await context.client.request<unknown>({ method: 'POST', path: resource, body, kind });
+  const id = isPlainRecord(data) ? readInteger(data.id) : undefined;
+  if (id === undefined) throw new ErpsyncError('API_ERROR', `POST ${resource}: the answer has no id`);
+  return { id };
+}
+
+async function updateCategory(change: Change, context: WriteContext): Promise<void> {
+  const id = requireLiveId(change);
+  if (!context.live) throw new ErpsyncError('INTERNAL', `${change.id}: an update needs the live record to merge onto`);
+  const desired = change.desired ?? {};
+  // PUT replaces the record: the list item holds every writable field (read names → write names),
+  // then the manifest's values. The read-only group 5 (cost of sales) is sent back as read:
+  // omitting it would silently reset the group to 1.
+  const { id: _id, idGrupoDre, situacao: _situacao, ...raw } = context.live.raw;
+  const body = {
+    ...raw,
+    descricao: desired.descricao ?? context.live.fields.descricao,
+    tipo: desired.tipo ?? context.live.fields.tipo,
+    idCategoriaPai: desired.categoriaPai === undefined ? (readInteger(raw.idCategoriaPai) ?? 0) : parentIdOf(desired, context),
+    grupoDRE: desired.grupoDRE ?? readInteger(idGrupoDre),
+  };
+  await context.client.request({ method: 'PUT', path: `${resource}/${id}`, body: compact(body), kind });
+}
+
+async function executeCategoryChange(change: Change, context: WriteContext): Promise<{ id?: number }> {
+  switch (change.action) {
+    case 'create':
+      return createCategory(change, context);
+    case 'update':
+      await updateCategory(change, context);
+      return {};
+    case 'delete':
+      await context.client.request({ method: 'DELETE', path: `${resource}/${requireLiveId(change)}`, kind });
+      return {};
+    case 'set-status':
+    case 'set-default':
+    case 'retire':
+    case 'blocked':
+      throw new ErpsyncError('INTERNAL', `${change.id}: income and expense categories have no ${change.action} operation`);
+  }
+}
+
+export const categoriasReceitasDespesasAdapter: KindAdapter = {
+  kind,
+  definition: categoriasReceitasDespesas,
+  readLive: readCategories,
+  canonicalize: canonicalizeCategory,
+  splitUpdate: splitCategoryUpdate,
+  retire: 'none',
+  canDelete: true,
+  execute: executeCategoryChange,
 };

@@ -1,7 +1,7 @@
 // The list of kinds, in dependency order (the order plans create in and delete against). Adding a
 // kind is one file beside this one plus one line here; nothing else switches on the kind key.
 import { categoriasProdutos } from './categorias-produtos.js';
-import { categoriasReceitasDespesas } from './categorias-receitas-despesas.js';
+import { categoriasReceitasDespesas, categoriasReceitasDespesasAdapter } from './categorias-receitas-despesas.js';
 import type { KindAdapter } from './adapter.js';
 import { configuracoesNfse, configuracoesNfseAdapter } from './configuracoes-nfse.js';
 import { formasPagamentos, formasPagamentosAdapter } from './formas-pagamentos.js';
@@ -33,6 +33,7 @@ export function getKindDefinition(key: KindKey): KindDefinition {
 /** The runtime adapters in dependency order: a unit kind comes after every kind it refers to. */
 export const kindAdapters: readonly KindAdapter[] = [
   formasPagamentosAdapter,
+  categoriasReceitasDespesasAdapter,
   situacoesAdapter,
   logisticasAdapter,
   logisticasServicosAdapter,

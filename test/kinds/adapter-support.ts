@@ -1,11 +1,14 @@
 // Test support for the kind adapters: a fresh emulator and an unpaced client that close after
 // each test, and builders for the desired units, read scopes, changes and write contexts the
 // planner and apply engine would hand an adapter. Real HTTP on 127.0.0.1 only.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { createApiClient, createStaticTokenProvider } from '../../src/api/index.js';
 import type { ApiClient } from '../../src/api/index.js';
 import { createEmulator } from '../../src/emulator/index.js';
-import type { Emulator } from '../../src/emulator/index.js';
+import type { Emulator, EmulatorState } from '../../src/emulator/index.js';
 import type { DesiredUnit, KindAdapter, LiveRecord, ReadScope, WriteContext } from '../../src/kinds/adapter.js';
 import type { Change, UnitKind } from '../../src/plan/model.js';
 
@@ -20,12 +23,25 @@ export interface Account {
   client: ApiClient;
 }
 
-export async function openAccount(seed: 'fresh' | 'empty' = 'fresh'): Promise<Account> {
+export async function openAccount(seed: 'fresh' | 'empty' | string = 'fresh'): Promise<Account> {
   const emulator = await createEmulator({ seed, rateLimit: 0 });
   cleanups.push(() => emulator.close());
   const client = createApiClient({ baseUrl: emulator.baseUrl, credentials: createStaticTokenProvider(emulator.token), rate: Infinity });
   cleanups.push(() => client.close());
   return { emulator, client };
+}
+
+/** An account seeded with the fresh state as `edit` changes it (records the API cannot produce). */
+export async function openEditedAccount(edit: (state: EmulatorState) => void): Promise<Account> {
+  const template = await createEmulator({ seed: 'fresh', rateLimit: 0 });
+  const state = template.snapshot();
+  await template.close();
+  edit(state);
+  const dir = await mkdtemp(join(tmpdir(), 'erpsync-kinds-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  const seed = join(dir, 'seed.json');
+  await writeFile(seed, JSON.stringify(state));
+  return openAccount(seed);
 }
 
 export interface UnitOptions {
