@@ -228,6 +228,23 @@ describe('inspection routes under /__sandbox/', () => {
   });
 });
 
+describe('clients that give up', () => {
+  it('a request abandoned during a latency fault is logged on arrival and the server keeps serving', async () => {
+    const emulator = await start({ faults: { latencyMs: 300, schedule: [{ method: 'PATCH', nth: 1, fault: 'latency' }] } });
+    const id = emulator.snapshot().formasPagamentos[0]?.id ?? 0;
+    const abandoned = fetch(`${emulator.baseUrl}/formas-pagamentos/${id}/situacao`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${emulator.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ situacao: 1 }),
+      signal: AbortSignal.timeout(50),
+    });
+    await expect(abandoned).rejects.toThrow();
+    expect(emulator.requestLog()).toEqual([expect.objectContaining({ method: 'PATCH', status: 0, fault: 'latency' })]);
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    expect((await call(emulator, 'GET', '/situacoes/modulos')).status).toBe(200);
+  });
+});
+
 describe('persistence of OAuth grants', () => {
   it('a refresh token issued before a restart still works after it', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'erpsync-emulator-oauth-'));

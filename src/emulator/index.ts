@@ -2,17 +2,18 @@
 // resources, served over real HTTP on loopback for tests and for `erpsync sandbox`.
 // It is written from the service's reference material only and must not import erpsync's own
 // adapters or client (src/kinds, src/api, src/manifest, src/plan): it exists to catch their mistakes.
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { ErpsyncError } from '../model/errors.js';
 import { errorEnvelope } from './api-error.js';
-import { addAccessToken, createAuthStore, defaultScopes, accessTokenTtlMs, generateSecret, persistAuth } from './auth.js';
+import { accessTokenTtlMs, addAccessToken, createAuthStore, defaultScopes, generateSecret, persistAuth } from './auth.js';
 import { checkFaultSpec, createFaultPlan, parseFaultSpec } from './faults.js';
 import type { RawResponse } from './oauth.js';
 import { defaultOAuthClient, jsonResponse } from './oauth.js';
 import type { StateFile } from './persistence.js';
-import { readStateFile, writeStateFile, parseStateDocument } from './persistence.js';
+import { parseStateDocument, readStateFile, writeStateFile } from './persistence.js';
 import { createBucket, createDailyCounter, setBucketRate } from './rate-limit.js';
 import { countRequests } from './request-log.js';
 import { emulatorRoutes } from './routes.js';
@@ -21,7 +22,6 @@ import type { EmulatorRuntime } from './server.js';
 import { apiPrefix, serveRequest } from './server.js';
 import { cloneState } from './state.js';
 import type { Emulator, EmulatorOptions, FaultSpec } from './types.js';
-import { readFile } from 'node:fs/promises';
 
 export type { EmulatorState } from './state.js';
 export type { Emulator, EmulatorOptions, FaultKind, FaultScheduleEntry, FaultSpec, OAuthClient, RequestLogEntry } from './types.js';

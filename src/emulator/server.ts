@@ -61,9 +61,11 @@ export async function serveRequest(runtime: EmulatorRuntime, req: IncomingMessag
   const entry: RequestLogEntry = { method, path, query: url.search.slice(1), status: 0, at: runtime.now() };
   const fault = pickFault(runtime.faults, method, path);
   if (fault) entry.fault = fault;
+  // Logged on arrival, in arrival order; the status is filled in when the answer is known, so a
+  // request still delayed by a latency fault (or whose client gave up) is already visible.
+  appendLogEntry(runtime.log, entry);
 
   if (fault === 'reset-before') {
-    appendLogEntry(runtime.log, entry);
     req.socket.destroy();
     return;
   }
@@ -71,7 +73,6 @@ export async function serveRequest(runtime: EmulatorRuntime, req: IncomingMessag
   const injected = fault ? faultResponse(fault, runtime.bucket.perSecond) : undefined;
   if (injected) {
     entry.status = injected.status;
-    appendLogEntry(runtime.log, entry);
     send(res, injected);
     return;
   }
@@ -86,7 +87,6 @@ export async function serveRequest(runtime: EmulatorRuntime, req: IncomingMessag
     response = jsonResponse(500, errorEnvelope(serverErrorPayload()));
   }
   entry.status = response.status;
-  appendLogEntry(runtime.log, entry);
   if (fault === 'reset-after') {
     // The change is committed (and persisted); only the answer is lost.
     req.socket.destroy();

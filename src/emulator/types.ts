@@ -67,7 +67,10 @@ export interface RequestLogEntry {
   query: string;
   /** Route template that matched, e.g. `GET /formas-pagamentos/{idFormaPagamento}`, when one did. */
   route?: string;
-  /** Status sent, or that would have been sent for `reset-after`; 0 for `reset-before`. */
+  /**
+   * Status sent, or that would have been sent for `reset-after`; 0 for `reset-before` and while
+   * the request is still being served (entries are logged on arrival).
+   */
   status: number;
   fault?: FaultKind;
   at: number;
