@@ -1,8 +1,15 @@
-// Product categories (/categorias/produtos): the manifest record and its schema. A tree:
-// identity is the path of `descricao` from the root, the parent is named by `categoriaPai`.
-// The API cannot move a category to another parent on update (its PUT has no parent), which
-// the planner has to handle; this file only describes the manifest. No other kind's quirks.
+// Product categories (/categorias/produtos): the manifest record, its schema, and the adapter
+// that reads and writes them. A tree: identity is the path of `descricao` from the root, the
+// parent is named by `categoriaPai` (the API's `categoriaPai.id`). The list already holds every
+// field, so no detail is ever read. The API cannot move a category to another parent on update
+// (its PUT body has only descricao): the adapter declares categoriaPai immutable and the planner
+// decides between blocking and replacing. There is no status to retire by. No other kind's quirks.
+import type { ApiClient } from '../api/client.js';
+import { ErpsyncError } from '../model/errors.js';
+import type { Change } from '../plan/model.js';
+import type { KindAdapter, LiveRecord, WriteContext } from './adapter.js';
 import type { KindDefinition } from './kind.js';
+import { compact, identifyListItems, isPlainRecord, placeInTree, readInteger, readName, readReferenceId, requireId, requireLiveId } from './live-helpers.js';
 import type { FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { defineListRecord, defineName, defineParentReference, toolKeyFields } from './shared-schema.js';
 
@@ -36,4 +43,73 @@ export const categoriasProdutos: KindDefinition = {
   secretFields: [],
   nameField: 'descricao',
   references: [{ path: ['categoriaPai'], target: 'categoriasProdutos', parent: true }],
+};
+
+const resource = '/categorias/produtos';
+const kind = 'categoriasProdutos';
+
+async function readProductCategories(client: ApiClient): Promise<LiveRecord[]> {
+  const listed = identifyListItems(await client.listAll<unknown>(resource, undefined, { kind }), resource);
+  const places = placeInTree(listed.map(({ id, raw }) => ({ id, name: readName(raw.descricao), parentId: readReferenceId(raw.categoriaPai) })));
+  return listed.map(({ id, raw }) => {
+    const name = readName(raw.descricao);
+    const place = places.get(id) ?? { identity: name };
+    return {
+      kind,
+      id,
+      identity: place.identity,
+      name,
+      fields: compact({ descricao: name, categoriaPai: place.parent }),
+      raw,
+      ...(place.parent === undefined ? {} : { parent: place.parent }),
+      detailLoaded: true,
+    };
+  });
+}
+
+async function createProductCategory(change: Change, context: WriteContext): Promise<{ id: number }> {
+  const desired = change.desired ?? {};
+  const parent = typeof desired.categoriaPai === 'string' ? { id: requireId(context, kind, desired.categoriaPai) } : undefined;
+  const body = compact({ descricao: desired.descricao, categoriaPai: parent });
+  const { data } = await context.client.request<unknown>({ method: 'POST', path: resource, body, kind });
+  const id = isPlainRecord(data) ? readInteger(data.id) : undefined;
+  if (id === undefined) throw new ErpsyncError('API_ERROR', `POST ${resource}: the answer has no id`);
+  return { id };
+}
+
+async function updateProductCategory(change: Change, context: WriteContext): Promise<void> {
+  const id = requireLiveId(change);
+  if (!context.live) throw new ErpsyncError('INTERNAL', `${change.id}: an update needs the live record to merge onto`);
+  // The update body has no parent (the planner never sends a move here); the rest is the full record.
+  const { id: _id, categoriaPai: _parent, ...raw } = context.live.raw;
+  const body = { ...raw, descricao: change.desired?.descricao ?? context.live.fields.descricao };
+  await context.client.request({ method: 'PUT', path: `${resource}/${id}`, body, kind });
+}
+
+async function executeProductCategoryChange(change: Change, context: WriteContext): Promise<{ id?: number }> {
+  switch (change.action) {
+    case 'create':
+      return createProductCategory(change, context);
+    case 'update':
+      await updateProductCategory(change, context);
+      return {};
+    case 'delete':
+      await context.client.request({ method: 'DELETE', path: `${resource}/${requireLiveId(change)}`, kind });
+      return {};
+    case 'set-status':
+    case 'set-default':
+    case 'retire':
+    case 'blocked':
+      throw new ErpsyncError('INTERNAL', `${change.id}: product categories have no ${change.action} operation`);
+  }
+}
+
+export const categoriasProdutosAdapter: KindAdapter = {
+  kind,
+  definition: categoriasProdutos,
+  readLive: readProductCategories,
+  immutableFields: ['categoriaPai'],
+  retire: 'none',
+  canDelete: true,
+  execute: executeProductCategoryChange,
 };

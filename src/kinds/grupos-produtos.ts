@@ -1,7 +1,15 @@
-// Product groups (/grupos-produtos): the manifest record and its schema. A tree: identity is
-// the path of `nome` from the root, the parent is named by `grupoProdutoPai` (the API's
-// `grupoProdutoPai.id`, written here as a name). No API calls here yet; no other kind's quirks.
+// Product groups (/grupos-produtos): the manifest record, its schema, and the adapter that reads
+// and writes them. A tree: identity is the path of `nome` from the root, the parent is named by
+// `grupoProdutoPai` (the API's `grupoProdutoPai.id`, written here as a name; the `nome` the API
+// echoes inside it is read-only). The list already holds every field, so no detail is ever read.
+// PUT replaces the record and answers 204: an omitted parent would make the group a root, so
+// the parent is always sent. There is no status to retire by. No other kind's quirks here.
+import type { ApiClient } from '../api/client.js';
+import { ErpsyncError } from '../model/errors.js';
+import type { Change } from '../plan/model.js';
+import type { KindAdapter, LiveRecord, WriteContext } from './adapter.js';
 import type { KindDefinition } from './kind.js';
+import { compact, identifyListItems, isPlainRecord, placeInTree, readInteger, readName, readReferenceId, requireId, requireLiveId } from './live-helpers.js';
 import type { FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { defineListRecord, defineName, defineParentReference, toolKeyFields } from './shared-schema.js';
 
@@ -33,4 +41,79 @@ export const gruposProdutos: KindDefinition = {
   secretFields: [],
   nameField: 'nome',
   references: [{ path: ['grupoProdutoPai'], target: 'gruposProdutos', parent: true }],
+};
+
+const resource = '/grupos-produtos';
+const kind = 'gruposProdutos';
+
+async function readProductGroups(client: ApiClient): Promise<LiveRecord[]> {
+  const listed = identifyListItems(await client.listAll<unknown>(resource, undefined, { kind }), resource);
+  const places = placeInTree(listed.map(({ id, raw }) => ({ id, name: readName(raw.nome), parentId: readReferenceId(raw.grupoProdutoPai) })));
+  return listed.map(({ id, raw }) => {
+    const name = readName(raw.nome);
+    const place = places.get(id) ?? { identity: name };
+    return {
+      kind,
+      id,
+      identity: place.identity,
+      name,
+      fields: compact({ nome: name, grupoProdutoPai: place.parent }),
+      raw,
+      ...(place.parent === undefined ? {} : { parent: place.parent }),
+      detailLoaded: true,
+    };
+  });
+}
+
+/** `{ id }` of the parent the desired record names, or undefined for a root. */
+function desiredParent(desired: Record<string, unknown>, context: WriteContext): { id: number } | undefined {
+  return typeof desired.grupoProdutoPai === 'string' ? { id: requireId(context, kind, desired.grupoProdutoPai) } : undefined;
+}
+
+async function createProductGroup(change: Change, context: WriteContext): Promise<{ id: number }> {
+  const desired = change.desired ?? {};
+  const body = compact({ nome: desired.nome, grupoProdutoPai: desiredParent(desired, context) });
+  const { data } = await context.client.request<unknown>({ method: 'POST', path: resource, body, kind });
+  const id = isPlainRecord(data) ? readInteger(data.id) : undefined;
+  if (id === undefined) throw new ErpsyncError('API_ERROR', `POST ${resource}: the answer has no id`);
+  return { id };
+}
+
+async function updateProductGroup(change: Change, context: WriteContext): Promise<void> {
+  const id = requireLiveId(change);
+  if (!context.live) throw new ErpsyncError('INTERNAL', `${change.id}: an update needs the live record to merge onto`);
+  const desired = change.desired ?? {};
+  const { id: _id, grupoProdutoPai: liveParent, ...raw } = context.live.raw;
+  // A manifest that omits the parent does not manage it: keep the one the group has.
+  const liveParentId = readReferenceId(liveParent);
+  const parent = desired.grupoProdutoPai === undefined ? (liveParentId === undefined ? undefined : { id: liveParentId }) : desiredParent(desired, context);
+  const body = compact({ ...raw, nome: desired.nome ?? context.live.fields.nome, grupoProdutoPai: parent });
+  await context.client.request({ method: 'PUT', path: `${resource}/${id}`, body, kind });
+}
+
+async function executeProductGroupChange(change: Change, context: WriteContext): Promise<{ id?: number }> {
+  switch (change.action) {
+    case 'create':
+      return createProductGroup(change, context);
+    case 'update':
+      await updateProductGroup(change, context);
+      return {};
+    case 'delete':
+      await context.client.request({ method: 'DELETE', path: `${resource}/${requireLiveId(change)}`, kind });
+      return {};
+    case 'set-status':
+    case 'set-default':
+    case 'retire':
+    case 'blocked':
+      throw new ErpsyncError('INTERNAL', `${change.id}: product groups have no ${change.action} operation`);
+  }
+}
+
+export const gruposProdutosAdapter: KindAdapter = {
+  kind,
+  definition: gruposProdutos,
+  readLive: readProductGroups,
+  retire: 'none',
+  canDelete: true,
+  execute: executeProductGroupChange,
 };

@@ -1,11 +1,11 @@
 // The list of kinds, in dependency order (the order plans create in and delete against). Adding a
 // kind is one file beside this one plus one line here; nothing else switches on the kind key.
-import { categoriasProdutos } from './categorias-produtos.js';
+import { categoriasProdutos, categoriasProdutosAdapter } from './categorias-produtos.js';
 import { categoriasReceitasDespesas, categoriasReceitasDespesasAdapter } from './categorias-receitas-despesas.js';
 import type { KindAdapter } from './adapter.js';
 import { configuracoesNfse, configuracoesNfseAdapter } from './configuracoes-nfse.js';
 import { formasPagamentos, formasPagamentosAdapter } from './formas-pagamentos.js';
-import { gruposProdutos } from './grupos-produtos.js';
+import { gruposProdutos, gruposProdutosAdapter } from './grupos-produtos.js';
 import type { KindDefinition, KindKey } from './kind.js';
 import { logisticas, logisticasAdapter, logisticasServicosAdapter } from './logisticas.js';
 import { situacoes, situacoesAdapter } from './situacoes.js';
@@ -34,6 +34,8 @@ export function getKindDefinition(key: KindKey): KindDefinition {
 export const kindAdapters: readonly KindAdapter[] = [
   formasPagamentosAdapter,
   categoriasReceitasDespesasAdapter,
+  categoriasProdutosAdapter,
+  gruposProdutosAdapter,
   situacoesAdapter,
   logisticasAdapter,
   logisticasServicosAdapter,
