@@ -5,7 +5,7 @@ import { validationFailure } from './api-error.js';
 /** The real maximum is undocumented; 100 is the community's observation. Larger values are
  * clamped rather than refused, the stricter choice: a client that asks for 500 and stops at the
  * first page shorter than 500 would silently miss records, and our tests should catch that. */
-export const maxPageSize = 100;
+const maxPageSize = 100;
 
 export function readIntegerParam(query: URLSearchParams, name: string, min: number): number | undefined {
   const raw = query.get(name);

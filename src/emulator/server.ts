@@ -186,7 +186,7 @@ function htmlPage(title: string, heading: string, text: string): string {
  * What an injected fault answers. 5xx from the edge (502/503) come as the CDN's HTML pages, not
  * the JSON envelope, as does its 1015 rate-limit page: clients must not assume a JSON body.
  */
-export function faultResponse(kind: FaultKind, perSecond: number): RawResponse | undefined {
+function faultResponse(kind: FaultKind, perSecond: number): RawResponse | undefined {
   switch (kind) {
     case 'http500':
       return jsonResponse(500, errorEnvelope(serverErrorPayload()));

@@ -34,7 +34,7 @@ interface CategoryInput {
   grupoDRE: number;
 }
 
-export function listCategory(record: IncomeExpenseCategoryRecord): Record<string, unknown> {
+function listCategory(record: IncomeExpenseCategoryRecord): Record<string, unknown> {
   const { id, idCategoriaPai, descricao, tipo, idGrupoDre } = record;
   return { id, idCategoriaPai, descricao, tipo, idGrupoDre };
 }

@@ -12,7 +12,7 @@ import type { EmulatorState, LogisticsRecord, LogisticsServiceRecord } from '../
 import { allocateId } from '../state.js';
 import { assertNotInUse, byId, findById, removeById, requireBody } from './common.js';
 
-export const tiposIntegracao = [
+const tiposIntegracao = [
   'AmazonDBA', 'B2WEntrega', 'B2WO2O', 'Correios', 'CorreiosLog', 'CustomLogistic', 'DafitiMilkrun', 'Envvias', 'Frenet',
   'FreteDescomplicado', 'Intelipost', 'Jadlog', 'Jamef', 'Kangu', 'LogisticaAliExpress', 'LogisticaShopee', 'Loggi',
   'MagaluEntregas', 'Mandae', 'MelhorEnvio', 'MercadoEnvios', 'OlistFulfillment', 'TotalExpress',

@@ -33,7 +33,7 @@ const tributoSpec: ObjectSpec = {
 
 // Full replacement at every level: an omitted section comes back with its defaults. The real
 // service's merge behaviour is undocumented; replacing is the stricter reading.
-export const nfseSettingsSpec: ObjectSpec = {
+const nfseSettingsSpec: ObjectSpec = {
   type: 'object',
   properties: {
     basicas: {

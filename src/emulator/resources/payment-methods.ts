@@ -10,7 +10,7 @@ import type { EmulatorState, PaymentMethodRecord } from '../state.js';
 import { allocateId } from '../state.js';
 import { assertNotInUse, byId, findById, removeById, requireBody } from './common.js';
 
-export const tiposPagamento = [1, 2, 3, 4, 5, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 90, 99] as const;
+const tiposPagamento = [1, 2, 3, 4, 5, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 90, 99] as const;
 const cardTypes: readonly number[] = [3, 4];
 
 // `padrao` and `fixa` are absent on purpose: the service manages them, so a POST or PUT that
@@ -79,7 +79,7 @@ function assertCanDeactivate(state: EmulatorState, record: PaymentMethodRecord, 
   }
 }
 
-export function listPaymentMethod(record: PaymentMethodRecord): Record<string, unknown> {
+function listPaymentMethod(record: PaymentMethodRecord): Record<string, unknown> {
   const { id, descricao, tipoPagamento, situacao, fixa, padrao, finalidade, juros, multa } = record;
   return { id, descricao, tipoPagamento, situacao, fixa, padrao, finalidade, juros, multa };
 }
