@@ -6,9 +6,8 @@ import type { Emulator } from '../../src/emulator/index.js';
 import { freePort, onCleanup, seededRandom, startEmulator } from './support.js';
 
 /**
- * A loopback server that reads requests and never answers, for timeouts. (The emulator's latency
- * fault cannot stand in: when a client gives up during the injected delay, the emulator fails on
- * its side with an unhandled rejection; reported to its owner.)
+ * A loopback server that reads requests and never answers: a timeout on every attempt, without
+ * waiting for an injected delay to run out on the emulator's side.
  */
 async function startSilentServer(): Promise<{ baseUrl: string; received(): number }> {
   let received = 0;
