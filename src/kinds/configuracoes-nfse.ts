@@ -9,7 +9,7 @@
 import type { ApiClient } from '../api/client.js';
 import { ErpsyncError } from '../model/errors.js';
 import type { Change } from '../plan/model.js';
-import type { KindAdapter, LiveRecord, ReadScope, WriteContext } from './adapter.js';
+import type { KindAdapter, LiveRecord, WriteContext } from './adapter.js';
 import type { CheckFinding, JsonSchema, KindDefinition, ManifestRecord } from './kind.js';
 import { compact, isPlainRecord, mergeRecords, readBoolean, readInteger, readNumber } from './live-helpers.js';
 import type { Coded, FieldTable, FieldTableEntry } from './shared-schema.js';
@@ -437,14 +437,16 @@ const resourcePath = '/nfse/configuracoes';
 /**
  * `value` read in the shape `schema` describes: booleans and numbers taken leniently ("true",
  * "5.5"), and — unless `keepUnknown` — only the properties the manifest knows (server ids go).
- * With `keepUnknown` it is a write-side cleanup: right types, nothing dropped.
+ * With `keepUnknown` it is a write-side cleanup: right types, nothing dropped, server ids as
+ * integers.
  */
 function shapeBySchema(value: unknown, schema: JsonSchema, keepUnknown: boolean): unknown {
   const properties = schema.properties;
   if (isPlainRecord(properties)) {
     if (!isPlainRecord(value)) return undefined;
     const known = Object.entries(properties).map(([key, inner]) => [key, shapeBySchema(value[key], inner as JsonSchema, keepUnknown)] as const);
-    return { ...(keepUnknown ? value : {}), ...compact(Object.fromEntries(known)) };
+    const serverId = keepUnknown && value.id !== undefined ? { id: readInteger(value.id) ?? value.id } : {};
+    return { ...(keepUnknown ? value : {}), ...serverId, ...compact(Object.fromEntries(known)) };
   }
   if (schema.type === 'array' && isPlainRecord(schema.items)) {
     if (!Array.isArray(value)) return undefined;
@@ -469,8 +471,7 @@ function settingsShape(value: Record<string, unknown>, keepUnknown: boolean): Re
   return (shapeBySchema(value, configuracoesNfse.recordSchema, keepUnknown) as Record<string, unknown> | undefined) ?? {};
 }
 
-async function readSettings(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
-  if (!scope.all && scope.desired.length === 0) return [];
+async function readSettings(client: ApiClient): Promise<LiveRecord[]> {
   // The client unwraps `data` when the answer has one; the spec documents it without.
   const { data } = await client.request<unknown>({ method: 'GET', path: resourcePath, kind: 'configuracoesNfse' });
   if (!isPlainRecord(data)) throw new ErpsyncError('API_ERROR', `GET ${resourcePath}: expected the settings object`);

@@ -18,6 +18,7 @@ import type { Coded, EnsureValue, FieldTable, FieldTableEntry, ToolKeys } from '
 import { defineEnum, defineListRecord, defineName, defineObject, toolKeyFields } from './shared-schema.js';
 import {
   compact,
+  identifyListItems,
   isPlainRecord,
   readBoolean,
   readInteger,
@@ -183,11 +184,6 @@ export const logisticas: KindDefinition = {
   checkRecords: checkLogisticas,
 };
 
-function expectList(data: unknown, what: string): Record<string, unknown>[] {
-  if (!Array.isArray(data)) throw new ErpsyncError('API_ERROR', `${what}: expected a list in \`data\``);
-  return data.filter(isPlainRecord);
-}
-
 /** The id the API answers a create with: `{id}`, or for services a list of `{id}`. */
 function createdId(data: unknown, what: string): number {
   const first = Array.isArray(data) ? (data[0] as unknown) : data;
@@ -200,22 +196,18 @@ function readSituacao(value: unknown): string | undefined {
   return value === 'H' || value === 'D' ? value : undefined;
 }
 
-function readLogistics(row: Record<string, unknown>): LiveRecord[] {
-  const id = readInteger(row.id);
-  if (id === undefined) return [];
-  const descricao = readName(row.descricao);
-  return [
-    {
-      kind: 'logisticas',
-      id,
-      identity: descricao,
-      name: descricao,
-      fields: compact({ descricao, situacao: readSituacao(row.situacao) }),
-      raw: row,
-      ...(readBoolean(row.integracaoNativa) === true ? { system: 'native' as const } : {}),
-      detailLoaded: false,
-    },
-  ];
+function readLogistics({ id, raw }: { id: number; raw: Record<string, unknown> }): LiveRecord {
+  const descricao = readName(raw.descricao);
+  return {
+    kind: 'logisticas',
+    id,
+    identity: descricao,
+    name: descricao,
+    fields: compact({ descricao, situacao: readSituacao(raw.situacao) }),
+    raw,
+    ...(readBoolean(raw.integracaoNativa) === true ? { system: 'native' as const } : {}),
+    detailLoaded: false,
+  };
 }
 
 async function readLogisticas(client: ApiClient): Promise<LiveRecord[]> {
@@ -223,10 +215,10 @@ async function readLogisticas(client: ApiClient): Promise<LiveRecord[]> {
   // their own adapter, so no detail GET is ever needed here. Reverse logistics are left out by
   // the list's default and are not managed.
   const rows = await client.listAll<unknown>('/logisticas', undefined, { kind: 'logisticas' });
-  return expectList(rows, 'GET /logisticas').flatMap(readLogistics);
+  return identifyListItems(rows, '/logisticas').map(readLogistics);
 }
 
-/** PUT /logisticas/{id} takes exactly these two fields, both required. */
+/** PUT /logisticas/{id} takes exactly these two fields, both required; POST takes them too. */
 function logisticsBody(raw: Record<string, unknown>, desired: Record<string, unknown>): Record<string, unknown> {
   return {
     descricao: typeof desired.descricao === 'string' ? normalizeName(desired.descricao) : raw.descricao,
@@ -241,8 +233,7 @@ async function executeLogistics(change: Change, context: WriteContext): Promise<
   switch (change.action) {
     case 'create': {
       // Services are created by logisticasServicosAdapter in a later wave, like any other unit.
-      const body = compact({ descricao: typeof desired.descricao === 'string' ? normalizeName(desired.descricao) : undefined, situacao: desired.situacao });
-      const { data } = await client.request<unknown>({ method: 'POST', path: '/logisticas', body, kind: 'logisticas' });
+      const { data } = await client.request<unknown>({ method: 'POST', path: '/logisticas', body: compact(logisticsBody({}, desired)), kind: 'logisticas' });
       return { id: createdId(data, 'POST /logisticas') };
     }
     case 'update':
@@ -319,17 +310,15 @@ function serviceFields(row: Record<string, unknown>): Record<string, unknown> {
 }
 
 async function readServices(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
-  if (!scope.all && scope.desired.length === 0) return [];
   const parents = new Map((scope.earlier.get('logisticas') ?? []).map((record) => [record.id, record]));
   // One walk of the services list gives every service of every logistics, inactive ones
   // included; the logistics detail would cost a request per logistics and hide inactive ones.
   const rows = await client.listAll<unknown>('/logisticas/servicos', undefined, { kind: 'logisticasServicos' });
-  return expectList(rows, 'GET /logisticas/servicos').flatMap((row): LiveRecord[] => {
-    const id = readInteger(row.id);
-    const parent = parents.get(readReferenceId(row.logistica) ?? 0);
+  return identifyListItems(rows, '/logisticas/servicos').flatMap(({ id, raw }): LiveRecord[] => {
+    const parent = parents.get(readReferenceId(raw.logistica) ?? 0);
     // A service of a logistics that was not read (a reverse logistics) has no identity here.
-    if (id === undefined || !parent) return [];
-    const fields = serviceFields(row);
+    if (!parent) return [];
+    const fields = serviceFields(raw);
     const codigo = String(fields.codigo);
     return [
       {
@@ -339,7 +328,7 @@ async function readServices(client: ApiClient, scope: ReadScope): Promise<LiveRe
         name: codigo,
         parent: parent.identity,
         fields,
-        raw: row,
+        raw,
         ...(parent.system ? { system: parent.system } : {}),
         detailLoaded: true,
       },

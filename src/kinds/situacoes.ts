@@ -6,11 +6,11 @@
 // colours compare without regard to case. No other kind's quirks here.
 import type { ApiClient } from '../api/client.js';
 import { ErpsyncError } from '../model/errors.js';
-import { joinPath, normalizeName } from '../model/names.js';
+import { joinPath, normalizeName, pathSeparator } from '../model/names.js';
 import type { Change } from '../plan/model.js';
-import type { KindAdapter, LiveRecord, ReadScope, WriteContext } from './adapter.js';
+import type { DesiredUnit, KindAdapter, LiveRecord, ReadScope, WriteContext } from './adapter.js';
 import type { KindDefinition } from './kind.js';
-import { compact, isPlainRecord, readInteger, readName, requireId, requireLiveId } from './live-helpers.js';
+import { compact, identifyListItems, isPlainRecord, readInteger, readName, requireId, requireLiveId } from './live-helpers.js';
 import type { FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { defineListRecord, defineName, toolKeyFields } from './shared-schema.js';
 
@@ -77,10 +77,7 @@ function expectList(data: unknown, path: string): unknown[] {
 async function fetchModules(client: ApiClient): Promise<readonly SystemModule[]> {
   const path = '/situacoes/modulos';
   const { data } = await client.request<unknown>({ method: 'GET', path, kind: 'situacoes' });
-  const modules = expectList(data, path).flatMap((item) => {
-    const id = isPlainRecord(item) ? readInteger(item.id) : undefined;
-    return isPlainRecord(item) && id !== undefined ? [{ id, nome: readName(item.nome) }] : [];
-  });
+  const modules = identifyListItems(expectList(data, path), path).map(({ id, raw }) => ({ id, nome: readName(raw.nome) }));
   modulesByClient.set(client, modules);
   return modules;
 }
@@ -90,42 +87,40 @@ function moduleNameOf(fields: Record<string, unknown>): string {
 }
 
 /** The situations of one module, in the manifest's shape; `herdado` names the base situation by identity. */
-function readModuleSituations(module: SystemModule, items: readonly unknown[]): LiveRecord[] {
-  const rows = items.filter(isPlainRecord);
-  const nameById = new Map(rows.flatMap((row) => {
-    const id = readInteger(row.id);
-    return id === undefined ? [] : [[id, readName(row.nome)] as const];
-  }));
-  return rows.flatMap((row): LiveRecord[] => {
-    const id = readInteger(row.id);
-    if (id === undefined) return [];
-    const nome = readName(row.nome);
-    const idHerdado = readInteger(row.idHerdado) ?? 0;
+function readModuleSituations(module: SystemModule, items: readonly unknown[], path: string): LiveRecord[] {
+  const rows = identifyListItems(items, path);
+  const nameById = new Map(rows.map(({ id, raw }) => [id, readName(raw.nome)]));
+  return rows.map(({ id, raw }): LiveRecord => {
+    const nome = readName(raw.nome);
+    const idHerdado = readInteger(raw.idHerdado) ?? 0;
     const baseName = idHerdado === 0 ? undefined : nameById.get(idHerdado);
-    return [
-      {
-        kind: 'situacoes',
-        id,
-        identity: joinPath([module.nome, nome]),
-        name: nome,
-        fields: compact({
-          modulo: module.nome,
-          nome,
-          herdado: baseName === undefined ? undefined : joinPath([module.nome, baseName]),
-          cor: typeof row.cor === 'string' ? row.cor : undefined,
-        }),
-        // The module is known from the listing only (the situation itself does not carry it);
-        // keeping it here gives updates the full body the API replaces the record with.
-        raw: { ...row, idModuloSistema: module.id },
-        ...(idHerdado === 0 ? { system: 'built-in' as const } : {}),
-        detailLoaded: true,
-      },
-    ];
+    return {
+      kind: 'situacoes',
+      id,
+      identity: joinPath([module.nome, nome]),
+      name: nome,
+      fields: compact({
+        modulo: module.nome,
+        nome,
+        herdado: baseName === undefined ? undefined : joinPath([module.nome, baseName]),
+        cor: typeof raw.cor === 'string' ? raw.cor : undefined,
+      }),
+      // The module is known from the listing only (the situation itself does not carry it);
+      // keeping it here gives updates the full body the API replaces the record with.
+      raw: { ...raw, idModuloSistema: module.id },
+      ...(idHerdado === 0 ? { system: 'built-in' as const } : {}),
+      detailLoaded: true,
+    };
   });
 }
 
+/** The module a desired unit lives in: its `modulo`, else the first segment of its identity (a unit rebuilt from a saved plan's removal has no fields). */
+function moduleOfUnit(unit: DesiredUnit): string {
+  return moduleNameOf(unit.fields) || (unit.identity.split(pathSeparator)[0] ?? '');
+}
+
 async function readSituations(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
-  const named = new Set(scope.desired.map((unit) => moduleNameOf(unit.fields)));
+  const named = new Set(scope.desired.map(moduleOfUnit));
   if (!scope.all && named.size === 0) return [];
   const modules = await fetchModules(client);
   const chosen = scope.all ? modules : modules.filter((module) => named.has(module.nome));
@@ -133,7 +128,7 @@ async function readSituations(client: ApiClient, scope: ReadScope): Promise<Live
     chosen.map(async (module) => {
       const path = `/situacoes/modulos/${module.id}`;
       const { data } = await client.request<unknown>({ method: 'GET', path, kind: 'situacoes' });
-      return readModuleSituations(module, expectList(data, path));
+      return readModuleSituations(module, expectList(data, path), path);
     }),
   );
   return lists.flat();
