@@ -1,0 +1,83 @@
+// `erpsync plan [paths…]`: shows what apply would change; changes nothing.
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { kindAdapters } from '../kinds/registry.js';
+import { hasErrors } from '../model/diagnostics.js';
+import { ErpsyncError } from '../model/errors.js';
+import { renderPlanJson, renderPlanText } from '../plan/render-plan.js';
+import type { CliIO } from './io.js';
+import { writeLine } from './io.js';
+import { loadDesired, makePlan, parseCount, printDiagnostics, readAccount } from './plan-workflow.js';
+import { openTarget, targetFlagHelp, targetFlagOptions } from './target.js';
+
+const help = [
+  'usage: erpsync plan [paths…] [options]',
+  '',
+  'Reads the manifests and the account and shows what `erpsync apply` would change.',
+  '',
+  'options:',
+  '  --json                 print the plan as JSON',
+  '  --out FILE             save the plan for `erpsync apply FILE`',
+  '  --detailed-exitcode    exit 2 when there are changes (0 none, 1 error)',
+  '  --allow-replace        delete and re-create records the API cannot change in place',
+  '  --max-deletes N        delete budget of this run (default: policy.maxDeletes, 10)',
+  '  --verbose              show every field of every change',
+  ...targetFlagHelp,
+].join('\n');
+
+export async function runPlanCommand(args: string[], io: CliIO): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        json: { type: 'boolean' },
+        out: { type: 'string' },
+        'detailed-exitcode': { type: 'boolean' },
+        'allow-replace': { type: 'boolean' },
+        'max-deletes': { type: 'string' },
+        verbose: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+        ...targetFlagOptions,
+      },
+    });
+  } catch (error) {
+    throw new ErpsyncError('USAGE', (error as Error).message, { details: ['run `erpsync plan --help` for the options'] });
+  }
+  const flags = parsed.values;
+  if (flags.help) {
+    writeLine(io.stdout, help);
+    return 0;
+  }
+  const maxDeletes = parseCount(flags['max-deletes'], '--max-deletes');
+  const desired = await loadDesired(parsed.positionals, io);
+  if (!desired) return 1;
+
+  const opened = await openTarget(flags, io);
+  try {
+    if (opened.banner) writeLine(flags.json ? io.stderr : io.stdout, opened.banner);
+    const live = await readAccount(opened, desired);
+    const { plan, diagnostics } = makePlan(desired, live, opened, { allowReplace: flags['allow-replace'] === true, ...(maxDeletes !== undefined ? { maxDeletes } : {}) });
+    if (hasErrors(diagnostics)) {
+      printDiagnostics(diagnostics, io);
+      return 1;
+    }
+    if (flags.out) {
+      const file = path.resolve(io.cwd, flags.out);
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, renderPlanJson(plan), { mode: 0o600 });
+    }
+    if (flags.json) {
+      io.stdout.write(renderPlanJson(plan));
+    } else {
+      for (const line of renderPlanText(plan, { adapters: kindAdapters, ...(flags.verbose ? {} : { maxFieldsPerChange: 20 }) })) writeLine(io.stdout, line);
+      if (flags.out) writeLine(io.stdout, `\nSaved the plan to ${flags.out}; run \`erpsync apply ${flags.out}\` to apply exactly this.`);
+    }
+    const changes = plan.changes.filter((c) => c.action !== 'blocked').length;
+    return flags['detailed-exitcode'] && changes > 0 ? 2 : 0;
+  } finally {
+    await opened.close();
+  }
+}

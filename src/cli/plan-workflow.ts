@@ -1,0 +1,76 @@
+// The steps plan, apply and drift share: load the manifests, open the target, read the account,
+// build the plan. Prints diagnostics and the target banner; returns an exit code instead of
+// throwing for input problems.
+import type { OpenedTarget } from './target.js';
+import type { CliIO } from './io.js';
+import { writeLine } from './io.js';
+import { kindAdapters } from '../kinds/registry.js';
+import { fetchLive } from '../live/fetch-live.js';
+import type { LiveState } from '../live/model.js';
+import { loadManifests } from '../manifest/load-manifests.js';
+import type { DesiredState } from '../manifest/model.js';
+import type { Diagnostic } from '../model/diagnostics.js';
+import { hasErrors } from '../model/diagnostics.js';
+import { ErpsyncError } from '../model/errors.js';
+import { buildPlan } from '../plan/build-plan.js';
+import type { PlanResult } from '../plan/build-plan.js';
+import type { PlanTarget } from '../plan/model.js';
+import { desiredUnitsByKind, isPruned, selectUnitKinds } from '../plan/select.js';
+import { countDiagnostics, renderDiagnosticsText, summarizeCounts } from '../report/diagnostics-report.js';
+
+/** The pace a real account allows us (under its shared 3 req/s), for cost lines of unpaced runs. */
+export const projectedRate = 2.5;
+
+export interface PlanFlags {
+  allowReplace: boolean;
+  maxDeletes?: number;
+}
+
+export function planTargetOf(opened: OpenedTarget): PlanTarget {
+  return { mode: opened.target.mode, id: opened.target.id, name: opened.target.name };
+}
+
+export function parseCount(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new ErpsyncError('USAGE', `${flag} takes a whole number ≥ 0, not \`${value}\``);
+  return n;
+}
+
+export function printDiagnostics(diagnostics: readonly Diagnostic[], io: CliIO): void {
+  const lines = renderDiagnosticsText(diagnostics);
+  for (const line of lines) writeLine(io.stderr, line);
+  if (lines.length > 0 && hasErrors(diagnostics)) writeLine(io.stderr, `\n${summarizeCounts(countDiagnostics(diagnostics))}`);
+}
+
+export async function loadDesired(paths: readonly string[], io: CliIO): Promise<DesiredState | undefined> {
+  const result = await loadManifests(paths.length > 0 ? paths : ['.'], { cwd: io.cwd, env: io.env });
+  const shown = result.diagnostics.filter((d) => d.severity !== 'note');
+  if (!result.desired) {
+    printDiagnostics(shown, io);
+    return undefined;
+  }
+  printDiagnostics(shown, io);
+  return result.desired;
+}
+
+export async function readAccount(opened: OpenedTarget, desired: DesiredState): Promise<LiveState> {
+  return fetchLive(opened.client, kindAdapters, {
+    kinds: selectUnitKinds(desired, kindAdapters),
+    desired: desiredUnitsByKind(desired, kindAdapters),
+    complete: (kind) => {
+      const adapter = kindAdapters.find((a) => a.kind === kind);
+      return adapter ? isPruned(adapter, desired) : false;
+    },
+  });
+}
+
+export function makePlan(desired: DesiredState, live: LiveState, opened: OpenedTarget, flags: PlanFlags): PlanResult {
+  const rate = Number.isFinite(opened.target.rate) ? opened.target.rate : projectedRate;
+  return buildPlan(desired, live, kindAdapters, {
+    target: planTargetOf(opened),
+    allowReplace: flags.allowReplace,
+    ...(flags.maxDeletes !== undefined ? { maxDeletes: flags.maxDeletes } : {}),
+    rate,
+  });
+}
