@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { desiredUnit, openAccount, planned, readByIdentity, readScope, requireRecord, writeContext } from '../../test/kinds/adapter-support.js';
+import { desiredUnit, openAccount, openEditedAccount, planned, readByIdentity, readScope, requireRecord, writeContext } from '../../test/kinds/adapter-support.js';
 import type { EmulatorState } from '../emulator/index.js';
 import { diffFields } from '../plan/diff-fields.js';
 import { formasPagamentos, formasPagamentosAdapter as adapter } from './formas-pagamentos.js';
@@ -44,6 +44,18 @@ describe('formasPagamentos adapter: reading', () => {
     expect(boleto.fields).toMatchObject({ destino: 1, condicao: '30', utilizaDiasUteis: false, taxas: { aliquota: 0, valor: 0, prazo: 0 } });
     expect(requireRecord(records, 'Pix').detailLoaded).toBe(false);
     expect(emulator.counters()).toEqual({ 'GET /formas-pagamentos': 1, [`GET /formas-pagamentos/${boleto.id}`]: 1 });
+  });
+
+  it('reads numbers and booleans the API sends as strings as numbers and booleans', async () => {
+    const { client } = await openEditedAccount((state) => {
+      const pix = state.formasPagamentos.find((m) => m.descricao === 'Pix');
+      if (pix) Object.assign(pix, { tipoPagamento: '20', juros: '1.5', situacao: '1', fixa: 'true', utilizaDiasUteis: 'true', taxas: { aliquota: '0', valor: 0, prazo: '2' } });
+    });
+    const desired = [desiredUnit(kind, 'Pix', { descricao: 'Pix', destino: 3 })];
+    const pix = requireRecord(await readByIdentity(adapter, client, readScope(desired)), 'Pix');
+    expect(pix.fields).toMatchObject({ tipoPagamento: 20, juros: 1.5, situacao: 1, utilizaDiasUteis: true, taxas: { aliquota: 0, valor: 0, prazo: 2 } });
+    expect(pix.system).toBe('fixa');
+    expect(pix.raw.tipoPagamento).toBe('20');
   });
 
   it('reads no detail at all when no desired unit needs one, even when every record is needed', async () => {
@@ -121,6 +133,16 @@ describe('formasPagamentos adapter: writing', () => {
     });
     expect(emulator.counters()[`GET /formas-pagamentos/${boleto.id}`]).toBe(1);
     expect(emulator.counters()[`PUT /formas-pagamentos/${boleto.id}`]).toBe(1);
+  });
+
+  it('writes the values it read leniently back with their proper types', async () => {
+    const { emulator, client } = await openEditedAccount((state) => {
+      const pix = state.formasPagamentos.find((m) => m.descricao === 'Pix');
+      if (pix) Object.assign(pix, { tipoPagamento: '20', destino: '3', utilizaDiasUteis: 'false', taxas: { aliquota: '0', valor: 0, prazo: '2' } });
+    });
+    const pix = requireRecord(await readByIdentity(adapter, client), 'Pix');
+    await adapter.execute(planned(kind, 'update', 'Pix', { liveId: pix.id, desired: { descricao: 'Pix', juros: 1 } }), writeContext(client, [], pix));
+    expect(methodNamed(emulator.snapshot(), 'Pix')).toMatchObject({ tipoPagamento: 20, destino: 3, utilizaDiasUteis: false, juros: 1, taxas: { aliquota: 0, valor: 0, prazo: 2 } });
   });
 
   it('sets the status, the default and retires through the PATCH endpoints', async () => {
