@@ -139,6 +139,7 @@ export function buildPlan(desired: DesiredState, live: LiveState, adapters: read
     renamed.set(kind, kindRenames);
 
     const claimed = new Set(matches.flatMap((m) => (m.live ? [m.live.id] : [])));
+    const parentRefPath = definition?.references.find((r) => r.parent)?.path;
     const secretPaths = new Set((definition?.secretFields ?? []).map((p) => p.join('.')));
     const canon = adapter.canonicalize ?? ((f: Record<string, unknown>) => f);
 
@@ -151,10 +152,11 @@ export function buildPlan(desired: DesiredState, live: LiveState, adapters: read
       }
       if (!m.live) {
         absent.push(`${kind}:${unit.identity}`);
-        changes.push(withSecrets(newChange('create', kind, unit.identity, 'missing', creationFields(unit.fields, secretPaths), unit.fields), unit));
+        changes.push(withSecrets(newChange('create', kind, unit.identity, 'missing', creationFields(canon(unit.fields), secretPaths), unit.fields), unit));
         continue;
       }
-      const differences = diffFields(canon(unit.fields), canon(m.live.fields), secretPaths).filter(
+      const liveFields = parentRefPath ? translateParentField(m.live.fields, parentRefPath, kindRenames) : m.live.fields;
+      const differences = diffFields(canon(unit.fields), canon(liveFields), secretPaths).filter(
         (d) => !ignoredField(policy.ignore, kind, unit.identity, d.path),
       );
       if (differences.length === 0) continue;
@@ -167,7 +169,7 @@ export function buildPlan(desired: DesiredState, live: LiveState, adapters: read
       if (immutable.length > 0) {
         if (options.allowReplace) {
           changes.push({ ...newChange('delete', kind, m.live.identity, 'replace', []), liveId: m.live.id, note: `replaced: ${immutable.map((d) => d.path).join(', ')} cannot change in place` });
-          changes.push(withSecrets(newChange('create', kind, unit.identity, 'replace', creationFields(unit.fields, secretPaths), unit.fields), unit));
+          changes.push(withSecrets(newChange('create', kind, unit.identity, 'replace', creationFields(canon(unit.fields), secretPaths), unit.fields), unit));
         } else {
           changes.push({
             ...newChange('blocked', kind, unit.identity, 'not-supported', differences),
@@ -179,6 +181,11 @@ export function buildPlan(desired: DesiredState, live: LiveState, adapters: read
       }
       const parts = adapter.splitUpdate?.(differences) ?? [{ action: 'update' as const, fields: differences }];
       for (const part of parts) {
+        if (part.action === 'blocked') {
+          const paths = part.fields.map((f) => f.path).join(', ');
+          changes.push({ ...newChange('blocked', kind, unit.identity, 'not-supported', part.fields), liveId: m.live.id, note: `the API offers no way to change ${paths} of an existing record` });
+          continue;
+        }
         changes.push(withSecrets({ ...newChange(part.action, kind, unit.identity, reason, part.fields, unit.fields), liveId: m.live.id }, unit));
       }
     }
@@ -461,6 +468,14 @@ function matchUnits(units: readonly DesiredUnit[], liveRecords: readonly LiveRec
     claim(unit, sameName.length === 1 ? sameName[0] : undefined, 'name');
   }
   return units.map((u) => matches.get(u) as Match);
+}
+
+/** A live record's parent reference, rewritten when this plan renames that parent or one of its ancestors. */
+function translateParentField(fields: Record<string, unknown>, path: readonly string[], renames: ReadonlyMap<string, string>): Record<string, unknown> {
+  const value = readString(fields, path);
+  if (value === undefined) return fields;
+  const renamed = renames.get(value) ?? renameAncestors(value, renames);
+  return renamed === value ? fields : writeAt(fields, path, renamed);
 }
 
 function renameAncestors(identity: string, renames: ReadonlyMap<string, string>): string {

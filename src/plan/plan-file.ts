@@ -53,12 +53,13 @@ export function parsePlanFile(text: string, file: string, env: NodeJS.ProcessEnv
 export function unitsForRecheck(plan: Plan): Map<UnitKind, DesiredUnit[]> {
   const units = new Map<UnitKind, DesiredUnit[]>();
   for (const change of plan.changes) {
-    if (!change.desired) continue;
+    if (change.action === 'blocked' || (!change.desired && change.liveId === undefined)) continue;
+    // Removals carry no desired fields; a unit with none still tells the adapter where to read.
     const unit: DesiredUnit = {
       kind: change.kind,
       identity: change.key,
       name: change.key.split(pathSeparator).pop() ?? change.key,
-      fields: change.desired,
+      fields: change.desired ?? {},
       tool: { ...(change.liveId !== undefined ? { id: change.liveId } : {}), ensure: 'present', protect: false, previousNames: [] },
       locate: () => ({ file: 'plan', line: 1, col: 1 }),
     };

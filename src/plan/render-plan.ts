@@ -89,11 +89,11 @@ export function renderPlanText(plan: Plan, options: RenderOptions): string[] {
 
   const kinds = [...new Set(plan.changes.map((c) => c.kind))];
   const width = Math.max(4, ...kinds.map((k) => k.length));
-  lines.push(`  ${'kind'.padEnd(width)}  ${actionColumns.map((a) => a.padStart(11)).join('')}`);
+  lines.push(`  ${'kind'.padEnd(width)}  ${actionColumns.map((a) => a.padStart(12)).join('')}`);
   for (const kind of kinds) {
     const cells = actionColumns.map((action) => {
       const n = plan.changes.filter((c) => c.kind === kind && c.action === action).length;
-      return (n === 0 ? '-' : String(n)).padStart(11);
+      return (n === 0 ? '-' : String(n)).padStart(12);
     });
     lines.push(`  ${kind.padEnd(width)}  ${cells.join('')}`);
   }

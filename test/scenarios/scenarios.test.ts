@@ -15,6 +15,8 @@ const scenarios = readdirSync(root, { withFileTypes: true })
 interface ScenarioConfig {
   args?: string[];
   env?: Record<string, string>;
+  /** Environment of the `before/` apply, when it differs (e.g. an older secret). */
+  beforeEnv?: Record<string, string>;
 }
 
 describe('plan scenarios', () => {
@@ -30,7 +32,7 @@ describe('plan scenarios', () => {
     rmSync(`${cwd}/.erpsync`, { recursive: true, force: true });
     try {
       if (existsSync(`${cwd}/before`)) {
-        const setup = await runCli(['apply', 'before', '--auto-approve', ...state], { cwd, env });
+        const setup = await runCli(['apply', 'before', '--auto-approve', ...state], { cwd, env: { ...env, ...config.beforeEnv } });
         expect(setup.stderr).toBe('');
         expect(setup.code).toBe(0);
       }

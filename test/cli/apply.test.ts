@@ -1,0 +1,79 @@
+// apply end to end through the CLI against the emulator over HTTP: saved plans (fresh and stale),
+// the confirmation rule, and the delete budget.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createEmulator } from '../../src/emulator/index.js';
+import type { Emulator } from '../../src/emulator/index.js';
+import { runCli } from '../support/run-cli.js';
+
+let emulator: Emulator;
+let dir: string;
+let env: NodeJS.ProcessEnv;
+
+const groups = (names: string[]) => `version: 1\ngruposProdutos:\n${names.map((n) => `  - nome: ${n}\n`).join('')}`;
+const groupNames = () => emulator.snapshot().gruposProdutos.map((g) => g.nome).sort();
+
+beforeEach(async () => {
+  emulator = await createEmulator({ seed: 'fresh', rateLimit: 0 });
+  dir = mkdtempSync(path.join(tmpdir(), 'erpsync-apply-'));
+  env = { BLING_ACCESS_TOKEN: emulator.token, ERPSYNC_BASE_URL: emulator.baseUrl, ERPSYNC_RATE: '1000' };
+});
+afterEach(async () => {
+  await emulator.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('erpsync apply', () => {
+  it('applies a saved plan, and the next plan is empty', async () => {
+    writeFileSync(path.join(dir, 'm.yaml'), groups(['Maquiagem', 'Perfumaria']));
+    const planned = await runCli(['plan', 'm.yaml', '--out', 'plan.json', '--detailed-exitcode'], { cwd: dir, env });
+    expect(planned.code).toBe(2);
+    expect(groupNames()).toEqual([]);
+    const applied = await runCli(['apply', 'plan.json'], { cwd: dir, env: { ...env } });
+    // A saved plan was reviewed already, but apply still asks unless told not to.
+    expect(applied.code).toBe(3);
+    expect(applied.stderr).toContain('--auto-approve');
+    expect(groupNames()).toEqual([]);
+    const approved = await runCli(['apply', 'plan.json', '--auto-approve'], { cwd: dir, env });
+    expect(approved.code).toBe(0);
+    expect(groupNames()).toEqual(['Maquiagem', 'Perfumaria']);
+    const again = await runCli(['plan', 'm.yaml', '--detailed-exitcode'], { cwd: dir, env });
+    expect(again.code).toBe(0);
+  });
+
+  it('refuses a saved plan when a record it touches changed since (exit 3), and changes nothing', async () => {
+    writeFileSync(path.join(dir, 'm.yaml'), groups(['Maquiagem']));
+    expect((await runCli(['apply', 'm.yaml', '--auto-approve'], { cwd: dir, env })).code).toBe(0);
+    writeFileSync(path.join(dir, 'm.yaml'), `${groups(['Beleza'])}    previousNames: [Maquiagem]\n`);
+    expect((await runCli(['plan', 'm.yaml', '--out', 'plan.json'], { cwd: dir, env })).code).toBe(0);
+    // Someone renames the group by hand before the plan is applied.
+    const id = emulator.snapshot().gruposProdutos[0]?.id;
+    const response = await fetch(`${emulator.baseUrl}/grupos-produtos/${id}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${emulator.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ nome: 'Mexido à mão' }),
+    });
+    expect(response.status).toBe(204);
+    const stale = await runCli(['apply', 'plan.json', '--auto-approve'], { cwd: dir, env });
+    expect(stale.code).toBe(3);
+    expect(stale.stderr).toContain('changed since the plan was made');
+    expect(groupNames()).toEqual(['Mexido à mão']);
+  });
+
+  it('refuses without a terminal and without --auto-approve, and over the delete budget', async () => {
+    writeFileSync(path.join(dir, 'm.yaml'), groups(['A', 'B', 'C']));
+    const refused = await runCli(['apply', 'm.yaml'], { cwd: dir, env });
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain('--auto-approve');
+    expect(groupNames()).toEqual([]);
+    expect((await runCli(['apply', 'm.yaml', '--auto-approve'], { cwd: dir, env })).code).toBe(0);
+    writeFileSync(path.join(dir, 'm.yaml'), 'version: 1\npolicy:\n  prune: [gruposProdutos]\ngruposProdutos: []\n');
+    const overBudget = await runCli(['apply', 'm.yaml', '--auto-approve', '--max-deletes', '2'], { cwd: dir, env });
+    expect(overBudget.code).toBe(3);
+    expect(groupNames()).toEqual(['A', 'B', 'C']);
+    expect((await runCli(['apply', 'm.yaml', '--auto-approve', '--max-deletes', '3'], { cwd: dir, env })).code).toBe(0);
+    expect(groupNames()).toEqual([]);
+  });
+});
