@@ -76,4 +76,26 @@ describe('erpsync apply', () => {
     expect((await runCli(['apply', 'm.yaml', '--auto-approve', '--max-deletes', '3'], { cwd: dir, env })).code).toBe(0);
     expect(groupNames()).toEqual([]);
   });
+
+  it('adopts a create whose answer was lost instead of sending it twice', async () => {
+    emulator.setFaults({ schedule: [{ method: 'POST', path: '/grupos-produtos', nth: 1, fault: 'reset-after' }] });
+    writeFileSync(path.join(dir, 'm.yaml'), groups(['Maquiagem']));
+    const applied = await runCli(['apply', 'm.yaml', '--auto-approve'], { cwd: dir, env });
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(applied.stdout).toContain('found after an unknown outcome');
+    expect(groupNames()).toEqual(['Maquiagem']);
+  });
+
+  it('applies the example store to a fresh sandbox, and a second run has no changes', async () => {
+    const example = path.resolve('examples/loja-nova');
+    const sandboxEnv = { NFSE_SENHA_PREFEITURA: 'demo' };
+    const first = await runCli(['apply', example, '--auto-approve'], { cwd: dir, env: sandboxEnv });
+    expect(first.code, first.stdout + first.stderr).toBe(0);
+    expect(first.stdout.split('\n')[0]).toContain('Using the local sandbox');
+    expect(first.stdout).toMatch(/Apply: \d+ applied, 0 failed, 0 skipped, 0 blocked\./);
+    expect(first.stdout).not.toContain('not converged');
+    const second = await runCli(['apply', example, '--auto-approve'], { cwd: dir, env: sandboxEnv });
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain('No changes.');
+  });
 });
