@@ -3,7 +3,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { parseArgs } from 'node:util';
 import { applyPlan } from '../apply/apply-plan.js';
 import type { ApplyEvent, ApplyResult } from '../apply/apply-plan.js';
 import { kindAdapters } from '../kinds/registry.js';
@@ -15,6 +14,7 @@ import type { Change, Plan } from '../plan/model.js';
 import { findStaleRecords, kindsForRecheck, parsePlanFile, unitsForRecheck } from '../plan/plan-file.js';
 import { renderPlanText } from '../plan/render-plan.js';
 import type { CliIO } from './io.js';
+import { parseCommandArgs } from './parse-command-args.js';
 import { writeLine } from './io.js';
 import { loadDesired, makePlan, parseCount, planTargetOf, printDiagnostics, readAccount } from './plan-workflow.js';
 import type { OpenedTarget } from './target.js';
@@ -69,23 +69,14 @@ function describeOutcome(event: Extract<ApplyEvent, { type: 'change-end' }>): st
 }
 
 export async function runApplyCommand(args: string[], io: CliIO): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        'auto-approve': { type: 'boolean' },
-        'allow-replace': { type: 'boolean' },
-        'max-deletes': { type: 'string' },
-        concurrency: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-        ...targetFlagOptions,
-      },
-    });
-  } catch (error) {
-    throw new ErpsyncError('USAGE', (error as Error).message, { details: ['run `erpsync apply --help` for the options'] });
-  }
+  const parsed = parseCommandArgs('apply', args, {
+    'auto-approve': { type: 'boolean' },
+    'allow-replace': { type: 'boolean' },
+    'max-deletes': { type: 'string' },
+    concurrency: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+    ...targetFlagOptions,
+  });
   const flags = parsed.values;
   if (flags.help) {
     writeLine(io.stdout, help);

@@ -1,12 +1,11 @@
 // `erpsync plan [paths…]`: shows what apply would change; changes nothing.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { kindAdapters } from '../kinds/registry.js';
 import { hasErrors } from '../model/diagnostics.js';
-import { ErpsyncError } from '../model/errors.js';
 import { renderPlanJson, renderPlanText } from '../plan/render-plan.js';
 import type { CliIO } from './io.js';
+import { parseCommandArgs } from './parse-command-args.js';
 import { writeLine } from './io.js';
 import { loadDesired, makePlan, parseCount, printDiagnostics, readAccount } from './plan-workflow.js';
 import { openTarget, targetFlagHelp, targetFlagOptions } from './target.js';
@@ -27,25 +26,16 @@ const help = [
 ].join('\n');
 
 export async function runPlanCommand(args: string[], io: CliIO): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        json: { type: 'boolean' },
-        out: { type: 'string' },
-        'detailed-exitcode': { type: 'boolean' },
-        'allow-replace': { type: 'boolean' },
-        'max-deletes': { type: 'string' },
-        verbose: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        ...targetFlagOptions,
-      },
-    });
-  } catch (error) {
-    throw new ErpsyncError('USAGE', (error as Error).message, { details: ['run `erpsync plan --help` for the options'] });
-  }
+  const parsed = parseCommandArgs('plan', args, {
+    json: { type: 'boolean' },
+    out: { type: 'string' },
+    'detailed-exitcode': { type: 'boolean' },
+    'allow-replace': { type: 'boolean' },
+    'max-deletes': { type: 'string' },
+    verbose: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+    ...targetFlagOptions,
+  });
   const flags = parsed.values;
   if (flags.help) {
     writeLine(io.stdout, help);

@@ -1,10 +1,9 @@
 // `erpsync validate [paths…]`: reads and checks manifests offline; no network access at all.
-import { parseArgs } from 'node:util';
 import { hasErrors } from '../model/diagnostics.js';
-import { ErpsyncError } from '../model/errors.js';
 import { loadManifests } from '../manifest/load-manifests.js';
 import { countDiagnostics, diagnosticToJson, renderDiagnosticsText, summarizeCounts } from '../report/diagnostics-report.js';
 import type { CliIO } from './io.js';
+import { parseCommandArgs } from './parse-command-args.js';
 import { writeLine } from './io.js';
 
 const help = `usage: erpsync validate [paths…] [--json]
@@ -21,16 +20,7 @@ options:
 exit codes: 0 valid (warnings allowed), 1 invalid, 2 usage error`;
 
 export async function runValidateCommand(args: string[], io: CliIO): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: { json: { type: 'boolean' }, quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, debug: { type: 'boolean' } },
-    });
-  } catch (error) {
-    throw new ErpsyncError('USAGE', (error as Error).message, { details: ['run `erpsync validate --help` for the options'] });
-  }
+  const parsed = parseCommandArgs('validate', args, { json: { type: 'boolean' }, quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, debug: { type: 'boolean' } });
   if (parsed.values.help) {
     writeLine(io.stdout, help);
     return 0;

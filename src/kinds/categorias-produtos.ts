@@ -9,7 +9,7 @@ import { ErpsyncError } from '../model/errors.js';
 import type { Change } from '../plan/model.js';
 import type { KindAdapter, LiveRecord, WriteContext } from './adapter.js';
 import type { KindDefinition } from './kind.js';
-import { compact, identifyListItems, isPlainRecord, placeInTree, readInteger, readName, readReferenceId, requireId, requireLiveId } from './live-helpers.js';
+import { compact, deleteOperation, executeByAction, postRecord, readName, readReferenceId, readTreeItems, requireId, requireLiveId, treeRecord } from './live-helpers.js';
 import type { FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { defineListRecord, defineName, defineParentReference, toolKeyFields } from './shared-schema.js';
 
@@ -49,32 +49,15 @@ const resource = '/categorias/produtos';
 const kind = 'categoriasProdutos';
 
 async function readProductCategories(client: ApiClient): Promise<LiveRecord[]> {
-  const listed = identifyListItems(await client.listAll<unknown>(resource, undefined, { kind }), resource);
-  const places = placeInTree(listed.map(({ id, raw }) => ({ id, name: readName(raw.descricao), parentId: readReferenceId(raw.categoriaPai) })));
-  return listed.map(({ id, raw }) => {
-    const name = readName(raw.descricao);
-    const place = places.get(id) ?? { identity: name };
-    return {
-      kind,
-      id,
-      identity: place.identity,
-      name,
-      fields: compact({ descricao: name, categoriaPai: place.parent }),
-      raw,
-      ...(place.parent === undefined ? {} : { parent: place.parent }),
-      detailLoaded: true,
-    };
-  });
+  const items = await readTreeItems(client, resource, kind, (raw) => ({ name: readName(raw.descricao), parentId: readReferenceId(raw.categoriaPai) }));
+  return items.map((item) => treeRecord(kind, item, { descricao: item.name, categoriaPai: item.parent }, { detailLoaded: true }));
 }
 
 async function createProductCategory(change: Change, context: WriteContext): Promise<{ id: number }> {
   const desired = change.desired ?? {};
   const parent = typeof desired.categoriaPai === 'string' ? { id: requireId(context, kind, desired.categoriaPai) } : undefined;
   const body = compact({ descricao: desired.descricao, categoriaPai: parent });
-  const { data } = await context.client.request<unknown>({ method: 'POST', path: resource, body, kind });
-  const id = isPlainRecord(data) ? readInteger(data.id) : undefined;
-  if (id === undefined) throw new ErpsyncError('API_ERROR', `POST ${resource}: the answer has no id`);
-  return { id };
+  return postRecord(context.client, resource, kind, body);
 }
 
 async function updateProductCategory(change: Change, context: WriteContext): Promise<void> {
@@ -86,24 +69,6 @@ async function updateProductCategory(change: Change, context: WriteContext): Pro
   await context.client.request({ method: 'PUT', path: `${resource}/${id}`, body, kind });
 }
 
-async function executeProductCategoryChange(change: Change, context: WriteContext): Promise<{ id?: number }> {
-  switch (change.action) {
-    case 'create':
-      return createProductCategory(change, context);
-    case 'update':
-      await updateProductCategory(change, context);
-      return {};
-    case 'delete':
-      await context.client.request({ method: 'DELETE', path: `${resource}/${requireLiveId(change)}`, kind });
-      return {};
-    case 'set-status':
-    case 'set-default':
-    case 'retire':
-    case 'blocked':
-      throw new ErpsyncError('INTERNAL', `${change.id}: product categories have no ${change.action} operation`);
-  }
-}
-
 export const categoriasProdutosAdapter: KindAdapter = {
   kind,
   definition: categoriasProdutos,
@@ -111,5 +76,5 @@ export const categoriasProdutosAdapter: KindAdapter = {
   immutableFields: ['categoriaPai'],
   retire: 'none',
   canDelete: true,
-  execute: executeProductCategoryChange,
+  execute: executeByAction('product categories', { create: createProductCategory, update: updateProductCategory, delete: deleteOperation(resource, kind) }),
 };

@@ -10,7 +10,7 @@ import { ErpsyncError } from '../model/errors.js';
 import type { Change, FieldChange } from '../plan/model.js';
 import type { KindAdapter, LiveRecord, ReadScope, WriteContext } from './adapter.js';
 import type { KindDefinition } from './kind.js';
-import { compact, identifyListItems, isPlainRecord, readInteger, readName, requireId, requireLiveId, placeInTree } from './live-helpers.js';
+import { compact, deleteOperation, executeByAction, identifyListItems, postRecord, readInteger, readName, readTreeItems, requireId, requireLiveId, treeRecord } from './live-helpers.js';
 import type { Coded, FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { defineEnum, defineListRecord, defineName, defineParentReference, toolKeyFields } from './shared-schema.js';
 
@@ -112,32 +112,19 @@ async function readInactiveIds(client: ApiClient, scope: ReadScope): Promise<Rea
 }
 
 async function readCategories(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
-  const listed = identifyListItems(await client.listAll<unknown>(resource, undefined, { kind }), resource);
+  const items = await readTreeItems(client, resource, kind, (raw) => ({ name: readName(raw.descricao), parentId: readInteger(raw.idCategoriaPai) || undefined }));
   const inactive = await readInactiveIds(client, scope);
-  const places = placeInTree(
-    listed.map(({ id, raw }) => ({ id, name: readName(raw.descricao), parentId: readInteger(raw.idCategoriaPai) || undefined })),
-  );
-  return listed.map(({ id, raw }) => {
-    const name = readName(raw.descricao);
-    const place = places.get(id) ?? { identity: name };
-    const tipo = readInteger(raw.tipo);
-    return {
-      kind,
-      id,
-      identity: place.identity,
-      name,
-      fields: compact({
-        descricao: name,
-        tipo,
-        categoriaPai: place.parent,
-        grupoDRE: readInteger(raw.idGrupoDre),
-        situacao: inactive === undefined ? undefined : inactive.has(id) ? situacaoCategoriaLabels.inativa : situacaoCategoriaLabels.ativa,
-      }),
-      raw,
-      ...(tipo !== undefined && systemTipos.includes(tipo) ? { system: 'built-in' as const } : {}),
-      ...(place.parent === undefined ? {} : { parent: place.parent }),
-      detailLoaded: false,
+  return items.map((item) => {
+    const tipo = readInteger(item.raw.tipo);
+    const fields = {
+      descricao: item.name,
+      tipo,
+      categoriaPai: item.parent,
+      grupoDRE: readInteger(item.raw.idGrupoDre),
+      situacao: inactive === undefined ? undefined : inactive.has(item.id) ? situacaoCategoriaLabels.inativa : situacaoCategoriaLabels.ativa,
     };
+    const system = tipo !== undefined && systemTipos.includes(tipo) ? ('built-in' as const) : undefined;
+    return treeRecord(kind, item, fields, { detailLoaded: false, ...(system ? { system } : {}) });
   });
 }
 
@@ -165,10 +152,7 @@ function parentIdOf(desired: Record<string, unknown>, context: WriteContext): nu
 async function createCategory(change: Change, context: WriteContext): Promise<{ id: number }> {
   const desired = change.desired ?? {};
   const body = compact({ descricao: desired.descricao, tipo: desired.tipo, idCategoriaPai: parentIdOf(desired, context), grupoDRE: desired.grupoDRE });
-  const { data } = await context.client.request<unknown>({ method: 'POST', path: resource, body, kind });
-  const id = isPlainRecord(data) ? readInteger(data.id) : undefined;
-  if (id === undefined) throw new ErpsyncError('API_ERROR', `POST ${resource}: the answer has no id`);
-  return { id };
+  return postRecord(context.client, resource, kind, body);
 }
 
 async function updateCategory(change: Change, context: WriteContext): Promise<void> {
@@ -189,24 +173,6 @@ async function updateCategory(change: Change, context: WriteContext): Promise<vo
   await context.client.request({ method: 'PUT', path: `${resource}/${id}`, body: compact(body), kind });
 }
 
-async function executeCategoryChange(change: Change, context: WriteContext): Promise<{ id?: number }> {
-  switch (change.action) {
-    case 'create':
-      return createCategory(change, context);
-    case 'update':
-      await updateCategory(change, context);
-      return {};
-    case 'delete':
-      await context.client.request({ method: 'DELETE', path: `${resource}/${requireLiveId(change)}`, kind });
-      return {};
-    case 'set-status':
-    case 'set-default':
-    case 'retire':
-    case 'blocked':
-      throw new ErpsyncError('INTERNAL', `${change.id}: income and expense categories have no ${change.action} operation`);
-  }
-}
-
 export const categoriasReceitasDespesasAdapter: KindAdapter = {
   kind,
   definition: categoriasReceitasDespesas,
@@ -215,5 +181,5 @@ export const categoriasReceitasDespesasAdapter: KindAdapter = {
   splitUpdate: splitCategoryUpdate,
   retire: 'none',
   canDelete: true,
-  execute: executeCategoryChange,
+  execute: executeByAction('income and expense categories', { create: createCategory, update: updateCategory, delete: deleteOperation(resource, kind) }),
 };

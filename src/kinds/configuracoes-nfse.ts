@@ -11,7 +11,7 @@ import { ErpsyncError } from '../model/errors.js';
 import type { Change } from '../plan/model.js';
 import type { KindAdapter, LiveRecord, WriteContext } from './adapter.js';
 import type { CheckFinding, JsonSchema, KindDefinition, ManifestRecord } from './kind.js';
-import { compact, isPlainRecord, mergeRecords, readBoolean, readInteger, readNumber } from './live-helpers.js';
+import { compact, executeByAction, isPlainRecord, mergeRecords, readBoolean, readInteger, readNumber } from './live-helpers.js';
 import type { Coded, FieldTable, FieldTableEntry } from './shared-schema.js';
 import { cnpjPattern, defineEnum, defineName, defineObject } from './shared-schema.js';
 
@@ -542,19 +542,13 @@ function buildSettingsBody(raw: Record<string, unknown>, desired: Record<string,
   return merged;
 }
 
-async function executeSettings(change: Change, context: WriteContext): Promise<{ id?: number }> {
-  switch (change.action) {
-    // The PUT both creates and changes the settings.
-    case 'create':
-    case 'update': {
-      const body = buildSettingsBody(context.live?.raw ?? {}, change.desired ?? {});
-      await context.client.request({ method: 'PUT', path: resourcePath, body, kind: 'configuracoesNfse' });
-      return {};
-    }
-    default:
-      throw new ErpsyncError('INTERNAL', `${change.id}: NFS-e settings are only ever updated, never ${change.action}`);
-  }
+/** The PUT both creates and changes the settings; they are never deleted. */
+async function putSettings(change: Change, context: WriteContext): Promise<void> {
+  const body = buildSettingsBody(context.live?.raw ?? {}, change.desired ?? {});
+  await context.client.request({ method: 'PUT', path: resourcePath, body, kind: 'configuracoesNfse' });
 }
+
+const executeSettings = executeByAction('NFS-e settings', { create: putSettings, update: putSettings });
 
 export const configuracoesNfseAdapter: KindAdapter = {
   kind: 'configuracoesNfse',

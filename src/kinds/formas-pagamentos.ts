@@ -12,10 +12,13 @@ import type { KindAdapter, LiveRecord, ReadScope, WriteContext } from './adapter
 import type { CheckFinding, KindDefinition, ManifestRecord } from './kind.js';
 import {
   compact,
+  deleteOperation,
+  executeByAction,
   fetchDetails,
   identifyListItems,
   isPlainRecord,
   mergeRecords,
+  postRecord,
   readBoolean,
   readInteger,
   readName,
@@ -383,9 +386,7 @@ async function createPaymentMethod(change: Change, client: ApiClient): Promise<{
   // Manifest fields are the API's; the canonical form is the one it stores (CNPJ digits).
   // padrao is server-managed on create: the method gets it through the PATCH once it exists.
   const { padrao, ...body } = canonicalizePaymentMethod(desired);
-  const { data } = await client.request<unknown>({ method: 'POST', path: resource, body, kind });
-  const id = isPlainRecord(data) ? readInteger(data.id) : undefined;
-  if (id === undefined) throw new ErpsyncError('API_ERROR', `POST ${resource}: the answer has no id`);
+  const { id } = await postRecord(client, resource, kind, body);
   if (padrao !== undefined && padraoPatchCodes[padrao as number] !== undefined) await patchPadrao(client, id, padrao);
   return { id };
 }
@@ -407,37 +408,26 @@ async function updatePaymentMethod(change: Change, context: WriteContext): Promi
   await context.client.request({ method: 'PUT', path: `${resource}/${id}`, body, kind });
 }
 
-async function executePaymentMethodChange(change: Change, context: WriteContext): Promise<{ id?: number }> {
-  const { client } = context;
-  switch (change.action) {
-    case 'create':
-      return createPaymentMethod(change, client);
-    case 'update':
-      await updatePaymentMethod(change, context);
-      return {};
-    case 'set-status':
-      await patchSituacao(client, requireLiveId(change), wantedValue(change, 'situacao'));
-      return {};
-    case 'set-default': {
-      const id = requireLiveId(change);
-      // Only an active method can be the default. When the plan also activates it, that PATCH may
-      // run at the same time as this one, so activate first here rather than fail on the order.
-      if (context.live?.fields.situacao === situacaoFormaPagamentoLabels.inativa && change.desired?.situacao === situacaoFormaPagamentoLabels.ativa) {
-        await patchSituacao(client, id, situacaoFormaPagamentoLabels.ativa);
-      }
-      await patchPadrao(client, id, wantedValue(change, 'padrao'));
-      return {};
+const executePaymentMethodChange = executeByAction('payment methods', {
+  create: (change, { client }) => createPaymentMethod(change, client),
+  update: updatePaymentMethod,
+  async 'set-status'(change, { client }) {
+    await patchSituacao(client, requireLiveId(change), wantedValue(change, 'situacao'));
+  },
+  async 'set-default'(change, { client, live }) {
+    const id = requireLiveId(change);
+    // Only an active method can be the default. When the plan also activates it, that PATCH may
+    // run at the same time as this one, so activate first here rather than fail on the order.
+    if (live?.fields.situacao === situacaoFormaPagamentoLabels.inativa && change.desired?.situacao === situacaoFormaPagamentoLabels.ativa) {
+      await patchSituacao(client, id, situacaoFormaPagamentoLabels.ativa);
     }
-    case 'retire':
-      await patchSituacao(client, requireLiveId(change), situacaoFormaPagamentoLabels.inativa);
-      return {};
-    case 'delete':
-      await client.request({ method: 'DELETE', path: `${resource}/${requireLiveId(change)}`, kind });
-      return {};
-    case 'blocked':
-      throw new ErpsyncError('INTERNAL', `${change.id}: a blocked change is never executed`);
-  }
-}
+    await patchPadrao(client, id, wantedValue(change, 'padrao'));
+  },
+  async retire(change, { client }) {
+    await patchSituacao(client, requireLiveId(change), situacaoFormaPagamentoLabels.inativa);
+  },
+  delete: deleteOperation(resource, kind),
+});
 
 export const formasPagamentosAdapter: KindAdapter = {
   kind,

@@ -9,7 +9,7 @@ import { ErpsyncError } from '../model/errors.js';
 import type { Change } from '../plan/model.js';
 import type { KindAdapter, LiveRecord, WriteContext } from './adapter.js';
 import type { KindDefinition } from './kind.js';
-import { compact, identifyListItems, isPlainRecord, placeInTree, readInteger, readName, readReferenceId, requireId, requireLiveId } from './live-helpers.js';
+import { compact, deleteOperation, executeByAction, postRecord, readName, readReferenceId, readTreeItems, requireId, requireLiveId, treeRecord } from './live-helpers.js';
 import type { FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { defineListRecord, defineName, defineParentReference, toolKeyFields } from './shared-schema.js';
 
@@ -47,22 +47,8 @@ const resource = '/grupos-produtos';
 const kind = 'gruposProdutos';
 
 async function readProductGroups(client: ApiClient): Promise<LiveRecord[]> {
-  const listed = identifyListItems(await client.listAll<unknown>(resource, undefined, { kind }), resource);
-  const places = placeInTree(listed.map(({ id, raw }) => ({ id, name: readName(raw.nome), parentId: readReferenceId(raw.grupoProdutoPai) })));
-  return listed.map(({ id, raw }) => {
-    const name = readName(raw.nome);
-    const place = places.get(id) ?? { identity: name };
-    return {
-      kind,
-      id,
-      identity: place.identity,
-      name,
-      fields: compact({ nome: name, grupoProdutoPai: place.parent }),
-      raw,
-      ...(place.parent === undefined ? {} : { parent: place.parent }),
-      detailLoaded: true,
-    };
-  });
+  const items = await readTreeItems(client, resource, kind, (raw) => ({ name: readName(raw.nome), parentId: readReferenceId(raw.grupoProdutoPai) }));
+  return items.map((item) => treeRecord(kind, item, { nome: item.name, grupoProdutoPai: item.parent }, { detailLoaded: true }));
 }
 
 /** `{ id }` of the parent the desired record names, or undefined for a root. */
@@ -73,10 +59,7 @@ function desiredParent(desired: Record<string, unknown>, context: WriteContext):
 async function createProductGroup(change: Change, context: WriteContext): Promise<{ id: number }> {
   const desired = change.desired ?? {};
   const body = compact({ nome: desired.nome, grupoProdutoPai: desiredParent(desired, context) });
-  const { data } = await context.client.request<unknown>({ method: 'POST', path: resource, body, kind });
-  const id = isPlainRecord(data) ? readInteger(data.id) : undefined;
-  if (id === undefined) throw new ErpsyncError('API_ERROR', `POST ${resource}: the answer has no id`);
-  return { id };
+  return postRecord(context.client, resource, kind, body);
 }
 
 async function updateProductGroup(change: Change, context: WriteContext): Promise<void> {
@@ -91,29 +74,11 @@ async function updateProductGroup(change: Change, context: WriteContext): Promis
   await context.client.request({ method: 'PUT', path: `${resource}/${id}`, body, kind });
 }
 
-async function executeProductGroupChange(change: Change, context: WriteContext): Promise<{ id?: number }> {
-  switch (change.action) {
-    case 'create':
-      return createProductGroup(change, context);
-    case 'update':
-      await updateProductGroup(change, context);
-      return {};
-    case 'delete':
-      await context.client.request({ method: 'DELETE', path: `${resource}/${requireLiveId(change)}`, kind });
-      return {};
-    case 'set-status':
-    case 'set-default':
-    case 'retire':
-    case 'blocked':
-      throw new ErpsyncError('INTERNAL', `${change.id}: product groups have no ${change.action} operation`);
-  }
-}
-
 export const gruposProdutosAdapter: KindAdapter = {
   kind,
   definition: gruposProdutos,
   readLive: readProductGroups,
   retire: 'none',
   canDelete: true,
-  execute: executeProductGroupChange,
+  execute: executeByAction('product groups', { create: createProductGroup, update: updateProductGroup, delete: deleteOperation(resource, kind) }),
 };

@@ -7,7 +7,7 @@ import type { ApiClient } from '../api/client.js';
 import { ErpsyncError } from '../model/errors.js';
 import { normalizeName, pathSeparator } from '../model/names.js';
 import type { Change, UnitKind } from '../plan/model.js';
-import type { DesiredUnit, WriteContext } from './adapter.js';
+import type { DesiredUnit, KindAdapter, LiveRecord, WriteContext } from './adapter.js';
 
 export function isPlainRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -112,6 +112,80 @@ export function placeInTree(nodes: readonly TreeNode[]): Map<number, TreePlace> 
   };
   for (const node of nodes) place(node);
   return places;
+}
+
+/** A listed record of a tree kind, placed in its tree. */
+export interface TreeItem extends TreePlace {
+  id: number;
+  raw: Record<string, unknown>;
+  name: string;
+}
+
+/** Lists a tree kind (every page) and places each record: identity = path of names from the root. */
+export async function readTreeItems(
+  client: ApiClient,
+  resource: string,
+  kind: UnitKind,
+  nodeOf: (raw: Record<string, unknown>) => { name: string; parentId: number | undefined },
+): Promise<TreeItem[]> {
+  const listed = identifyListItems(await client.listAll<unknown>(resource, undefined, { kind }), resource).map((item) => ({ ...item, ...nodeOf(item.raw) }));
+  const places = placeInTree(listed);
+  return listed.map(({ id, raw, name }) => ({ id, raw, name, ...(places.get(id) ?? { identity: name }) }));
+}
+
+/** The live record of a tree item, with the manifest-shaped fields its kind reads. */
+export function treeRecord(
+  kind: UnitKind,
+  item: TreeItem,
+  fields: Record<string, unknown>,
+  extra: { detailLoaded: boolean; system?: LiveRecord['system'] },
+): LiveRecord {
+  return {
+    kind,
+    id: item.id,
+    identity: item.identity,
+    name: item.name,
+    fields: compact(fields),
+    raw: item.raw,
+    ...(extra.system ? { system: extra.system } : {}),
+    ...(item.parent === undefined ? {} : { parent: item.parent }),
+    detailLoaded: extra.detailLoaded,
+  };
+}
+
+/** The id a create answered with: `{ data: { id } }`, or the first item when `data` is an array. */
+export function createdId(data: unknown, what: string): number {
+  const first = Array.isArray(data) ? (data[0] as unknown) : data;
+  const id = isPlainRecord(first) ? readInteger(first.id) : undefined;
+  if (id === undefined) throw new ErpsyncError('API_ERROR', `${what}: the answer carries no id`);
+  return id;
+}
+
+/** POSTs a new record and returns the id the API answered with. */
+export async function postRecord(client: ApiClient, resource: string, kind: UnitKind, body: unknown): Promise<{ id: number }> {
+  const { data } = await client.request<unknown>({ method: 'POST', path: resource, body, kind });
+  return { id: createdId(data, `POST ${resource}`) };
+}
+
+export type ChangeOperation = (change: Change, context: WriteContext) => Promise<{ id?: number } | void>;
+
+/**
+ * An adapter's execute() from its operations per action. The planner only plans actions a kind
+ * declares, so a missing one (or a blocked change reaching execution) is a bug upstream.
+ */
+export function executeByAction(what: string, operations: Partial<Record<Change['action'], ChangeOperation>>): KindAdapter['execute'] {
+  return async (change, context) => {
+    const operation = operations[change.action];
+    if (!operation) throw new ErpsyncError('INTERNAL', `${change.id}: ${what} have no ${change.action} operation`);
+    return (await operation(change, context)) ?? {};
+  };
+}
+
+/** DELETE of the record a change acts on. */
+export function deleteOperation(resource: string, kind: UnitKind): ChangeOperation {
+  return async (change, context) => {
+    await context.client.request({ method: 'DELETE', path: `${resource}/${requireLiveId(change)}`, kind });
+  };
 }
 
 /** What a live record is known by before its detail is read. */

@@ -9,25 +9,12 @@
 // deactivated, so a service tombstone means `ativo: false`. Native integrations (Correios …)
 // belong to the carrier and are never changed. No other kind's quirks here.
 import type { ApiClient } from '../api/client.js';
-import { ErpsyncError } from '../model/errors.js';
 import { joinPath, normalizeName, pathSeparator } from '../model/names.js';
-import type { Change } from '../plan/model.js';
-import type { DesiredUnit, KindAdapter, LiveRecord, ReadScope, WriteContext } from './adapter.js';
+import type { DesiredUnit, KindAdapter, LiveRecord, ReadScope } from './adapter.js';
 import type { CheckFinding, KindDefinition, ManifestRecord } from './kind.js';
 import type { Coded, EnsureValue, FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { defineEnum, defineListRecord, defineName, defineObject, toolKeyFields } from './shared-schema.js';
-import {
-  compact,
-  identifyListItems,
-  isPlainRecord,
-  readBoolean,
-  readInteger,
-  readName,
-  readNumber,
-  readReferenceId,
-  requireId,
-  requireLiveId,
-} from './live-helpers.js';
+import { compact, deleteOperation, executeByAction, identifyListItems, isPlainRecord, postRecord, readBoolean, readInteger, readName, readNumber, readReferenceId, requireId, requireLiveId } from './live-helpers.js';
 
 export const situacaoLogisticaLabels = { habilitada: 'H', desabilitada: 'D' } as const;
 
@@ -185,13 +172,6 @@ export const logisticas: KindDefinition = {
 };
 
 /** The id the API answers a create with: `{id}`, or for services a list of `{id}`. */
-function createdId(data: unknown, what: string): number {
-  const first = Array.isArray(data) ? (data[0] as unknown) : data;
-  const id = isPlainRecord(first) ? readInteger(first.id) : undefined;
-  if (id === undefined) throw new ErpsyncError('API_ERROR', `${what}: the answer carries no id`);
-  return id;
-}
-
 function readSituacao(value: unknown): string | undefined {
   return value === 'H' || value === 'D' ? value : undefined;
 }
@@ -226,29 +206,21 @@ function logisticsBody(raw: Record<string, unknown>, desired: Record<string, unk
   };
 }
 
-async function executeLogistics(change: Change, context: WriteContext): Promise<{ id?: number }> {
-  const { client } = context;
-  const raw = context.live?.raw ?? {};
-  const desired = change.desired ?? {};
-  switch (change.action) {
-    case 'create': {
-      // Services are created by logisticasServicosAdapter in a later wave, like any other unit.
-      const { data } = await client.request<unknown>({ method: 'POST', path: '/logisticas', body: compact(logisticsBody({}, desired)), kind: 'logisticas' });
-      return { id: createdId(data, 'POST /logisticas') };
-    }
-    case 'update':
-      await client.request({ method: 'PUT', path: `/logisticas/${requireLiveId(change)}`, body: logisticsBody(raw, desired), kind: 'logisticas' });
-      return {};
-    case 'retire':
-      await client.request({ method: 'PUT', path: `/logisticas/${requireLiveId(change)}`, body: logisticsBody(raw, { situacao: 'D' }), kind: 'logisticas' });
-      return {};
-    case 'delete':
-      await client.request({ method: 'DELETE', path: `/logisticas/${requireLiveId(change)}`, kind: 'logisticas' });
-      return {};
-    default:
-      throw new ErpsyncError('INTERNAL', `${change.id}: logistics have no ${change.action} action`);
-  }
-}
+const executeLogistics = executeByAction('logistics', {
+  async create(change, { client }) {
+    // Services are created by logisticasServicosAdapter in a later wave, like any other unit.
+    return postRecord(client, '/logisticas', 'logisticas', compact(logisticsBody({}, change.desired ?? {})));
+  },
+  async update(change, { client, live }) {
+    const body = logisticsBody(live?.raw ?? {}, change.desired ?? {});
+    await client.request({ method: 'PUT', path: `/logisticas/${requireLiveId(change)}`, body, kind: 'logisticas' });
+  },
+  async retire(change, { client, live }) {
+    const body = logisticsBody(live?.raw ?? {}, { situacao: 'D' });
+    await client.request({ method: 'PUT', path: `/logisticas/${requireLiveId(change)}`, body, kind: 'logisticas' });
+  },
+  delete: deleteOperation('/logisticas', 'logisticas'),
+});
 
 export const logisticasAdapter: KindAdapter = {
   kind: 'logisticas',
@@ -357,30 +329,21 @@ function parentIdentityOf(key: string): string {
   return at < 0 ? key : key.slice(0, at);
 }
 
-async function executeService(change: Change, context: WriteContext): Promise<{ id?: number }> {
-  const { client } = context;
-  const desired = change.desired ?? {};
-  switch (change.action) {
-    case 'create': {
-      const logistica = { id: requireId(context, 'logisticas', parentIdentityOf(change.key)) };
-      const body = { logistica, servicos: [serviceBody({}, desired)] };
-      const { data } = await client.request<unknown>({ method: 'POST', path: '/logisticas/servicos', body, kind: 'logisticasServicos' });
-      return { id: createdId(data, 'POST /logisticas/servicos') };
-    }
-    case 'update': {
-      const base = context.live ? serviceFields(context.live.raw) : {};
-      const body = serviceBody(base, desired);
-      await client.request({ method: 'PUT', path: `/logisticas/servicos/${requireLiveId(change)}`, body, kind: 'logisticasServicos' });
-      return {};
-    }
-    case 'retire':
-      // The spec puts the switch under the logistics root, with the service's id.
-      await client.request({ method: 'PATCH', path: `/logisticas/${requireLiveId(change)}/situacoes`, body: { ativo: false }, kind: 'logisticasServicos' });
-      return {};
-    default:
-      throw new ErpsyncError('INTERNAL', `${change.id}: logistics services have no ${change.action} action`);
-  }
-}
+const executeService = executeByAction('logistics services', {
+  async create(change, context) {
+    const logistica = { id: requireId(context, 'logisticas', parentIdentityOf(change.key)) };
+    const body = { logistica, servicos: [serviceBody({}, change.desired ?? {})] };
+    return postRecord(context.client, '/logisticas/servicos', 'logisticasServicos', body);
+  },
+  async update(change, { client, live }) {
+    const body = serviceBody(live ? serviceFields(live.raw) : {}, change.desired ?? {});
+    await client.request({ method: 'PUT', path: `/logisticas/servicos/${requireLiveId(change)}`, body, kind: 'logisticasServicos' });
+  },
+  async retire(change, { client }) {
+    // The spec puts the switch under the logistics root, with the service's id.
+    await client.request({ method: 'PATCH', path: `/logisticas/${requireLiveId(change)}/situacoes`, body: { ativo: false }, kind: 'logisticasServicos' });
+  },
+});
 
 export const logisticasServicosAdapter: KindAdapter = {
   kind: 'logisticasServicos',

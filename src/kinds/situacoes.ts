@@ -10,7 +10,7 @@ import { joinPath, normalizeName, pathSeparator } from '../model/names.js';
 import type { Change } from '../plan/model.js';
 import type { DesiredUnit, KindAdapter, LiveRecord, ReadScope, WriteContext } from './adapter.js';
 import type { KindDefinition } from './kind.js';
-import { compact, identifyListItems, isPlainRecord, readInteger, readName, requireId, requireLiveId } from './live-helpers.js';
+import { compact, deleteOperation, executeByAction, identifyListItems, postRecord, readInteger, readName, requireId, requireLiveId } from './live-helpers.js';
 import type { FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { defineListRecord, defineName, toolKeyFields } from './shared-schema.js';
 
@@ -151,15 +151,7 @@ async function createSituation(change: Change, context: WriteContext): Promise<{
   if (!module) {
     throw new ErpsyncError('UNRESOLVED_REFERENCE', `situation \`${change.key}\`: the account has no module named \`${moduleName}\``);
   }
-  const { data } = await context.client.request<unknown>({
-    method: 'POST',
-    path: '/situacoes',
-    body: { idModuloSistema: module.id, ...writableFields(desired, context) },
-    kind: 'situacoes',
-  });
-  const id = isPlainRecord(data) ? readInteger(data.id) : undefined;
-  if (id === undefined) throw new ErpsyncError('API_ERROR', `POST /situacoes: the answer carries no id for \`${change.key}\``);
-  return { id };
+  return postRecord(context.client, '/situacoes', 'situacoes', { idModuloSistema: module.id, ...writableFields(desired, context) });
 }
 
 async function updateSituation(change: Change, context: WriteContext): Promise<void> {
@@ -182,18 +174,6 @@ export const situacoesAdapter: KindAdapter = {
   immutableFields: ['modulo'],
   retire: 'none',
   canDelete: true,
-  async execute(change, context) {
-    switch (change.action) {
-      case 'create':
-        return createSituation(change, context);
-      case 'update':
-        await updateSituation(change, context);
-        return {};
-      case 'delete':
-        await context.client.request({ method: 'DELETE', path: `/situacoes/${requireLiveId(change)}`, kind: 'situacoes' });
-        return {};
-      default:
-        throw new ErpsyncError('INTERNAL', `${change.id}: situations have no ${change.action} action`);
-    }
-  },
+  execute: executeByAction('situations', { create: createSituation, update: updateSituation, delete: deleteOperation('/situacoes', 'situacoes') }),
+
 };
