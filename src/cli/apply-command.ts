@@ -97,7 +97,9 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
     if (!desired) return 1;
   }
 
-  const opened = await openTarget(flags, io);
+  // Ctrl-C stops apply from starting changes; requests in flight finish (a second Ctrl-C exits at
+  // once), so the client does not share the interrupt signal.
+  const opened = await openTarget(flags, io, { client: { signal: new AbortController().signal } });
   try {
     if (opened.banner) writeLine(io.stdout, opened.banner);
     let plan: Plan;
@@ -159,7 +161,7 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
     });
     writeLine(io.stdout);
     writeLine(io.stdout, summarizeApply(result));
-    const nonConvergent = await checkConvergence(opened, plan, result, desired);
+    const nonConvergent = result.interrupted ? [] : await checkConvergence(opened, result, desired);
     for (const line of nonConvergent) writeLine(io.stdout, `  not converged: ${line}`);
     if (result.interrupted) writeLine(io.stdout, 'Interrupted: the changes not started were skipped; run apply again to finish.');
     return result.failed > 0 || result.interrupted ? 1 : 0;
@@ -173,7 +175,7 @@ function summarizeApply(result: ApplyResult): string {
 }
 
 /** Re-reads what was written: a change that applied but still shows in a fresh plan did not take. */
-async function checkConvergence(opened: OpenedTarget, plan: Plan, result: ApplyResult, desired: DesiredState | undefined): Promise<string[]> {
+async function checkConvergence(opened: OpenedTarget, result: ApplyResult, desired: DesiredState | undefined): Promise<string[]> {
   const applied = new Set(result.outcomes.filter((o) => o.outcome.status === 'applied' && !removal(o.change)).map((o) => `${o.change.kind}:${o.change.key}`));
   if (applied.size === 0 || !desired) return [];
   const live = await readAccount(opened, desired);
@@ -181,5 +183,4 @@ async function checkConvergence(opened: OpenedTarget, plan: Plan, result: ApplyR
   return again.plan.changes
     .filter((c) => applied.has(`${c.kind}:${c.key}`) && c.action !== 'blocked')
     .map((c) => `${c.kind} "${c.key}" ${c.fields.map((f) => f.path).join(', ') || c.action}`);
-  void plan;
 }

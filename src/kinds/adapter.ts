@@ -74,6 +74,11 @@ export interface KindAdapter {
    * methods move `situacao` and `padrao` to their own PATCH calls.
    */
   splitUpdate?(fields: FieldChange[]): { action: Change['action']; fields: FieldChange[] }[];
+  /**
+   * Whether a difference settles by itself once the other desired units are applied (a default
+   * that moves to another record clears on its old holder): such a difference is not planned.
+   */
+  settlesBy?(difference: FieldChange, unit: DesiredUnit, units: readonly DesiredUnit[]): boolean;
   /** Top-level fields the API cannot change on an existing record (replace needs --allow-replace). */
   immutableFields?: readonly string[];
   /** How a record leaves the account when deleting is impossible or the policy says retire. */

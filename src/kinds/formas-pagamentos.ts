@@ -8,7 +8,7 @@
 import type { ApiClient } from '../api/client.js';
 import { ErpsyncError } from '../model/errors.js';
 import type { Change, FieldChange } from '../plan/model.js';
-import type { KindAdapter, LiveRecord, ReadScope, WriteContext } from './adapter.js';
+import type { DesiredUnit, KindAdapter, LiveRecord, ReadScope, WriteContext } from './adapter.js';
 import type { CheckFinding, KindDefinition, ManifestRecord } from './kind.js';
 import {
   compact,
@@ -429,9 +429,19 @@ const executePaymentMethodChange = executeByAction('payment methods', {
   delete: deleteOperation(resource, kind),
 });
 
+/**
+ * The API keeps one default per purpose and only ever gives it (PATCH padrao): when the manifests
+ * move a default to another method, the old holder's padrao 0 follows from that PATCH.
+ */
+function defaultMovesAway(difference: FieldChange, unit: DesiredUnit, units: readonly DesiredUnit[]): boolean {
+  if (difference.path !== 'padrao' || difference.after !== padraoLabels.nenhum || padraoPatchCodes[difference.before as number] === undefined) return false;
+  return units.some((other) => other !== unit && other.tool.ensure === 'present' && other.fields.padrao === difference.before);
+}
+
 export const formasPagamentosAdapter: KindAdapter = {
   kind,
   definition: formasPagamentos,
+  settlesBy: defaultMovesAway,
   readLive: readPaymentMethods,
   canonicalize: canonicalizePaymentMethod,
   splitUpdate: splitPaymentMethodUpdate,

@@ -157,7 +157,7 @@ export function buildPlan(desired: DesiredState, live: LiveState, adapters: read
       }
       const liveFields = parentRefPath ? translateParentField(m.live.fields, parentRefPath, kindRenames) : m.live.fields;
       const differences = diffFields(canon(unit.fields), canon(liveFields), secretPaths).filter(
-        (d) => !ignoredField(policy.ignore, kind, unit.identity, d.path),
+        (d) => !ignoredField(policy.ignore, kind, unit.identity, d.path) && !adapter.settlesBy?.(d, unit, units),
       );
       if (differences.length === 0) continue;
       const reason: ChangeReason = m.via === 'previous-name' ? 'rename' : 'drift';

@@ -98,4 +98,44 @@ describe('erpsync apply', () => {
     expect(second.code).toBe(0);
     expect(second.stdout).toContain('No changes.');
   });
+
+  it('moves the default payment method without fighting the old holder', async () => {
+    const method = (descricao: string, padrao: string) =>
+      `  - descricao: ${descricao}\n    tipoPagamento: pix-dinamico\n    finalidade: recebimentos\n    destino: contas\n    padrao: ${padrao}\n`;
+    writeFileSync(path.join(dir, 'm.yaml'), `version: 1\nformasPagamentos:\n${method('Pix A', 'padrao')}${method('Pix B', 'nenhum')}`);
+    expect((await runCli(['apply', 'm.yaml', '--auto-approve'], { cwd: dir, env })).code).toBe(0);
+    writeFileSync(path.join(dir, 'm.yaml'), `version: 1\nformasPagamentos:\n${method('Pix A', 'nenhum')}${method('Pix B', 'padrao')}`);
+    const moved = await runCli(['apply', 'm.yaml', '--auto-approve'], { cwd: dir, env });
+    expect(moved.code, moved.stdout).toBe(0);
+    expect(moved.stdout).toContain('Apply: 1 applied, 0 failed, 0 skipped, 0 blocked.');
+    const defaults = emulator.snapshot().formasPagamentos.filter((f) => f.padrao === 1).map((f) => f.descricao);
+    expect(defaults).toEqual(['Pix B']);
+    expect((await runCli(['plan', 'm.yaml', '--detailed-exitcode'], { cwd: dir, env })).code).toBe(0);
+  });
+
+  it('stops starting changes on Ctrl-C, prints the summary, exits 1, and the next run converges', async () => {
+    writeFileSync(path.join(dir, 'm.yaml'), groups(Array.from({ length: 12 }, (_, i) => `Grupo ${i}`)));
+    emulator.setFaults({ probability: 1, kinds: ['latency'], latencyMs: 40 });
+    const interrupt = new AbortController();
+    const running = runCli(['apply', 'm.yaml', '--auto-approve', '--concurrency', '1'], { cwd: dir, env, signal: interrupt.signal });
+    // Interrupt once the first create reached the emulator, whatever the machine's speed.
+    const watcher = setInterval(() => {
+      if (emulator.requestLog().some((entry) => entry.method === 'POST')) {
+        clearInterval(watcher);
+        interrupt.abort();
+      }
+    }, 2);
+    const stopped = await running;
+    expect(stopped.code).toBe(1);
+    expect(stopped.stdout).toContain('skipped gruposProdutos');
+    expect(stopped.stdout).toMatch(/Apply: \d+ applied, 0 failed, \d+ skipped, 0 blocked\./);
+    expect(stopped.stdout).toContain('Interrupted');
+    const created = groupNames().length;
+    expect(created).toBeGreaterThan(0);
+    expect(created).toBeLessThan(12);
+
+    emulator.setFaults(undefined);
+    expect((await runCli(['apply', 'm.yaml', '--auto-approve'], { cwd: dir, env })).code).toBe(0);
+    expect(groupNames()).toEqual(Array.from({ length: 12 }, (_, i) => `Grupo ${i}`).sort());
+  });
 });
