@@ -112,7 +112,7 @@ const fields = {
     type: 'array',
     items: servicoSchema,
     description:
-      'Services of this logistics. Services the manifest leaves out are left alone; a service is retired with `ensure: absent` or `ativo: false`.',
+      'Services of this logistics. Services the manifest leaves out are left alone unless policy.prune lists logisticas (then they are retired); a service is retired with `ensure: absent` or `ativo: false`.',
   },
   ...toolKeyFields,
 } as const satisfies FieldTable<LogisticaManifest>;

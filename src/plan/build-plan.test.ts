@@ -107,6 +107,13 @@ describe('buildPlan', () => {
     expect(result.plan.warnings[0]).toContain('12 records, more than the budget of 10');
   });
 
+  it('passes over the account's own records when pruning, but blocks a tombstone of one', () => {
+    const builtIn = { ...liveGroup(7, 'Padrão'), system: 'built-in' as const };
+    expect(plan([], [builtIn], { prune: ['gruposProdutos'] }).plan.changes).toEqual([]);
+    const tombstone = plan([desiredGroup('Padrão', { ensure: 'absent' })], [builtIn]);
+    expect(summary(tombstone)).toEqual(['blocked Padrão #7 w1']);
+  });
+
   it('never removes protected records, and leaves unowned kinds alone', () => {
     const blocked = plan([desiredGroup('Pele', { ensure: 'absent', protect: true })], [liveGroup(1, 'Pele'), liveGroup(2, 'Outro')]);
     expect(summary(blocked)).toEqual(['blocked Pele #1 w1']);

@@ -192,7 +192,8 @@ export function buildPlan(desired: DesiredState, live: LiveState, adapters: read
 
     if (isPruned(adapter, desired)) {
       for (const record of liveRecords) {
-        if (claimed.has(record.id) || ignoredRecord(policy.ignore, kind, record.identity)) continue;
+        // The account's own records belong to no manifest: pruning passes over them silently.
+        if (claimed.has(record.id) || record.system || ignoredRecord(policy.ignore, kind, record.identity)) continue;
         if (adapter.nestedIn && !parentIsPlanned(record, desiredByKind.get(adapter.nestedIn) ?? [])) continue;
         changes.push(...planRemoval(adapter, record, 'prune', undefined, policy.retireInsteadOfDelete));
       }
