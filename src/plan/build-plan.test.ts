@@ -107,7 +107,7 @@ describe('buildPlan', () => {
     expect(result.plan.warnings[0]).toContain('12 records, more than the budget of 10');
   });
 
-  it('passes over the account's own records when pruning, but blocks a tombstone of one', () => {
+  it("passes over the account's own records when pruning, but blocks a tombstone of one", () => {
     const builtIn = { ...liveGroup(7, 'Padrão'), system: 'built-in' as const };
     expect(plan([], [builtIn], { prune: ['gruposProdutos'] }).plan.changes).toEqual([]);
     const tombstone = plan([desiredGroup('Padrão', { ensure: 'absent' })], [builtIn]);
