@@ -138,4 +138,28 @@ describe('erpsync apply', () => {
     expect((await runCli(['apply', 'm.yaml', '--auto-approve'], { cwd: dir, env })).code).toBe(0);
     expect(groupNames()).toEqual(Array.from({ length: 12 }, (_, i) => `Grupo ${i}`).sort());
   });
+
+  it('skips the dependents of a failed change, applies the independent ones, and exits 1', async () => {
+    // A subcategory must have its parent's tipo: the emulator refuses "Eventos" under an expense.
+    writeFileSync(
+      path.join(dir, 'm.yaml'),
+      [
+        'version: 1',
+        'categoriasReceitasDespesas:',
+        '  - { descricao: Eventos, categoriaPai: Despesas comerciais, tipo: receita }',
+        '  - { descricao: Feiras, categoriaPai: Eventos, tipo: receita }',
+        '  - { descricao: Brindes da loja, categoriaPai: Despesas comerciais, tipo: despesa }',
+        '',
+      ].join('\n'),
+    );
+    const applied = await runCli(['apply', 'm.yaml', '--auto-approve'], { cwd: dir, env });
+    expect(applied.code).toBe(1);
+    expect(applied.stdout).toContain('failed  categoriasReceitasDespesas "Despesas comerciais > Eventos" create');
+    expect(applied.stdout).toContain('skipped categoriasReceitasDespesas "Despesas comerciais > Eventos > Feiras" create');
+    expect(applied.stdout).toContain('Apply: 1 applied, 1 failed, 1 skipped, 0 blocked.');
+    const names = emulator.snapshot().categoriasReceitasDespesas.map((c) => c.descricao);
+    expect(names).toContain('Brindes da loja');
+    expect(names).not.toContain('Eventos');
+    expect(names).not.toContain('Feiras');
+  });
 });
