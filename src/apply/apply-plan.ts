@@ -9,10 +9,17 @@ import type { KindAdapter, LiveRecord } from '../kinds/adapter.js';
 import type { LiveState } from '../live/model.js';
 import type { Change, Plan, UnitKind } from '../plan/model.js';
 
+/**
+ * What applyPlan reports as it goes; every reporter (plain lines, NDJSON, the terminal UI) is fed
+ * the same stream. `requests` counts the HTTP requests this apply has sent so far, retries
+ * included, so reporters can show a request rate without access to the client.
+ */
 export type ApplyEvent =
+  | { type: 'apply-start'; changes: number; waves: number }
   | { type: 'wave-start'; wave: number; changes: number }
   | { type: 'change-start'; change: Change }
-  | { type: 'change-end'; change: Change; outcome: ChangeOutcome };
+  | { type: 'change-end'; change: Change; outcome: ChangeOutcome; requests: number }
+  | { type: 'apply-end'; applied: number; failed: number; skipped: number; blocked: number; interrupted: boolean; requests: number };
 
 export type ChangeOutcome =
   | { status: 'applied'; id?: number; adopted?: boolean }
@@ -64,13 +71,16 @@ export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<Appl
     if (change.liveId !== undefined && change.action !== 'delete') ids.set(`${change.kind}:${change.key}`, change.liveId);
   }
 
+  const requestsBefore = client.stats().total;
+  const requestsSent = () => client.stats().total - requestsBefore;
   const outcomes = new Map<string, ChangeOutcome>();
   const record = (change: Change, outcome: ChangeOutcome) => {
     outcomes.set(change.id, outcome);
-    options.onEvent?.({ type: 'change-end', change, outcome });
+    options.onEvent?.({ type: 'change-end', change, outcome, requests: requestsSent() });
   };
 
   const waves = [...new Set(plan.changes.map((c) => c.wave))].sort((a, b) => a - b);
+  options.onEvent?.({ type: 'apply-start', changes: plan.changes.length, waves: waves.length });
   let interrupted = false;
   for (const wave of waves) {
     const inWave = plan.changes.filter((c) => c.wave === wave);
@@ -115,7 +125,10 @@ export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<Appl
 
   const list = plan.changes.map((change) => ({ change, outcome: outcomes.get(change.id) ?? ({ status: 'skipped', because: 'not reached' } as const) }));
   const count = (status: ChangeOutcome['status']) => list.filter((o) => o.outcome.status === status).length;
-  return { outcomes: list, applied: count('applied'), failed: count('failed'), skipped: count('skipped'), blocked: count('blocked'), interrupted };
+  const result = { outcomes: list, applied: count('applied'), failed: count('failed'), skipped: count('skipped'), blocked: count('blocked'), interrupted };
+  const { outcomes: _outcomes, ...counts } = result;
+  options.onEvent?.({ type: 'apply-end', ...counts, requests: requestsSent() });
+  return result;
 }
 
 async function executeChange(

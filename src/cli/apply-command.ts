@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { applyPlan } from '../apply/apply-plan.js';
+import { findNonConvergent } from '../apply/check-convergence.js';
 import type { ApplyEvent, ApplyResult } from '../apply/apply-plan.js';
 import { kindAdapters } from '../kinds/registry.js';
 import { fetchLive } from '../live/fetch-live.js';
@@ -161,7 +162,7 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
     });
     writeLine(io.stdout);
     writeLine(io.stdout, summarizeApply(result));
-    const nonConvergent = result.interrupted ? [] : await checkConvergence(opened, result, desired);
+    const nonConvergent = result.interrupted ? [] : await checkConvergence(opened, plan, result);
     for (const line of nonConvergent) writeLine(io.stdout, `  not converged: ${line}`);
     if (result.interrupted) writeLine(io.stdout, 'Interrupted: the changes not started were skipped; run apply again to finish.');
     return result.failed > 0 || result.interrupted ? 1 : 0;
@@ -174,13 +175,9 @@ function summarizeApply(result: ApplyResult): string {
   return `Apply: ${result.applied} applied, ${result.failed} failed, ${result.skipped} skipped, ${result.blocked} blocked.`;
 }
 
-/** Re-reads what was written: a change that applied but still shows in a fresh plan did not take. */
-async function checkConvergence(opened: OpenedTarget, result: ApplyResult, desired: DesiredState | undefined): Promise<string[]> {
-  const applied = new Set(result.outcomes.filter((o) => o.outcome.status === 'applied' && !removal(o.change)).map((o) => `${o.change.kind}:${o.change.key}`));
-  if (applied.size === 0 || !desired) return [];
-  const live = await readAccount(opened, desired);
-  const again = makePlan(desired, live, opened, { allowReplace: false });
-  return again.plan.changes
-    .filter((c) => applied.has(`${c.kind}:${c.key}`) && c.action !== 'blocked')
-    .map((c) => `${c.kind} "${c.key}" ${c.fields.map((f) => f.path).join(', ') || c.action}`);
+/** Re-reads what was written, with the same few reads a saved plan's re-check makes. */
+async function checkConvergence(opened: OpenedTarget, plan: Plan, result: ApplyResult): Promise<string[]> {
+  if (result.applied === 0) return [];
+  const live = await fetchLive(opened.client, kindAdapters, { kinds: kindsForRecheck(plan, kindAdapters), desired: unitsForRecheck(plan), complete: () => false });
+  return findNonConvergent(result, live, kindAdapters);
 }
