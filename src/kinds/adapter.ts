@@ -45,6 +45,11 @@ export interface ReadScope {
   all: boolean;
   /** Live records of kinds read before this one (parents of services, modules of situations). */
   earlier: ReadonlyMap<UnitKind, readonly LiveRecord[]>;
+  /**
+   * Every field of every record is needed, detail-only ones included (export, and drift's
+   * snippets of unmanaged records), whatever the desired units set.
+   */
+  everyField?: boolean;
 }
 
 export interface WriteContext {
@@ -61,6 +66,8 @@ export interface KindAdapter {
   definition?: KindDefinition;
   /** The unit kind this one is nested in and derived from. */
   nestedIn?: UnitKind;
+  /** The list field of a `nestedIn` record that declares these units (`servicos` of a logistics). */
+  nestedField?: string;
   /** Derives nested desired units from a desired record of `nestedIn` (services of a logistics). */
   deriveDesired?(parent: DesiredUnit): DesiredUnit[];
   /** Kinds whose live records must be read first. */
@@ -89,6 +96,21 @@ export interface KindAdapter {
   retirementFields?(record: LiveRecord): FieldChange[];
   /** Whether the API can delete records of this kind. */
   canDelete: boolean;
+  /**
+   * Records every new account starts with and that are still as the account made them (the
+   * default chart of categories). Like `system` records, drift does not call them unmanaged and
+   * export leaves them out; unlike them, erpsync may change them when a manifest says so.
+   */
+  isAccountDefault?(record: LiveRecord): boolean;
+  /**
+   * The fields export writes for a live record (manifest shape: codes, references as identities):
+   * without server fields, counters the account advances by itself, and values the API gives a
+   * field that a create leaves out, so an exported manifest holds only what was configured.
+   * Absent: the fields as read.
+   */
+  exportFields?(record: LiveRecord): Record<string, unknown>;
+  /** The environment variable export names for each secret field (dot path) it writes as `${VAR}`. */
+  secretVariables?: Readonly<Record<string, string>>;
   /** Executes one change; returns the id of a created record. */
   execute(change: Change, context: WriteContext): Promise<{ id?: number }>;
 }

@@ -4,12 +4,15 @@
 // The API reads the DRE group as `idGrupoDre` but writes it as `grupoDRE`; manifests use the
 // write name. `situacao` is detail-only and has no write endpoint: it is read through the list's
 // own situacao filter (2 = inactive), never one detail per record, and a change to it is blocked.
-// The system transfer categories (tipo 4/5) are the account's own. No other kind's quirks here.
+// The system transfer categories (tipo 4/5) are the account's own; the rest of the default chart
+// is known here so drift and export can tell an untouched default from a configured category.
+// No other kind's quirks here.
 import type { ApiClient } from '../api/client.js';
 import { ErpsyncError } from '../model/errors.js';
 import type { Change, FieldChange } from '../plan/model.js';
 import type { KindAdapter, LiveRecord, ReadScope, WriteContext } from './adapter.js';
 import type { KindDefinition } from './kind.js';
+import { pathSeparator } from '../model/names.js';
 import { compact, deleteOperation, executeByAction, identifyListItems, postRecord, readInteger, readName, readTreeItems, requireId, requireLiveId, treeRecord } from './live-helpers.js';
 import type { Coded, FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { defineEnum, defineListRecord, defineName, defineParentReference, toolKeyFields } from './shared-schema.js';
@@ -106,7 +109,7 @@ const systemTipos: readonly number[] = [tipoCategoriaLabels['transferencia-entra
 
 /** Reads the inactive ids with the list filter, only when some manifest manages `situacao`. */
 async function readInactiveIds(client: ApiClient, scope: ReadScope): Promise<ReadonlySet<number> | undefined> {
-  if (!scope.desired.some((unit) => unit.tool.ensure === 'present' && unit.fields.situacao !== undefined)) return undefined;
+  if (!scope.everyField && !scope.desired.some((unit) => unit.tool.ensure === 'present' && unit.fields.situacao !== undefined)) return undefined;
   const inactive = await client.listAll<unknown>(resource, { situacao: inactiveFilter }, { kind });
   return new Set(identifyListItems(inactive, resource).map((item) => item.id));
 }
@@ -173,6 +176,96 @@ async function updateCategory(change: Change, context: WriteContext): Promise<vo
   await context.client.request({ method: 'PUT', path: `${resource}/${id}`, body: compact(body), kind });
 }
 
+interface ChartRoot {
+  tipo: number;
+  grupoDRE: number;
+  children?: readonly string[];
+}
+
+/**
+ * The chart of categories every new account starts with: roots by name, with the tipo and DRE
+ * group they come with, and their children (which share both). The system transfer categories
+ * are left out: they are `system` records already.
+ */
+const defaultChart: Readonly<Record<string, ChartRoot>> = {
+  'Vendas de produtos': { tipo: 2, grupoDRE: 2 },
+  'Vendas de mercadorias': { tipo: 2, grupoDRE: 2 },
+  'Vendas de serviços': { tipo: 2, grupoDRE: 2 },
+  'Rendimento de aplicação financeira': { tipo: 2, grupoDRE: 8 },
+  'Receitas adicionais em operações financeiras': { tipo: 2, grupoDRE: 8, children: ['Juros recebidos', 'Descontos recebidos', 'Acréscimos recebidos'] },
+  'Indenização de seguro': { tipo: 2, grupoDRE: 10 },
+  'Venda de ativo': { tipo: 2, grupoDRE: 10 },
+  'Transferências recebidas': { tipo: 2, grupoDRE: 10 },
+  'Compras de fornecedores': { tipo: 1, grupoDRE: 1 },
+  'Compra de insumos e matéria prima': { tipo: 1, grupoDRE: 1 },
+  'Devoluções de vendas': { tipo: 1, grupoDRE: 3 },
+  'Descontos incondicionais': { tipo: 1, grupoDRE: 3 },
+  'Impostos sobre vendas': { tipo: 1, grupoDRE: 3 },
+  'Custo dos produtos vendidos': { tipo: 1, grupoDRE: 5 },
+  'Custo das mercadorias vendidas': { tipo: 1, grupoDRE: 5 },
+  'Custo dos serviços prestados': { tipo: 1, grupoDRE: 5 },
+  'Despesas comerciais': {
+    tipo: 1,
+    grupoDRE: 7,
+    children: ['Alimentação', 'Brindes', 'Combustíveis e lubrificantes', 'Comissões', 'Fretes e seguros', 'Manutenção de veículos', 'Propaganda e publicidade'],
+  },
+  'Despesas administrativas': {
+    tipo: 1,
+    grupoDRE: 7,
+    children: [
+      'Água',
+      'Aluguel',
+      'Condomínio',
+      'Energia elétrica',
+      'Limpeza e manutenção',
+      'Locações de máquinas e equipamentos',
+      'Material de escritório',
+      'Material de uso e consumo',
+      'Serviços contábeis',
+      'Serviços de terceiros',
+      'Software',
+      'Telefone',
+      'Internet',
+    ],
+  },
+  'Despesas com pessoal': {
+    tipo: 1,
+    grupoDRE: 7,
+    children: ['Encargos da folha', 'Plano de saúde', 'Plano odontológico', 'Pró-labore', 'Salários', 'Vale alimentação', 'Vale transporte'],
+  },
+  'Tarifa bancária': { tipo: 1, grupoDRE: 9 },
+  'Despesas adicionais em operações financeiras': {
+    tipo: 1,
+    grupoDRE: 9,
+    children: ['Juros pagos', 'Descontos concedidos', 'Acréscimos pagos', 'Taxas pagas', 'Taxas do marketplace'],
+  },
+  'Perda de capital na alienação de ativo': { tipo: 1, grupoDRE: 11 },
+  'Imposto de renda': { tipo: 1, grupoDRE: 13 },
+  'Contribuição social sobre lucro líquido': { tipo: 1, grupoDRE: 13 },
+  Transferências: { tipo: 3, grupoDRE: 1 },
+};
+
+/** A category of the default chart that still has its place, tipo, DRE group and (when read) is active. */
+function isUntouchedDefault(record: LiveRecord): boolean {
+  const [rootName, childName, ...deeper] = record.identity.split(pathSeparator);
+  const root = rootName === undefined ? undefined : defaultChart[rootName];
+  if (!root || deeper.length > 0) return false;
+  if (childName !== undefined && !root.children?.includes(childName)) return false;
+  if (record.fields.situacao === situacaoCategoriaLabels.inativa || record.fields.tipo !== root.tipo) return false;
+  // Children take the root's group, so only a root's group tells whether it was changed.
+  return childName !== undefined || record.fields.grupoDRE === root.grupoDRE;
+}
+
+/** grupoDRE 1 is what a create without one gets; children inherit theirs; active is the default. */
+function exportCategory(record: LiveRecord): Record<string, unknown> {
+  const { grupoDRE, situacao, ...rest } = record.fields;
+  return compact({
+    ...rest,
+    grupoDRE: rest.categoriaPai === undefined && grupoDRE !== grupoDreLabels['nao-exibir'] ? grupoDRE : undefined,
+    situacao: situacao === situacaoCategoriaLabels.inativa ? situacao : undefined,
+  });
+}
+
 export const categoriasReceitasDespesasAdapter: KindAdapter = {
   kind,
   definition: categoriasReceitasDespesas,
@@ -181,5 +274,7 @@ export const categoriasReceitasDespesasAdapter: KindAdapter = {
   splitUpdate: splitCategoryUpdate,
   retire: 'none',
   canDelete: true,
+  isAccountDefault: isUntouchedDefault,
+  exportFields: exportCategory,
   execute: executeByAction('income and expense categories', { create: createCategory, update: updateCategory, delete: deleteOperation(resource, kind) }),
 };

@@ -550,6 +550,53 @@ async function putSettings(change: Change, context: WriteContext): Promise<void>
 
 const executeSettings = executeByAction('NFS-e settings', { create: putSettings, update: putSettings });
 
+/** Counters the account advances with every invoice: a manifest that held them would drift daily. */
+const counterPaths: readonly (readonly string[])[] = [
+  ['controle', 'numeracaoRPS', 'numero'],
+  ['adicionais', 'proximoNumeroLote'],
+];
+
+function withoutPath(value: Record<string, unknown>, path: readonly string[]): Record<string, unknown> {
+  const [head, ...rest] = path;
+  if (head === undefined || !(head in value)) return value;
+  if (rest.length === 0) {
+    const { [head]: _removed, ...others } = value;
+    return others;
+  }
+  const inner = value[head];
+  return isPlainRecord(inner) ? { ...value, [head]: withoutPath(inner, rest) } : value;
+}
+
+/**
+ * Unset-looking values (false, 0, '') are what the settings hold until someone fills them in,
+ * so they go, and so do sections left empty. Tax entries keep their required members.
+ */
+function withoutBlankValues(value: unknown, keep: ReadonlySet<string> = new Set()): unknown {
+  if (Array.isArray(value)) {
+    const items = value.map((item) => withoutBlankValues(item, tributoRequired)).filter((item) => item !== undefined);
+    return items.length > 0 ? items : undefined;
+  }
+  if (!isPlainRecord(value)) return value === false || value === 0 || value === '' ? undefined : value;
+  const kept = Object.entries(value).flatMap(([key, inner]) => {
+    const cleaned = withoutBlankValues(inner, key === 'codigo' ? codigoRequired : new Set());
+    const empty = cleaned === undefined || (isPlainRecord(cleaned) && Object.keys(cleaned).length === 0);
+    return empty && !keep.has(key) ? [] : [[key, cleaned ?? inner] as const];
+  });
+  return Object.fromEntries(kept);
+}
+
+const tributoRequired: ReadonlySet<string> = new Set(['CNAE', 'descricaoServico', 'codigo']);
+const codigoRequired: ReadonlySet<string> = new Set(['listaServico']);
+
+/** The settings as a manifest declares them: no counters, nothing left at its blank default. */
+function exportSettings(record: LiveRecord): Record<string, unknown> {
+  const withoutCounters = counterPaths.reduce(withoutPath, record.fields);
+  const cleaned = withoutBlankValues(withoutCounters) as Record<string, unknown>;
+  const iss = cleaned.ISS;
+  // ISS needs its tax entries whenever the section is written at all.
+  return isPlainRecord(iss) ? { ...cleaned, ISS: { ...iss, tributos: Array.isArray(iss.tributos) ? iss.tributos : [] } } : cleaned;
+}
+
 export const configuracoesNfseAdapter: KindAdapter = {
   kind: 'configuracoesNfse',
   definition: configuracoesNfse,
@@ -557,5 +604,7 @@ export const configuracoesNfseAdapter: KindAdapter = {
   canonicalize: canonicalizeSettings,
   retire: 'none',
   canDelete: false,
+  exportFields: exportSettings,
+  secretVariables: { 'adicionais.cadastroPrefeitura.senha': 'NFSE_SENHA_PREFEITURA' },
   execute: executeSettings,
 };

@@ -331,7 +331,7 @@ function toLiveRecord(id: number, raw: Record<string, unknown>, detailLoaded: bo
 async function readPaymentMethods(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
   const listed = identifyListItems(await client.listAll<unknown>(resource, undefined, { kind }), resource);
   const records = listed.map(({ id, raw }) => toLiveRecord(id, raw, false));
-  const needDetail = selectDetailReads(records, scope.desired, (unit) => setsAnyField(unit, detailOnlyFields), false);
+  const needDetail = scope.everyField ? records : selectDetailReads(records, scope.desired, (unit) => setsAnyField(unit, detailOnlyFields), false);
   const details = await fetchDetails(client, needDetail.map((r) => r.id), (id) => `${resource}/${id}`, kind);
   return records.map((record) => {
     const detail = details.get(record.id);
@@ -438,6 +438,30 @@ function defaultMovesAway(difference: FieldChange, unit: DesiredUnit, units: rea
   return units.some((other) => other !== unit && other.tool.ensure === 'present' && other.fields.padrao === difference.before);
 }
 
+/** What POST gives a field it leaves out (and the default flag nobody set): export omits these values. */
+const createDefaults: Readonly<Record<string, unknown>> = {
+  situacao: situacaoFormaPagamentoLabels.ativa,
+  padrao: padraoLabels.nenhum,
+  juros: 0,
+  multa: 0,
+  condicao: '',
+  utilizaDiasUteis: false,
+};
+const taxaDefaults: Readonly<Record<string, unknown>> = { aliquota: 0, valor: 0, prazo: 0 };
+const cardDefaults: Readonly<Record<string, unknown>> = { cnpjCredenciadora: '', autoLiquidacao: autoLiquidacaoLabels.nao };
+
+function withoutDefaults(fields: Record<string, unknown>, defaults: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).filter(([key, value]) => !(key in defaults) || defaults[key] !== value));
+}
+
+/** A method as a manifest would declare it: no create defaults, card data only where the API uses it. */
+function exportPaymentMethod(record: LiveRecord): Record<string, unknown> {
+  const { taxas, dadosCartao, ...rest } = withoutDefaults(record.fields, createDefaults);
+  const fees = isPlainRecord(taxas) ? withoutDefaults(taxas, taxaDefaults) : {};
+  const card = isPlainRecord(dadosCartao) && cardPaymentTypes.includes(rest.tipoPagamento as number) ? withoutDefaults(dadosCartao, cardDefaults) : undefined;
+  return compact({ ...rest, taxas: Object.keys(fees).length > 0 ? fees : undefined, dadosCartao: card });
+}
+
 export const formasPagamentosAdapter: KindAdapter = {
   kind,
   definition: formasPagamentos,
@@ -449,5 +473,6 @@ export const formasPagamentosAdapter: KindAdapter = {
   isRetired: (record) => record.fields.situacao === situacaoFormaPagamentoLabels.inativa,
   retirementFields: (record) => [{ path: 'situacao', before: record.fields.situacao, after: situacaoFormaPagamentoLabels.inativa }],
   canDelete: true,
+  exportFields: exportPaymentMethod,
   execute: executePaymentMethodChange,
 };

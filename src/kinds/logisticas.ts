@@ -345,9 +345,16 @@ const executeService = executeByAction('logistics services', {
   },
 });
 
+/** A service as a manifest declares it: the empty alias list and `ativo: true` are what a create gets. */
+function exportService(record: LiveRecord): Record<string, unknown> {
+  const { aliases, ativo, ...rest } = record.fields;
+  return compact({ ...rest, aliases: Array.isArray(aliases) && aliases.length > 0 ? aliases : undefined, ativo: ativo === false ? false : undefined });
+}
+
 export const logisticasServicosAdapter: KindAdapter = {
   kind: 'logisticasServicos',
   nestedIn: 'logisticas',
+  nestedField: 'servicos',
   deriveDesired: deriveServices,
   readAfter: ['logisticas'],
   readLive: readServices,
@@ -360,5 +367,6 @@ export const logisticasServicosAdapter: KindAdapter = {
   isRetired: (record) => record.fields.ativo === false,
   retirementFields: (record) => [{ path: 'ativo', before: record.fields.ativo, after: false }],
   canDelete: false,
+  exportFields: exportService,
   execute: executeService,
 };

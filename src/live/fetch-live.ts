@@ -11,6 +11,8 @@ export interface FetchScope {
   desired: ReadonlyMap<UnitKind, readonly DesiredUnit[]>;
   /** Kinds whose every record is needed (pruned kinds; drift and export read all). */
   complete: (kind: UnitKind) => boolean;
+  /** Read detail-only fields of every record too (export; drift's snippets of unmanaged records). */
+  everyField?: boolean;
 }
 
 export async function fetchLive(client: ApiClient, adapters: readonly KindAdapter[], scope: FetchScope): Promise<LiveState> {
@@ -22,6 +24,7 @@ export async function fetchLive(client: ApiClient, adapters: readonly KindAdapte
       desired: scope.desired.get(adapter.kind) ?? [],
       all: scope.complete(adapter.kind),
       earlier: records,
+      ...(scope.everyField ? { everyField: true } : {}),
     });
     records.set(adapter.kind, read);
   }

@@ -22,9 +22,20 @@ export interface PlanOptions {
   rate: number;
 }
 
+/** How one unit kind's desired units paired with its live records (drift reports from it). */
+export interface KindMatching {
+  kind: UnitKind;
+  /** Every desired unit by its canonical identity, with the live record it matched. */
+  units: { identity: string; parent?: string; ensure: 'present' | 'absent'; live?: LiveRecord }[];
+  /** Live records that no desired unit claimed. */
+  unmatched: LiveRecord[];
+}
+
 export interface PlanResult {
   plan: Plan;
   diagnostics: Diagnostic[];
+  /** Per planned unit kind, in adapter order. */
+  matching: KindMatching[];
 }
 
 const removalActions: ReadonlySet<Change['action']> = new Set(['delete', 'retire']);
@@ -72,14 +83,45 @@ function writeAt(fields: Record<string, unknown>, path: readonly string[], value
   return { ...fields, [head]: writeAt(inner !== null && typeof inner === 'object' ? (inner as Record<string, unknown>) : {}, rest, value) };
 }
 
-function ignoredRecord(rules: readonly IgnoreRule[], kind: UnitKind, identity: string): IgnoreRule | undefined {
-  return rules.find((r) => r.kind === kind && r.field === undefined && (r.key === undefined || r.key === identity));
+/** What an ignore rule is checked against: a unit by kind and key, and where it is declared when nested. */
+export interface IgnoreTarget {
+  kind: UnitKind;
+  key: string;
+  /** For units listed inside another record (services): rules on that record's list field cover them. */
+  container?: { kind: UnitKind; key: string; field: string };
 }
 
-function ignoredField(rules: readonly IgnoreRule[], kind: UnitKind, identity: string, path: string): boolean {
-  return rules.some(
-    (r) => r.kind === kind && r.field !== undefined && (r.key === undefined || r.key === identity) && (path === r.field || path.startsWith(`${r.field}.`)),
-  );
+/** The ignore target of a unit of `adapter`'s kind; `parent` is the identity of the record it is nested in. */
+export function ignoreTargetOf(adapter: KindAdapter, key: string, parent: string | undefined): IgnoreTarget {
+  const container = adapter.nestedIn && adapter.nestedField && parent !== undefined ? { kind: adapter.nestedIn, key: parent, field: adapter.nestedField } : undefined;
+  return { kind: adapter.kind, key, ...(container ? { container } : {}) };
+}
+
+/** Whether a rule's field (dot path, `*` for any part) names `path` or a field above it; no path asks about the whole record. */
+function ruleCovers(field: string | undefined, path: string | undefined): boolean {
+  if (path === undefined || field === undefined) return path === undefined && field === undefined;
+  const pattern = field
+    .split('.')
+    .map((segment) => (segment === '*' ? '.+?' : segment.replace(/[$()*+.?[\\\]^{|}]/g, '\\$&')))
+    .join('\\.');
+  return new RegExp(`^${pattern}(\\..+)?$`).test(path);
+}
+
+/**
+ * The policy.ignore rule that covers a record (no `path`) or one of its fields. A nested unit is
+ * also covered by a rule on its container: the whole record, its list field (`servicos`), or a
+ * field of every item (`servicos.*.freteItem`); a position (`servicos.0`) names no unit.
+ */
+export function findIgnoreRule(rules: readonly IgnoreRule[], target: IgnoreTarget, path?: string): IgnoreRule | undefined {
+  return rules.find((rule) => {
+    if (rule.kind === target.kind && (rule.key === undefined || rule.key === target.key)) return ruleCovers(rule.field, path);
+    const container = target.container;
+    if (!container || rule.kind !== container.kind || (rule.key !== undefined && rule.key !== container.key)) return false;
+    if (rule.field === undefined) return path === undefined;
+    const [head, item, ...inner] = rule.field.split('.');
+    if (head !== container.field || (item !== undefined && item !== '*')) return false;
+    return ruleCovers(inner.length > 0 ? inner.join('.') : undefined, path);
+  });
 }
 
 interface Match {
@@ -94,6 +136,7 @@ export function buildPlan(desired: DesiredState, live: LiveState, adapters: read
   const fingerprints: Record<string, string> = {};
   const absent: string[] = [];
   const warnings: string[] = [];
+  const matching: KindMatching[] = [];
   const policy = desired.policy;
   /** live identity → desired identity, per kind, for records renamed or moved by this plan. */
   const renamed = new Map<UnitKind, Map<string, string>>();
@@ -139,13 +182,24 @@ export function buildPlan(desired: DesiredState, live: LiveState, adapters: read
     renamed.set(kind, kindRenames);
 
     const claimed = new Set(matches.flatMap((m) => (m.live ? [m.live.id] : [])));
+    matching.push({
+      kind,
+      units: matches.map((m) => ({
+        identity: m.desired.identity,
+        ...(m.desired.parent === undefined ? {} : { parent: m.desired.parent }),
+        ensure: m.desired.tool.ensure,
+        ...(m.live ? { live: m.live } : {}),
+      })),
+      unmatched: liveRecords.filter((r) => !claimed.has(r.id)),
+    });
     const parentRefPath = definition?.references.find((r) => r.parent)?.path;
     const secretPaths = new Set((definition?.secretFields ?? []).map((p) => p.join('.')));
     const canon = adapter.canonicalize ?? ((f: Record<string, unknown>) => f);
 
     for (const m of matches) {
       const unit = m.desired;
-      if (ignoredRecord(policy.ignore, kind, unit.identity)) continue;
+      const ignoreTarget = ignoreTargetOf(adapter, unit.identity, unit.parent);
+      if (findIgnoreRule(policy.ignore, ignoreTarget)) continue;
       if (unit.tool.ensure === 'absent') {
         if (m.live) changes.push(...planRemoval(adapter, m.live, 'tombstone', unit, policy.retireInsteadOfDelete));
         continue;
@@ -157,7 +211,7 @@ export function buildPlan(desired: DesiredState, live: LiveState, adapters: read
       }
       const liveFields = parentRefPath ? translateParentField(m.live.fields, parentRefPath, kindRenames) : m.live.fields;
       const differences = diffFields(canon(unit.fields), canon(liveFields), secretPaths).filter(
-        (d) => !ignoredField(policy.ignore, kind, unit.identity, d.path) && !adapter.settlesBy?.(d, unit, units),
+        (d) => !findIgnoreRule(policy.ignore, ignoreTarget, d.path) && !adapter.settlesBy?.(d, unit, units),
       );
       if (differences.length === 0) continue;
       const reason: ChangeReason = m.via === 'previous-name' ? 'rename' : 'drift';
@@ -193,7 +247,7 @@ export function buildPlan(desired: DesiredState, live: LiveState, adapters: read
     if (isPruned(adapter, desired)) {
       for (const record of liveRecords) {
         // The account's own records belong to no manifest: pruning passes over them silently.
-        if (claimed.has(record.id) || record.system || ignoredRecord(policy.ignore, kind, record.identity)) continue;
+        if (claimed.has(record.id) || record.system || findIgnoreRule(policy.ignore, ignoreTargetOf(adapter, record.identity, record.parent))) continue;
         if (adapter.nestedIn && !parentIsPlanned(record, desiredByKind.get(adapter.nestedIn) ?? [])) continue;
         changes.push(...planRemoval(adapter, record, 'prune', undefined, policy.retireInsteadOfDelete));
       }
@@ -226,7 +280,7 @@ export function buildPlan(desired: DesiredState, live: LiveState, adapters: read
     warnings,
     cost: { reads: live.reads, writes, seconds: Math.ceil((writes / options.rate) * 10) / 10, rate: options.rate },
   };
-  return { plan, diagnostics };
+  return { plan, diagnostics, matching };
 }
 
 function newChange(
