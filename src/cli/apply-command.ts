@@ -1,11 +1,13 @@
 // `erpsync apply [manifests… | plan.json]`: plans (or reads a saved plan), asks, applies wave by
-// wave, then re-reads the account to check that what was written took.
+// wave, then re-reads the account to check that what was written took. On a terminal the ink UI
+// (loaded only then) asks and shows live progress; otherwise plain lines, or NDJSON with --json.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { applyPlan } from '../apply/apply-plan.js';
 import { findNonConvergent } from '../apply/check-convergence.js';
-import type { ApplyEvent, ApplyResult } from '../apply/apply-plan.js';
+import type { ApplyResult } from '../apply/apply-plan.js';
+import { isCi } from '../api/index.js';
 import { kindAdapters } from '../kinds/registry.js';
 import { fetchLive } from '../live/fetch-live.js';
 import type { DesiredState } from '../manifest/model.js';
@@ -14,9 +16,14 @@ import { ErpsyncError } from '../model/errors.js';
 import type { Change, Plan } from '../plan/model.js';
 import { findStaleRecords, kindsForRecheck, parsePlanFile, unitsForRecheck } from '../plan/plan-file.js';
 import { renderPlanText } from '../plan/render-plan.js';
+import type { ApplyReporter } from '../report/apply-report.js';
+import { acceptsAnswer, applyFieldFold, confirmationFor, createJsonApplyReporter, createPlainApplyReporter } from '../report/apply-report.js';
+import { colorizePlanLine } from '../report/plan-terminal.js';
+import type { InteractiveApply } from '../ui/interactive-apply.js';
 import type { CliIO } from './io.js';
 import { parseCommandArgs } from './parse-command-args.js';
 import { writeLine } from './io.js';
+import { chooseOutputMode, isColorEnabled } from './output-mode.js';
 import { loadDesired, makePlan, parseCount, planTargetOf, printDiagnostics, readAccount } from './plan-workflow.js';
 import type { OpenedTarget } from './target.js';
 import { openTarget, targetFlagHelp, targetFlagOptions } from './target.js';
@@ -32,6 +39,7 @@ const help = [
   '  --allow-replace        delete and re-create records the API cannot change in place',
   '  --max-deletes N        delete budget of this run (default: policy.maxDeletes, 10)',
   '  --concurrency N        changes in flight at once inside a wave (default 3)',
+  '  --json                 one JSON object per event on stdout (NDJSON), no prompts',
   ...targetFlagHelp,
 ].join('\n');
 
@@ -42,31 +50,25 @@ async function looksLikePlanFile(paths: readonly string[], cwd: string): Promise
   return path.resolve(cwd, paths[0]);
 }
 
-async function confirm(io: CliIO, plan: Plan): Promise<boolean> {
-  const deletes = plan.changes.filter(removal).length;
-  const question = deletes > 0 ? `This deletes or retires ${deletes} record(s). Type ${deletes} to apply: ` : 'Apply these changes? Type yes to apply: ';
-  const rl = createInterface({ input: io.stdin, output: io.stdout });
+/** The plain prompt, for a keyboard without a terminal UI (stdout piped, or --json). */
+async function askOnTerminal(io: CliIO, plan: Plan, out: CliIO['stdout']): Promise<boolean> {
+  if (!io.stdin.isTTY || isCi(io.env)) {
+    const why = io.stdin.isTTY ? 'CI is set' : 'no terminal to confirm on';
+    throw new ErpsyncError('CONFIRMATION_REQUIRED', `${why}: pass --auto-approve to apply without asking`);
+  }
+  const confirmation = confirmationFor(plan);
+  writeLine(out);
+  const rl = createInterface({ input: io.stdin, output: out });
   try {
-    const answer = (await rl.question(question)).trim();
-    return deletes > 0 ? answer === String(deletes) : answer.toLowerCase() === 'yes';
+    return acceptsAnswer(confirmation, await rl.question(`${confirmation.question} `));
   } finally {
     rl.close();
   }
 }
 
-function describeOutcome(event: Extract<ApplyEvent, { type: 'change-end' }>): string {
-  const { change, outcome } = event;
-  const subject = `${change.kind} "${change.key}" ${change.action}`;
-  switch (outcome.status) {
-    case 'applied':
-      return `  ok      ${subject}${outcome.id !== undefined ? ` (id ${outcome.id}${outcome.adopted ? ', found after an unknown outcome' : ''})` : ''}`;
-    case 'failed':
-      return `  failed  ${subject}: ${outcome.error}`;
-    case 'skipped':
-      return `  skipped ${subject}: ${outcome.because}`;
-    case 'blocked':
-      return `  blocked ${subject}: ${outcome.because}`;
-  }
+function printPlanForTerminal(plan: Plan, io: CliIO): void {
+  const color = isColorEnabled(io);
+  for (const line of renderPlanText(plan, { adapters: kindAdapters, maxFieldsPerChange: applyFieldFold })) writeLine(io.stdout, color ? colorizePlanLine(line) : line);
 }
 
 export async function runApplyCommand(args: string[], io: CliIO): Promise<number> {
@@ -75,6 +77,7 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
     'allow-replace': { type: 'boolean' },
     'max-deletes': { type: 'string' },
     concurrency: { type: 'string' },
+    json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
     ...targetFlagOptions,
   });
@@ -86,6 +89,12 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
   const maxDeletes = parseCount(flags['max-deletes'], '--max-deletes');
   const concurrency = parseCount(flags.concurrency, '--concurrency') ?? 3;
   const planFile = await looksLikePlanFile(parsed.positionals, io.cwd);
+  const mode = chooseOutputMode(io, flags.json === true);
+  // NDJSON owns stdout: the banner and any prompt go to stderr then.
+  const human = mode === 'json' ? io.stderr : io.stdout;
+  const write = (line: string) => writeLine(io.stdout, line);
+  const now = () => performance.now();
+  const reporter: ApplyReporter = mode === 'json' ? createJsonApplyReporter({ write, now }) : createPlainApplyReporter({ write, adapters: kindAdapters, now });
 
   let desired: DesiredState | undefined;
   let savedPlan: Plan | undefined;
@@ -102,7 +111,7 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
   // once), so the client does not share the interrupt signal.
   const opened = await openTarget(flags, io, { client: { signal: new AbortController().signal } });
   try {
-    if (opened.banner) writeLine(io.stdout, opened.banner);
+    if (opened.banner) writeLine(human, opened.banner);
     let plan: Plan;
     let live;
     if (savedPlan) {
@@ -126,7 +135,8 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
       plan = result.plan;
     }
 
-    for (const line of renderPlanText(plan, { adapters: kindAdapters, maxFieldsPerChange: 20 })) writeLine(io.stdout, line);
+    if (mode === 'interactive') printPlanForTerminal(plan, io);
+    else reporter.report({ type: 'plan', plan });
     const actionable = plan.changes.filter((c) => c.action !== 'blocked');
     if (actionable.length === 0) return 0;
 
@@ -137,42 +147,40 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
         details: ['raise policy.maxDeletes or pass --max-deletes if that is intended'],
       });
     }
-    if (!flags['auto-approve']) {
-      if (!io.stdin.isTTY) {
-        throw new ErpsyncError('CONFIRMATION_REQUIRED', 'no terminal to confirm on: pass --auto-approve to apply without asking');
-      }
-      writeLine(io.stdout);
-      if (!(await confirm(io, plan))) {
-        writeLine(io.stdout, 'Apply cancelled; nothing was changed.');
+
+    let session: InteractiveApply | undefined;
+    if (mode === 'interactive') {
+      const { startInteractiveApply } = await import('../ui/interactive-apply.js');
+      session = startInteractiveApply({ stdout: io.stdout, stdin: io.stdin, stderr: io.stderr, plan, color: isColorEnabled(io), autoApprove: flags['auto-approve'] === true });
+    }
+    const sink = session ?? reporter;
+    try {
+      const approved = session ? await session.confirm() : flags['auto-approve'] === true || (await askOnTerminal(io, plan, human));
+      if (!approved) {
+        sink.report({ type: 'cancelled' });
         return 0;
       }
+      // The UI's stop (a confirmed Ctrl-C) and the process's interrupt both end the run cleanly.
+      const stop = session ? AbortSignal.any([io.signal, session.stop]) : io.signal;
+      const result = await applyPlan(plan, {
+        client: opened.client,
+        adapters: kindAdapters,
+        live,
+        concurrency: Math.max(1, concurrency),
+        signal: stop,
+        onEvent: (event) => sink.report(event),
+      });
+      if (!result.interrupted && result.applied > 0) {
+        sink.report({ type: 'verify-start' });
+        sink.report({ type: 'verify-end', notConverged: await checkConvergence(opened, plan, result) });
+      }
+      return result.failed > 0 || result.interrupted ? 1 : 0;
+    } finally {
+      await session?.close();
     }
-
-    writeLine(io.stdout);
-    writeLine(io.stdout, 'Applying…');
-    const result = await applyPlan(plan, {
-      client: opened.client,
-      adapters: kindAdapters,
-      live,
-      concurrency: Math.max(1, concurrency),
-      signal: io.signal,
-      onEvent: (event) => {
-        if (event.type === 'change-end') writeLine(io.stdout, describeOutcome(event));
-      },
-    });
-    writeLine(io.stdout);
-    writeLine(io.stdout, summarizeApply(result));
-    const nonConvergent = result.interrupted ? [] : await checkConvergence(opened, plan, result);
-    for (const line of nonConvergent) writeLine(io.stdout, `  not converged: ${line}`);
-    if (result.interrupted) writeLine(io.stdout, 'Interrupted: the changes not started were skipped; run apply again to finish.');
-    return result.failed > 0 || result.interrupted ? 1 : 0;
   } finally {
     await opened.close();
   }
-}
-
-function summarizeApply(result: ApplyResult): string {
-  return `Apply: ${result.applied} applied, ${result.failed} failed, ${result.skipped} skipped, ${result.blocked} blocked.`;
 }
 
 /** Re-reads what was written, with the same few reads a saved plan's re-check makes. */

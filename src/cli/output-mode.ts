@@ -1,0 +1,25 @@
+// How a command talks to whoever runs it: the interactive terminal UI, plain lines, or NDJSON.
+// Decided once from the streams and the environment, so every command draws the line the same
+// way: no terminal, `CI` set or `--json` means no escape codes at all.
+import { isCi } from '../api/index.js';
+import type { CliIO } from './io.js';
+
+export type OutputMode = 'interactive' | 'plain' | 'json';
+
+type Streams = Pick<CliIO, 'stdout' | 'stdin' | 'env'>;
+
+/** True when stdout is a terminal that can take cursor movement and colour at all. */
+export function isCapableTerminal(io: Pick<CliIO, 'stdout' | 'env'>): boolean {
+  return io.stdout.isTTY === true && !isCi(io.env) && io.env.TERM !== 'dumb';
+}
+
+/** Interactive needs a keyboard too: the UI asks and listens for Ctrl-C. */
+export function chooseOutputMode(io: Streams, json: boolean): OutputMode {
+  if (json) return 'json';
+  return isCapableTerminal(io) && io.stdin.isTTY === true ? 'interactive' : 'plain';
+}
+
+/** https://no-color.org: any non-empty NO_COLOR turns colour off. */
+export function isColorEnabled(io: Pick<CliIO, 'stdout' | 'env'>): boolean {
+  return isCapableTerminal(io) && (io.env.NO_COLOR ?? '') === '';
+}

@@ -1,0 +1,142 @@
+// Reporters of `erpsync apply` that are not the terminal UI: plain lines (no terminal, or CI) and
+// NDJSON (`--json`, one object per event). Both take the same event stream as the UI: the
+// plan, the ApplyEvents of the core, the re-read after it, or a refusal at the prompt. They never
+// emit escape codes and hold no state beyond the running tally; where the lines go is the caller's.
+import type { ApplyEvent } from '../apply/apply-plan.js';
+import type { KindAdapter } from '../kinds/adapter.js';
+import type { Change, Plan } from '../plan/model.js';
+import { renderPlanText } from '../plan/render-plan.js';
+import { advanceProgress, createProgress, describeCost, describeOutcome, interruptedNote, summarizeApply } from './apply-progress.js';
+
+export type ApplyReportEvent =
+  | { type: 'plan'; plan: Plan }
+  | ApplyEvent
+  | { type: 'cancelled' }
+  | { type: 'verify-start' }
+  | { type: 'verify-end'; notConverged: string[] };
+
+export interface ApplyReporter {
+  report(event: ApplyReportEvent): void;
+}
+
+/** Field diffs shown per change before folding, in apply's plan output. */
+export const applyFieldFold = 20;
+
+export const cancelledNote = 'Apply cancelled; nothing was changed.';
+
+export interface Confirmation {
+  question: string;
+  /** What the person must type. */
+  expected: string;
+}
+
+const isRemoval = (change: Change) => change.action === 'delete' || change.action === 'retire';
+
+/** A plan that deletes asks for the number of deletes, so nobody waves a deletion through by habit. */
+export function confirmationFor(plan: Plan): Confirmation {
+  const removals = plan.changes.filter(isRemoval).length;
+  if (removals > 0) return { question: `This deletes or retires ${removals} record(s). Type ${removals} to apply:`, expected: String(removals) };
+  return { question: 'Apply these changes? Type yes to apply:', expected: 'yes' };
+}
+
+export function acceptsAnswer(confirmation: Confirmation, answer: string): boolean {
+  return answer.trim().toLowerCase() === confirmation.expected;
+}
+
+export interface PlainReporterOptions {
+  write: (line: string) => void;
+  adapters: readonly KindAdapter[];
+  now: () => number;
+}
+
+export function createPlainApplyReporter(options: PlainReporterOptions): ApplyReporter {
+  const { write, now } = options;
+  let progress = createProgress();
+  return {
+    report(event) {
+      switch (event.type) {
+        case 'plan':
+          for (const line of renderPlanText(event.plan, { adapters: options.adapters, maxFieldsPerChange: applyFieldFold })) write(line);
+          return;
+        case 'cancelled':
+          write(cancelledNote);
+          return;
+        case 'verify-start':
+          return;
+        case 'verify-end':
+          for (const line of event.notConverged) write(`  not converged: ${line}`);
+          return;
+      }
+      progress = advanceProgress(progress, event, now());
+      switch (event.type) {
+        case 'apply-start':
+          write('');
+          write(`Applying ${event.changes} change(s) in ${event.waves} wave(s)…`);
+          return;
+        case 'wave-start':
+          write(`Wave ${event.wave}: ${event.changes} change(s)`);
+          return;
+        case 'change-start':
+          return;
+        case 'change-end':
+          write(`  ${describeOutcome(event.change, event.outcome)}`);
+          return;
+        case 'apply-end':
+          write('');
+          write(summarizeApply(event));
+          write(`  ${describeCost(progress, now())}`);
+          if (event.interrupted) write(interruptedNote);
+          return;
+      }
+    },
+  };
+}
+
+export interface JsonReporterOptions {
+  write: (line: string) => void;
+  now: () => number;
+}
+
+/** One JSON object per line; each carries `elapsedMs` since the reporter was made. */
+export function createJsonApplyReporter(options: JsonReporterOptions): ApplyReporter {
+  const startedAt = options.now();
+  return {
+    report(event) {
+      const elapsedMs = Math.round(options.now() - startedAt);
+      options.write(JSON.stringify({ ...toJsonEvent(event), elapsedMs }));
+    },
+  };
+}
+
+function referTo(change: Change): Record<string, unknown> {
+  return { id: change.id, kind: change.kind, key: change.key, action: change.action, wave: change.wave, ...(change.liveId !== undefined ? { liveId: change.liveId } : {}) };
+}
+
+/** Events as JSON: changes by reference (field names, never values: they may be secret). */
+export function toJsonEvent(event: ApplyReportEvent): Record<string, unknown> {
+  switch (event.type) {
+    case 'plan': {
+      const { plan } = event;
+      const count = (test: (c: Change) => boolean) => plan.changes.filter(test).length;
+      return {
+        type: 'plan',
+        target: plan.target,
+        summary: {
+          create: count((c) => c.action === 'create'),
+          change: count((c) => c.action === 'update' || c.action === 'set-status' || c.action === 'set-default'),
+          remove: count(isRemoval),
+          blocked: count((c) => c.action === 'blocked'),
+        },
+        changes: plan.changes.map((c) => ({ ...referTo(c), reason: c.reason, fields: c.fields.map((f) => f.path), ...(c.note ? { note: c.note } : {}) })),
+        warnings: plan.warnings,
+        cost: plan.cost,
+      };
+    }
+    case 'change-start':
+      return { type: event.type, change: referTo(event.change) };
+    case 'change-end':
+      return { type: event.type, change: referTo(event.change), outcome: event.outcome, requests: event.requests };
+    default:
+      return { ...event };
+  }
+}

@@ -1,0 +1,104 @@
+// The interactive apply session the CLI drives: mounts the ink app on the command's own streams,
+// asks for confirmation, takes the same report events as the plain and NDJSON reporters, and
+// turns a confirmed Ctrl-C into `stop` (the CLI passes it to applyPlan, which then starts no
+// more changes). Only src/cli imports this, lazily, so nothing else pays for loading ink.
+import { render } from 'ink';
+import type { CliIO } from '../cli/io.js';
+import type { Plan } from '../plan/model.js';
+import { summarizePlan } from '../plan/render-plan.js';
+import type { ApplyProgress } from '../report/apply-progress.js';
+import { advanceProgress, createProgress } from '../report/apply-progress.js';
+import type { ApplyReporter } from '../report/apply-report.js';
+import { confirmationFor } from '../report/apply-report.js';
+import type { SessionPhase } from './apply-app.js';
+import { ApplyApp } from './apply-app.js';
+
+export interface InteractiveApplyOptions {
+  stdout: CliIO['stdout'];
+  stdin: CliIO['stdin'];
+  stderr: CliIO['stderr'];
+  plan: Plan;
+  color: boolean;
+  /** Skip the question (--auto-approve) and show progress straight away. */
+  autoApprove: boolean;
+  now?: () => number;
+}
+
+export interface InteractiveApply extends ApplyReporter {
+  /** Resolves with the person's answer (true at once under autoApprove). */
+  confirm(): Promise<boolean>;
+  /** Aborted when the person confirms Ctrl-C. */
+  readonly stop: AbortSignal;
+  /** Shows the summary (unless cancelled), leaves it on screen and releases the terminal. */
+  close(): Promise<void>;
+}
+
+interface SessionState {
+  phase: SessionPhase;
+  progress: ApplyProgress;
+  notConverged: string[];
+}
+
+export function startInteractiveApply(options: InteractiveApplyOptions): InteractiveApply {
+  const now = options.now ?? (() => performance.now());
+  const controller = new AbortController();
+  const confirmation = confirmationFor(options.plan);
+  const planSummary = `Plan: ${summarizePlan(options.plan)}.`;
+  let state: SessionState = { phase: options.autoApprove ? 'applying' : 'confirm', progress: createProgress(), notConverged: [] };
+  let settle: (ok: boolean) => void = () => undefined;
+  const answered = new Promise<boolean>((resolve) => {
+    settle = resolve;
+  });
+  if (options.autoApprove) settle(true);
+
+  const view = () => (
+    <ApplyApp
+      {...state}
+      planSummary={planSummary}
+      confirmation={confirmation}
+      theme={{ color: options.color }}
+      now={now}
+      onAnswer={(ok) => {
+        update({ phase: ok ? 'applying' : 'cancelled' });
+        settle(ok);
+      }}
+      onStop={() => controller.abort(new Error('stopped at the keyboard'))}
+    />
+  );
+  // ink wants real tty streams; ours are the command's, which tests replace with lookalikes.
+  const instance = render(view(), {
+    stdout: options.stdout as NodeJS.WriteStream,
+    stdin: options.stdin as NodeJS.ReadStream,
+    stderr: options.stderr as NodeJS.WriteStream,
+    exitOnCtrlC: false,
+    patchConsole: false,
+  });
+  const update = (next: Partial<SessionState>) => {
+    state = { ...state, ...next };
+    instance.rerender(view());
+  };
+
+  return {
+    confirm: () => answered,
+    stop: controller.signal,
+    report(event) {
+      switch (event.type) {
+        case 'plan':
+          return;
+        case 'cancelled':
+          return update({ phase: 'cancelled' });
+        case 'verify-start':
+          return update({ phase: 'verifying' });
+        case 'verify-end':
+          return update({ notConverged: event.notConverged });
+        default:
+          return update({ progress: advanceProgress(state.progress, event, now()) });
+      }
+    },
+    async close() {
+      if (state.phase !== 'cancelled') update({ phase: 'done' });
+      instance.unmount();
+      await instance.waitUntilExit();
+    },
+  };
+}
