@@ -82,6 +82,16 @@ describe('buildPlan', () => {
     expect(result.plan.changes[0]?.fields).toEqual([{ path: 'nome', before: 'Pele', after: 'Skincare' }]);
   });
 
+  it('renames a child and its parent in one plan (found by the chaos suite: the child was created again)', () => {
+    const result = plan(
+      [desiredGroup('Skincare', { previousNames: ['Pele'] }), desiredGroup('Séruns', { pai: 'Skincare', previousNames: ['Óleos'] })],
+      [liveGroup(10, 'Pele'), liveGroup(11, 'Óleos', 'Pele')],
+      { prune: ['gruposProdutos'] },
+    );
+    expect(summary(result)).toEqual(['update Skincare #10 w1', 'update Skincare > Séruns #11 w1']);
+    expect(result.plan.changes[1]?.fields).toEqual([{ path: 'nome', before: 'Óleos', after: 'Séruns' }]);
+  });
+
   it('swaps two names by renaming both records', () => {
     const result = plan(
       [desiredGroup('B', { previousNames: ['A'] }), desiredGroup('A', { previousNames: ['B'] })],

@@ -477,22 +477,28 @@ function matchUnits(units: readonly DesiredUnit[], liveRecords: readonly LiveRec
   const open = () => units.filter((u) => !matches.has(u));
 
   // Renames: a previous name is taken unless a declared record keeps that name and is not itself moving away.
-  const proposals = new Map<DesiredUnit, LiveRecord>();
-  for (const unit of open()) {
-    for (const previous of unit.tool.previousNames) {
-      const candidates = liveWithIdentity(withLastSegment(unit.identity, previous));
-      if (candidates.length === 1 && candidates[0]) {
-        proposals.set(unit, candidates[0]);
-        break;
+  // Shallowest first: a child's previous name is looked up under its parent's new name, since the
+  // parent may be renamed in the same plan (swaps stay among siblings, so one depth at a time suffices).
+  const depthOf = (unit: DesiredUnit) => unit.identity.split(pathSeparator).length;
+  for (const depth of [...new Set(open().map(depthOf))].sort((a, b) => a - b)) {
+    const proposals = new Map<DesiredUnit, LiveRecord>();
+    for (const unit of open().filter((u) => depthOf(u) === depth)) {
+      for (const previous of unit.tool.previousNames) {
+        const candidates = liveWithIdentity(withLastSegment(unit.identity, previous));
+        if (candidates.length === 1 && candidates[0]) {
+          proposals.set(unit, candidates[0]);
+          break;
+        }
       }
     }
+    for (const [unit, record] of proposals) {
+      const current = renameAncestors(record.identity, treeRenames);
+      const keeper = units.find((u) => u.identity === current && u !== unit);
+      if (keeper && !proposals.has(keeper)) continue;
+      claim(unit, record, 'previous-name');
+    }
+    reindex();
   }
-  for (const [unit, record] of proposals) {
-    const keeper = units.find((u) => u.identity === record.identity && u !== unit);
-    if (keeper && !proposals.has(keeper)) continue;
-    claim(unit, record, 'previous-name');
-  }
-  reindex();
 
   // Identity, shallowest first so a renamed parent carries its children's identities along.
   const byDepth = [...open()].sort((a, b) => a.identity.split(pathSeparator).length - b.identity.split(pathSeparator).length);
