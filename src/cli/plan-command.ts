@@ -1,12 +1,18 @@
-// `erpsync plan [paths…]`: shows what apply would change; changes nothing.
+// `erpsync plan [paths…]`: shows what apply would change; changes nothing. Text (coloured and,
+// for a large change set, folded harder on a terminal), JSON, or Markdown for pull requests.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { kindAdapters } from '../kinds/registry.js';
 import { hasErrors } from '../model/diagnostics.js';
-import { renderPlanJson, renderPlanText } from '../plan/render-plan.js';
+import { ErpsyncError } from '../model/errors.js';
+import { renderPlanJson, renderPlanText, summarizePlan } from '../plan/render-plan.js';
+import { renderPlanMarkdown } from '../report/plan-markdown.js';
+import { chooseFieldFold, colorizePlanLine, largeChangeSet } from '../report/plan-terminal.js';
+import type { Plan } from '../plan/model.js';
 import type { CliIO } from './io.js';
 import { parseCommandArgs } from './parse-command-args.js';
 import { writeLine } from './io.js';
+import { isCapableTerminal, isColorEnabled } from './output-mode.js';
 import { loadDesired, makePlan, parseCount, printDiagnostics, readAccount } from './plan-workflow.js';
 import { openTarget, targetFlagHelp, targetFlagOptions } from './target.js';
 
@@ -17,17 +23,19 @@ const help = [
   '',
   'options:',
   '  --json                 print the plan as JSON',
+  '  --format text|markdown markdown: for a pull-request comment or the GitHub step summary',
   '  --out FILE             save the plan for `erpsync apply FILE`',
   '  --detailed-exitcode    exit 2 when there are changes (0 none, 1 error)',
   '  --allow-replace        delete and re-create records the API cannot change in place',
   '  --max-deletes N        delete budget of this run (default: policy.maxDeletes, 10)',
-  '  --verbose              show every field of every change',
+  '  --verbose              show every field of every change (a terminal folds large plans harder)',
   ...targetFlagHelp,
 ].join('\n');
 
 export async function runPlanCommand(args: string[], io: CliIO): Promise<number> {
   const parsed = parseCommandArgs('plan', args, {
     json: { type: 'boolean' },
+    format: { type: 'string' },
     out: { type: 'string' },
     'detailed-exitcode': { type: 'boolean' },
     'allow-replace': { type: 'boolean' },
@@ -42,12 +50,16 @@ export async function runPlanCommand(args: string[], io: CliIO): Promise<number>
     return 0;
   }
   const maxDeletes = parseCount(flags['max-deletes'], '--max-deletes');
+  const format = flags.format ?? 'text';
+  if (format !== 'text' && format !== 'markdown') throw new ErpsyncError('USAGE', `--format takes text or markdown, not \`${format}\``);
+  if (format === 'markdown' && flags.json) throw new ErpsyncError('USAGE', '--json and --format markdown cannot be combined');
   const desired = await loadDesired(parsed.positionals, io);
   if (!desired) return 1;
 
   const opened = await openTarget(flags, io);
   try {
-    if (opened.banner) writeLine(flags.json ? io.stderr : io.stdout, opened.banner);
+    // Machine-readable output owns stdout; the sandbox banner goes to stderr then.
+    if (opened.banner) writeLine(flags.json || format === 'markdown' ? io.stderr : io.stdout, opened.banner);
     const live = await readAccount(opened, desired);
     const { plan, diagnostics } = makePlan(desired, live, opened, { allowReplace: flags['allow-replace'] === true, ...(maxDeletes !== undefined ? { maxDeletes } : {}) });
     if (hasErrors(diagnostics)) {
@@ -61,8 +73,10 @@ export async function runPlanCommand(args: string[], io: CliIO): Promise<number>
     }
     if (flags.json) {
       io.stdout.write(renderPlanJson(plan));
+    } else if (format === 'markdown') {
+      io.stdout.write(renderPlanMarkdown(plan, { adapters: kindAdapters, ...(flags.out ? { fullPlanAt: flags.out } : {}) }));
     } else {
-      for (const line of renderPlanText(plan, { adapters: kindAdapters, ...(flags.verbose ? {} : { maxFieldsPerChange: 20 }) })) writeLine(io.stdout, line);
+      printPlanText(plan, io, flags.verbose === true);
       if (flags.out) writeLine(io.stdout, `\nSaved the plan to ${flags.out}; run \`erpsync apply ${flags.out}\` to apply exactly this.`);
     }
     const changes = plan.changes.filter((c) => c.action !== 'blocked').length;
@@ -70,4 +84,14 @@ export async function runPlanCommand(args: string[], io: CliIO): Promise<number>
   } finally {
     await opened.close();
   }
+}
+
+function printPlanText(plan: Plan, io: CliIO, verbose: boolean): void {
+  const terminal = isCapableTerminal(io);
+  const fold = chooseFieldFold(plan.changes.length, { verbose, terminal });
+  const lines = renderPlanText(plan, { adapters: kindAdapters, ...(fold !== undefined ? { maxFieldsPerChange: fold } : {}) });
+  // A large plan scrolls its summary away: say it again at the end.
+  if (terminal && plan.changes.length > largeChangeSet) lines.push(`Plan: ${summarizePlan(plan)}.`);
+  const color = isColorEnabled(io);
+  for (const line of lines) writeLine(io.stdout, color ? colorizePlanLine(line) : line);
 }

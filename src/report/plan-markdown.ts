@@ -1,0 +1,87 @@
+// The plan as Markdown, for a pull-request comment or the GitHub step summary: a headline, a table
+// by kind and action, the deletes spelled out, then every change as a folded diff block. Pure.
+// The whole text stays under a cap (GitHub refuses comments over 65,536 characters); when the
+// details do not fit, it says where they were cut and where the full plan is.
+import type { KindAdapter } from '../kinds/adapter.js';
+import type { Change, ChangeAction, Plan } from '../plan/model.js';
+import { renderPlanText, summarizePlan } from '../plan/render-plan.js';
+
+export const markdownCap = 60_000;
+
+export interface PlanMarkdownOptions {
+  adapters: readonly KindAdapter[];
+  /** Longest text returned, in characters. */
+  maxChars?: number;
+  /** Where the reader finds the full plan when the details are cut (e.g. the saved plan file). */
+  fullPlanAt?: string;
+}
+
+/** Deletes named one by one above the details; past this the list is counted. */
+const removalsListed = 200;
+
+const actions: readonly ChangeAction[] = ['create', 'update', 'set-status', 'set-default', 'delete', 'retire', 'blocked'];
+
+/** A code span that survives backticks inside the text. */
+function inlineCode(text: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  return longest > 0 ? `${fence} ${text} ${fence}` : `${fence}${text}${fence}`;
+}
+
+function fenceFor(lines: readonly string[]): string {
+  const longest = Math.max(0, ...lines.flatMap((line) => line.match(/`+/g) ?? []).map((run) => run.length));
+  return '`'.repeat(Math.max(3, longest + 1));
+}
+
+function describeRemoval(change: Change): string {
+  return `- ${inlineCode(change.kind)} ${inlineCode(change.key)}: ${change.action} (${change.reason}${change.liveId !== undefined ? `, id ${change.liveId}` : ''})`;
+}
+
+export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions): string {
+  const maxChars = options.maxChars ?? markdownCap;
+  const head: string[] = [];
+  const target = `${inlineCode(plan.target.name)} (${inlineCode(plan.target.id)})`;
+  if (plan.changes.length === 0) {
+    head.push('### erpsync plan: no changes', '', `The account ${target} matches the manifests.`);
+    return `${head.join('\n')}\n`;
+  }
+  head.push(`### erpsync plan: ${summarizePlan(plan)}`, '', `Target: ${target}`, '');
+  const kinds = [...new Set(plan.changes.map((c) => c.kind))];
+  head.push(`| kind | ${actions.join(' | ')} |`, `|---|${actions.map(() => '---:').join('|')}|`);
+  for (const kind of kinds) {
+    const cells = actions.map((action) => {
+      const n = plan.changes.filter((c) => c.kind === kind && c.action === action).length;
+      return n === 0 ? '–' : String(n);
+    });
+    head.push(`| ${inlineCode(kind)} | ${cells.join(' | ')} |`);
+  }
+  const removals = plan.changes.filter((c) => c.action === 'delete' || c.action === 'retire');
+  if (removals.length > 0) {
+    head.push('', `> [!WARNING]`, `> ${removals.length} record(s) will be deleted or retired:`, '');
+    head.push(...removals.slice(0, removalsListed).map(describeRemoval));
+    if (removals.length > removalsListed) head.push(`- … and ${removals.length - removalsListed} more (see the details)`);
+  }
+  for (const warning of plan.warnings) head.push('', `> [!NOTE]`, `> ${warning}`);
+  const { reads, writes, seconds, rate } = plan.cost;
+  head.push('', `Cost: ${reads} read request(s); ${writes} write(s) planned, about ${seconds} s at ${rate} req/s.`, '');
+
+  const detail = renderPlanText(plan, { adapters: options.adapters });
+  const fence = fenceFor(detail);
+  const open = [`<details><summary>Details of ${plan.changes.length} change(s)</summary>`, '', `${fence}diff`];
+  const close = [fence, '', '</details>'];
+  const full = [...head, ...open, ...detail, ...close].join('\n');
+  if (full.length + 1 <= maxChars) return `${full}\n`;
+
+  // Cut the details at a line boundary, leaving room for the note that says so.
+  const where = options.fullPlanAt ? `the full plan is in ${inlineCode(options.fullPlanAt)}` : 'run `erpsync plan` for the full plan';
+  const noteFor = (shown: number) => `**Cut at ${maxChars.toLocaleString('en-US')} characters** after ${shown} of ${detail.length} detail lines; ${where}.`;
+  const fixed = [...head, ...open, ...close, '', noteFor(detail.length)].join('\n').length + 1;
+  let budget = maxChars - fixed;
+  let shown = 0;
+  while (shown < detail.length && budget - ((detail[shown]?.length ?? 0) + 1) >= 0) {
+    budget -= (detail[shown]?.length ?? 0) + 1;
+    shown += 1;
+  }
+  const cut = [...head, ...open, ...detail.slice(0, shown), ...close, '', noteFor(shown)].join('\n');
+  return `${cut.slice(0, maxChars - 1)}\n`;
+}

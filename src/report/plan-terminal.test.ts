@@ -1,0 +1,27 @@
+// Plan text on a terminal: colour by line marker, and how hard field diffs fold.
+import { describe, expect, it } from 'vitest';
+import { chooseFieldFold, colorizePlanLine, largeChangeSet } from './plan-terminal.js';
+
+describe('colorizePlanLine', () => {
+  it('colours each change and diff line by its marker and leaves other lines alone', () => {
+    expect(colorizePlanLine('+ gruposProdutos "A" — create (missing, wave 1)')).toBe('\u001B[32m+ gruposProdutos "A" — create (missing, wave 1)\u001B[39m');
+    expect(colorizePlanLine('~ formasPagamentos "Pix" — update (drift, id 3, wave 1)')).toMatch(/^\u001B\[33m~ /);
+    expect(colorizePlanLine('  - gruposProdutos "B" — delete (prune, id 4, wave 2)')).toMatch(/^\u001B\[31m {2}- /);
+    expect(colorizePlanLine('! situacoes "Vendas > Em aberto" — blocked (built-in, id 6, wave 1)')).toMatch(/^\u001B\[35m! /);
+    expect(colorizePlanLine('      + nova linha')).toMatch(/^\u001B\[32m/);
+    expect(colorizePlanLine('WARNING: 1 record(s) will be deleted or retired:')).toContain('\u001B[1m');
+    expect(colorizePlanLine('    … 3 more field(s) (use --verbose)')).toMatch(/^\u001B\[2m/);
+    for (const plain of ['    nome: "A"', '  kind            create', '', 'Cost: 1 request(s)', '    taxas.aliquota: 1 → 2']) {
+      expect(colorizePlanLine(plain)).toBe(plain);
+    }
+  });
+});
+
+describe('chooseFieldFold', () => {
+  it('folds harder for a large change set on a terminal, never with --verbose', () => {
+    expect(chooseFieldFold(largeChangeSet + 1, { verbose: false, terminal: true })).toBe(5);
+    expect(chooseFieldFold(largeChangeSet, { verbose: false, terminal: true })).toBe(20);
+    expect(chooseFieldFold(largeChangeSet + 1, { verbose: false, terminal: false })).toBe(20);
+    expect(chooseFieldFold(largeChangeSet + 1, { verbose: true, terminal: true })).toBeUndefined();
+  });
+});
