@@ -51,7 +51,7 @@ describe('plain apply reporter', () => {
       '  3 request(s) in 0:04 (0.8 req/s).',
       '  not converged: gruposProdutos "Maquiagem" nome',
     ]);
-    expect(lines.join('\n')).not.toMatch(/\u001B/);
+    expect(lines.join('\n')).not.toContain('\u001B');
   });
 
   it('says how to finish an interrupted run, and when the person said no', () => {
@@ -87,7 +87,7 @@ describe('NDJSON apply reporter', () => {
       elapsedMs: 2_000,
     });
     expect(events[8]).toEqual({ type: 'apply-end', applied: 1, failed: 1, skipped: 0, blocked: 0, interrupted: false, requests: 3, elapsedMs: 5_000 });
-    expect(lines.join('\n')).not.toMatch(/\u001B/);
+    expect(lines.join('\n')).not.toContain('\u001B');
   });
 
   it('never carries field values, which may be secret', () => {
