@@ -7,6 +7,7 @@ import type { ApiClient } from '../api/client.js';
 import { ApiOutcomeUnknownError } from '../api/errors.js';
 import type { KindAdapter, LiveRecord } from '../kinds/adapter.js';
 import type { LiveState } from '../live/model.js';
+import { pathSeparator } from '../model/names.js';
 import type { Change, Plan, UnitKind } from '../plan/model.js';
 
 /**
@@ -66,9 +67,22 @@ export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<Appl
       liveById.set(`${kind}:${record.id}`, record);
     }
   }
-  // Records renamed or moved by this plan answer to their new identity too.
+  // Records renamed or moved by this plan answer to their new identity too, and so do the records
+  // below them: a child may be created under an unchanged record whose parent this plan renames.
+  const moves = new Map<string, string>();
   for (const change of plan.changes) {
-    if (change.liveId !== undefined && change.action !== 'delete') ids.set(`${change.kind}:${change.key}`, change.liveId);
+    if (change.liveId === undefined || change.action === 'delete') continue;
+    ids.set(`${change.kind}:${change.key}`, change.liveId);
+    const before = liveById.get(`${change.kind}:${change.liveId}`);
+    if (before && before.identity !== change.key) moves.set(`${change.kind}:${before.identity}`, `${change.kind}:${change.key}`);
+  }
+  if (moves.size > 0) {
+    for (const [kind, records] of live.records) {
+      for (const record of records) {
+        const moved = moveUnderRenamedAncestor(`${kind}:${record.identity}`, moves);
+        if (moved !== undefined && !ids.has(moved)) ids.set(moved, record.id);
+      }
+    }
   }
 
   const requestsBefore = client.stats().total;
@@ -129,6 +143,15 @@ export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<Appl
   const { outcomes: _outcomes, ...counts } = result;
   options.onEvent?.({ type: 'apply-end', ...counts, requests: requestsSent() });
   return result;
+}
+
+/** `kind:identity` under the closest ancestor that `moves` renames, or undefined when none is renamed. */
+function moveUnderRenamedAncestor(key: string, moves: ReadonlyMap<string, string>): string | undefined {
+  for (let end = key.lastIndexOf(pathSeparator); end > 0; end = key.lastIndexOf(pathSeparator, end - 1)) {
+    const renamed = moves.get(key.slice(0, end));
+    if (renamed !== undefined) return `${renamed}${key.slice(end)}`;
+  }
+  return undefined;
 }
 
 async function executeChange(

@@ -77,6 +77,17 @@ describe('erpsync apply', () => {
     expect(groupNames()).toEqual([]);
   });
 
+  it('creates a child under an unchanged record whose parent the same plan renames (found by the chaos suite)', async () => {
+    writeFileSync(path.join(dir, 'm.yaml'), 'version: 1\ngruposProdutos:\n  - nome: A antigo\n  - { nome: B, grupoProdutoPai: A antigo }\n');
+    expect((await runCli(['apply', 'm.yaml', '--auto-approve'], { cwd: dir, env })).code).toBe(0);
+    writeFileSync(path.join(dir, 'm.yaml'), 'version: 1\ngruposProdutos:\n  - { nome: A, previousNames: [A antigo] }\n  - { nome: B, grupoProdutoPai: A }\n  - { nome: C, grupoProdutoPai: A > B }\n');
+    const applied = await runCli(['apply', 'm.yaml', '--auto-approve'], { cwd: dir, env });
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    const byId = new Map(emulator.snapshot().gruposProdutos.map((g) => [g.id, g]));
+    const paths = [...byId.values()].map((g) => [byId.get(g.idGrupoPai)?.nome, g.nome].filter(Boolean).join(' > ')).sort();
+    expect(paths).toEqual(['A', 'A > B', 'B > C']);
+  });
+
   it('adopts a create whose answer was lost instead of sending it twice', async () => {
     emulator.setFaults({ schedule: [{ method: 'POST', path: '/grupos-produtos', nth: 1, fault: 'reset-after' }] });
     writeFileSync(path.join(dir, 'm.yaml'), groups(['Maquiagem']));
