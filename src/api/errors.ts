@@ -57,6 +57,8 @@ export class ApiError extends ErpsyncError {
   readonly apiMessage: string | undefined;
   readonly description: string | undefined;
   readonly fields: readonly ApiFieldError[];
+  /** Attempts sent before this answer: more than one means an earlier one may have taken effect. */
+  readonly attempts: number;
 
   constructor(init: ApiErrorInit) {
     const category = categorizeStatus(init.status);
@@ -70,6 +72,7 @@ export class ApiError extends ErpsyncError {
     this.apiMessage = init.body.message;
     this.description = init.body.description;
     this.fields = init.body.fields;
+    this.attempts = init.attempts ?? 1;
   }
 }
 

@@ -4,6 +4,7 @@
 // and the id lookup of referenced records at write time. Kind-neutral: no endpoint, field name
 // or quirk of a particular kind lives here; only fetchDetails sends requests.
 import type { ApiClient } from '../api/client.js';
+import { ApiError } from '../api/errors.js';
 import { ErpsyncError } from '../model/errors.js';
 import { normalizeName, pathSeparator } from '../model/names.js';
 import type { Change, UnitKind } from '../plan/model.js';
@@ -184,7 +185,13 @@ export function executeByAction(what: string, operations: Partial<Record<Change[
 /** DELETE of the record a change acts on. */
 export function deleteOperation(resource: string, kind: UnitKind): ChangeOperation {
   return async (change, context) => {
-    await context.client.request({ method: 'DELETE', path: `${resource}/${requireLiveId(change)}`, kind });
+    try {
+      await context.client.request({ method: 'DELETE', path: `${resource}/${requireLiveId(change)}`, kind });
+    } catch (error) {
+      // A DELETE whose answer was lost is sent again, and the record it removed then answers 404.
+      if (error instanceof ApiError && error.status === 404 && error.attempts > 1) return;
+      throw error;
+    }
   };
 }
 

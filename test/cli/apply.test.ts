@@ -88,6 +88,17 @@ describe('erpsync apply', () => {
     expect(paths).toEqual(['A', 'A > B', 'B > C']);
   });
 
+  it('counts a delete whose answer was lost as applied when the retry finds the record gone (found by the chaos suite)', async () => {
+    writeFileSync(path.join(dir, 'm.yaml'), groups(['A', 'B']));
+    expect((await runCli(['apply', 'm.yaml', '--auto-approve'], { cwd: dir, env })).code).toBe(0);
+    emulator.setFaults({ schedule: [{ method: 'DELETE', nth: 1, fault: 'reset-after' }] });
+    writeFileSync(path.join(dir, 'm.yaml'), `${groups(['A'])}policy:\n  prune: [gruposProdutos]\n`);
+    const applied = await runCli(['apply', 'm.yaml', '--auto-approve'], { cwd: dir, env });
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(emulator.requestLog().filter((e) => e.method === 'DELETE').map((e) => e.status)).toEqual([204, 404]);
+    expect(groupNames()).toEqual(['A']);
+  });
+
   it('adopts a create whose answer was lost instead of sending it twice', async () => {
     emulator.setFaults({ schedule: [{ method: 'POST', path: '/grupos-produtos', nth: 1, fault: 'reset-after' }] });
     writeFileSync(path.join(dir, 'm.yaml'), groups(['Maquiagem']));
