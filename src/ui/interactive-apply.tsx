@@ -4,6 +4,7 @@
 // more changes). Only src/cli imports this, lazily, so nothing else pays for loading ink.
 import { render } from 'ink';
 import type { CliIO } from '../cli/io.js';
+import { ErpsyncError } from '../model/errors.js';
 import type { Plan } from '../plan/model.js';
 import { summarizePlan } from '../plan/render-plan.js';
 import type { ApplyProgress } from '../report/apply-progress.js';
@@ -46,8 +47,10 @@ export function startInteractiveApply(options: InteractiveApplyOptions): Interac
   const planSummary = `Plan: ${summarizePlan(options.plan)}.`;
   let state: SessionState = { phase: options.autoApprove ? 'applying' : 'confirm', progress: createProgress(), notConverged: [] };
   let settle: (ok: boolean) => void = () => undefined;
-  const answered = new Promise<boolean>((resolve) => {
+  let fail: (error: unknown) => void = () => undefined;
+  const answered = new Promise<boolean>((resolve, reject) => {
     settle = resolve;
+    fail = reject;
   });
   if (options.autoApprove) settle(true);
 
@@ -72,6 +75,12 @@ export function startInteractiveApply(options: InteractiveApplyOptions): Interac
     stderr: options.stderr as NodeJS.WriteStream,
     exitOnCtrlC: false,
     patchConsole: false,
+  });
+  // A UI that crashed must not leave the command waiting for an answer that cannot come.
+  let crash: ErpsyncError | undefined;
+  const exited = instance.waitUntilExit().catch((error: unknown) => {
+    crash = new ErpsyncError('INTERNAL', 'the terminal UI failed (run with --json or without a terminal to go on)', { cause: error });
+    fail(crash);
   });
   const update = (next: Partial<SessionState>) => {
     state = { ...state, ...next };
@@ -98,7 +107,8 @@ export function startInteractiveApply(options: InteractiveApplyOptions): Interac
     async close() {
       if (state.phase !== 'cancelled') update({ phase: 'done' });
       instance.unmount();
-      await instance.waitUntilExit();
+      await exited;
+      if (crash) throw crash;
     },
   };
 }
