@@ -129,3 +129,11 @@ describe('ApplyApp', () => {
     await waitForFrame(app, (f) => f.includes('Apply cancelled; nothing was changed.'));
   });
 });
+
+describe('ApplyApp before the first event', () => {
+  it('says it is starting rather than showing empty counts', async () => {
+    const app = render(<ApplyApp {...props({ progress: createProgress() })} />);
+    const frame = await waitForFrame(app, (f) => f.includes('Starting…'));
+    expect(frame).not.toContain('done');
+  });
+});

@@ -35,7 +35,7 @@ export function ProgressView({ progress, stop, verifying, theme, now }: Progress
           {spinner} Reading back what was written…
         </Text>
       ) : (
-        <Text color={paint(theme, 'muted')}>{describeProgressLine(progress, now())}</Text>
+        <Text color={paint(theme, 'muted')}>{progress.startedAt === undefined ? 'Starting…' : describeProgressLine(progress, now())}</Text>
       )}
       {stop === 'asking' && !verifying ? (
         <Text color={paint(theme, 'warn')}>Stop? Changes in flight finish, the rest are skipped. Ctrl-C again stops; any other key goes on.</Text>
