@@ -24,6 +24,14 @@ const commands: Record<string, CommandEntry> = {
     summary: 'make the account match the manifests (or a saved plan)',
     load: async () => (await import('./apply-command.js')).runApplyCommand,
   },
+  drift: {
+    summary: 'report how the account drifted from the manifests (changes nothing)',
+    load: async () => (await import('./drift-command.js')).runDriftCommand,
+  },
+  export: {
+    summary: "write the account's configuration as manifests, one file per kind",
+    load: async () => (await import('./export-command.js')).runExportCommand,
+  },
   sandbox: {
     summary: 'serve the embedded Bling API emulator on loopback until Ctrl-C',
     load: async () => (await import('./sandbox-command.js')).runSandboxCommand,

@@ -25,6 +25,7 @@ export type ErrorCode =
   | 'SANDBOX_LISTEN'
   | 'INTERRUPTED'
   | 'UNRESOLVED_REFERENCE'
+  | 'BASELINE_UNAVAILABLE'
   | 'INTERNAL';
 
 /** Exit codes of DESIGN.md §6. */

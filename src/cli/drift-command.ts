@@ -1,0 +1,154 @@
+// `erpsync drift [paths…]`: compares the account with the manifests and reports what drifted, in
+// text, JSON, markdown or JUnit. Changes nothing. Exit 0 clean, 2 drift, 1 error (a usage
+// mistake too: 2 would read as drift in a pipeline).
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { findDrift } from '../drift/find-drift.js';
+import { loadBaseline } from '../drift/load-baseline.js';
+import type { Baseline } from '../drift/load-baseline.js';
+import type { DriftReport } from '../drift/model.js';
+import { hasDrift } from '../drift/model.js';
+import { kindAdapters } from '../kinds/registry.js';
+import { fetchLive } from '../live/fetch-live.js';
+import { hasErrors } from '../model/diagnostics.js';
+import { ErpsyncError } from '../model/errors.js';
+import type { ExitCode } from '../model/errors.js';
+import { desiredUnitsByKind, selectUnitKinds } from '../plan/select.js';
+import { renderDriftJson } from '../report/drift-json.js';
+import { renderDriftJunit } from '../report/drift-junit.js';
+import { defaultMarkdownLimit, renderDriftMarkdown } from '../report/drift-markdown.js';
+import { renderDriftText } from '../report/drift-text.js';
+import type { CliIO } from './io.js';
+import { writeLine } from './io.js';
+import { parseCommandArgs } from './parse-command-args.js';
+import { loadDesired, parseCount, planTargetOf, printDiagnostics } from './plan-workflow.js';
+import { openTarget, targetFlagHelp, targetFlagOptions } from './target.js';
+
+const help = [
+  'usage: erpsync drift [paths…] [options]',
+  '',
+  'Reads the manifests and the account and reports drift: records modified in the ERP, missing',
+  'from it, unmanaged (in a managed kind, named by no manifest; each with a snippet to paste),',
+  'and changes pending from git. policy.ignore rules are honoured and counted. Nothing is changed.',
+  '',
+  'options:',
+  '  --format FORMAT        text (default), json, markdown or junit',
+  '  --json                 the same as --format json',
+  '  --out FILE             also write the full report (never cut) to FILE',
+  '  --baseline REF         git revision of the manifests last applied (ERPSYNC_BASELINE): tells',
+  '                         changes pending from git apart from changes made in the ERP',
+  '  --include-builtin      list the account\'s own records (built-in, fixa, native, untouched',
+  '                         defaults) as unmanaged too',
+  `  --markdown-limit N     most characters of markdown output (default ${defaultMarkdownLimit})`,
+  '  --report-url URL       where the full report is, named when markdown is cut (ERPSYNC_REPORT_URL)',
+  ...targetFlagHelp,
+  '',
+  'exit codes: 0 no drift, 2 drift, 1 error',
+].join('\n');
+
+type DriftFormat = 'text' | 'json' | 'markdown' | 'junit';
+const formats: readonly DriftFormat[] = ['text', 'json', 'markdown', 'junit'];
+
+/** A usage mistake of drift: exit 1, since 2 means drift to the pipelines that run it. */
+class DriftUsageError extends ErpsyncError {
+  override get exitCode(): ExitCode {
+    return 1;
+  }
+}
+
+function usageError(error: unknown): never {
+  if (error instanceof ErpsyncError && error.code === 'USAGE') throw new DriftUsageError('USAGE', error.message, { cause: error, details: error.details });
+  throw error;
+}
+
+function chooseFormat(format: string | undefined, json: boolean | undefined): DriftFormat {
+  if (json && format !== undefined && format !== 'json') throw new DriftUsageError('USAGE', `--json and --format ${format} ask for two formats`);
+  const chosen = json ? 'json' : (format ?? 'text');
+  if (!formats.includes(chosen as DriftFormat)) throw new DriftUsageError('USAGE', `unknown format \`${chosen}\`; use ${formats.join(', ')}`);
+  return chosen as DriftFormat;
+}
+
+function render(report: DriftReport, format: DriftFormat, limit: number, fullReport: string | undefined): string {
+  switch (format) {
+    case 'json':
+      return renderDriftJson(report);
+    case 'junit':
+      return renderDriftJunit(report, { adapters: kindAdapters });
+    case 'markdown':
+      return renderDriftMarkdown(report, { adapters: kindAdapters, maxChars: limit, ...(fullReport ? { fullReport } : {}) });
+    case 'text':
+      return `${renderDriftText(report, { adapters: kindAdapters }).join('\n')}\n`;
+  }
+}
+
+export async function runDriftCommand(args: string[], io: CliIO): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseCommandArgs('drift', args, {
+      format: { type: 'string' },
+      json: { type: 'boolean' },
+      out: { type: 'string' },
+      baseline: { type: 'string' },
+      'include-builtin': { type: 'boolean' },
+      'markdown-limit': { type: 'string' },
+      'report-url': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      ...targetFlagOptions,
+    });
+  } catch (error) {
+    usageError(error);
+  }
+  const flags = parsed.values;
+  if (flags.help) {
+    writeLine(io.stdout, help);
+    return 0;
+  }
+  const format = chooseFormat(flags.format, flags.json);
+  let limit: number;
+  try {
+    limit = parseCount(flags['markdown-limit'], '--markdown-limit') ?? defaultMarkdownLimit;
+  } catch (error) {
+    usageError(error);
+  }
+  const baselineRef = flags.baseline ?? (io.env.ERPSYNC_BASELINE || undefined);
+  const reportUrl = flags['report-url'] ?? (io.env.ERPSYNC_REPORT_URL || undefined);
+
+  const desired = await loadDesired(parsed.positionals, io);
+  if (!desired) return 1;
+  const baseline: Baseline | undefined = baselineRef ? await loadBaseline(baselineRef, parsed.positionals, { cwd: io.cwd, env: io.env }) : undefined;
+
+  const opened = await openTarget(flags, io);
+  try {
+    // Reports are often piped into a file or a summary: the banner stays out of them.
+    if (opened.banner) writeLine(format === 'text' ? io.stdout : io.stderr, opened.banner);
+    const live = await fetchLive(opened.client, kindAdapters, {
+      kinds: selectUnitKinds(desired, kindAdapters),
+      desired: desiredUnitsByKind(desired, kindAdapters),
+      // Unmanaged records are found only by reading every record, and their snippets need every field.
+      complete: () => true,
+      everyField: true,
+    });
+    const { report, diagnostics } = findDrift({
+      desired,
+      live,
+      adapters: kindAdapters,
+      target: planTargetOf(opened),
+      includeBuiltin: flags['include-builtin'] === true,
+      ...(baseline ? { baseline } : {}),
+    });
+    if (hasErrors(diagnostics)) {
+      printDiagnostics(diagnostics, io);
+      return 1;
+    }
+    printDiagnostics(diagnostics.filter((d) => d.severity === 'warning'), io);
+    if (flags.out) {
+      const file = path.resolve(io.cwd, flags.out);
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, render(report, format, Number.POSITIVE_INFINITY, undefined));
+    }
+    io.stdout.write(render(report, format, limit, reportUrl ?? flags.out));
+    return hasDrift(report) ? 2 : 0;
+  } finally {
+    await opened.close();
+  }
+}

@@ -1,0 +1,124 @@
+// `erpsync export [--kinds a,b] [--out DIR]`: reads the account and writes its configuration as
+// manifests, one file per kind (or one multi-document stream on stdout). Changes nothing in the
+// account. The export itself is pure (src/export); this file reads, writes files and prints.
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildExport } from '../export/build-export.js';
+import type { ExportedKind } from '../export/build-export.js';
+import type { KindKey } from '../kinds/kind.js';
+import { kindAdapters, kindDefinitions } from '../kinds/registry.js';
+import { fetchLive } from '../live/fetch-live.js';
+import { suggestClosest } from '../manifest/suggest.js';
+import { ErpsyncError } from '../model/errors.js';
+import type { UnitKind } from '../plan/model.js';
+import type { CliIO } from './io.js';
+import { writeLine } from './io.js';
+import { parseCommandArgs } from './parse-command-args.js';
+import { openTarget, targetFlagHelp, targetFlagOptions } from './target.js';
+
+const kindKeys = kindDefinitions.map((d) => d.key);
+
+const help = [
+  'usage: erpsync export [--kinds a,b] [--out DIR] [options]',
+  '',
+  'Reads the account and writes its configuration in the manifest language: labels for',
+  'enumerations, names for references, ${VAR} placeholders for secrets, defaults and server',
+  'fields left out, and none of the records every account has (built-in, fixa, native, the',
+  'untouched default chart). `erpsync plan` on the result shows no changes. Nothing is changed.',
+  '',
+  'options:',
+  `  --kinds LIST           kinds to export, comma-separated (default: all): ${kindKeys.join(', ')}`,
+  '  --out DIR              write one file per kind into DIR (created when missing); without it,',
+  '                         every kind goes to stdout as one multi-document YAML stream',
+  "  --schema REF           the `$schema=` target of each file's first line (default: the schema",
+  '                         shipped with erpsync, relative to the files)',
+  '  --json                 print a JSON summary of the files (with --out)',
+  ...targetFlagHelp,
+].join('\n');
+
+/** The published manifest schema inside this installation of erpsync. */
+const bundledSchema = fileURLToPath(new URL('../../schemas/manifest.schema.json', import.meta.url));
+
+export function parseKinds(value: string | undefined): KindKey[] {
+  if (value === undefined) return [...kindKeys];
+  const names = value.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  if (names.length === 0) throw new ErpsyncError('USAGE', '--kinds needs at least one kind');
+  for (const name of names) {
+    if (kindKeys.includes(name as KindKey)) continue;
+    const closest = suggestClosest(name, kindKeys);
+    throw new ErpsyncError('USAGE', `unknown kind \`${name}\`${closest ? ` (did you mean \`${closest}\`?)` : ''}`, { details: [`kinds: ${kindKeys.join(', ')}`] });
+  }
+  return [...new Set(names as KindKey[])];
+}
+
+/** The unit kinds a read needs for these manifest kinds: the kinds themselves and the units nested in them. */
+function unitKindsOf(kinds: readonly KindKey[]): UnitKind[] {
+  const selected: UnitKind[] = [];
+  for (const adapter of kindAdapters) {
+    const key = adapter.definition?.key;
+    if (key ? kinds.includes(key) : adapter.nestedIn !== undefined && selected.includes(adapter.nestedIn)) selected.push(adapter.kind);
+  }
+  return selected;
+}
+
+async function writeAtomically(file: string, text: string): Promise<void> {
+  const temporary = `${file}.${process.pid}.tmp`;
+  await writeFile(temporary, text);
+  await rename(temporary, file);
+}
+
+function describeFile(file: ExportedKind): string {
+  const leftOut = file.leftOut > 0 ? `, ${file.leftOut} of the account's own left out` : '';
+  return `${file.file}: ${file.records} record${file.records === 1 ? '' : 's'}${leftOut}`;
+}
+
+export async function runExportCommand(args: string[], io: CliIO): Promise<number> {
+  const parsed = parseCommandArgs('export', args, {
+    kinds: { type: 'string' },
+    out: { type: 'string' },
+    schema: { type: 'string' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+    ...targetFlagOptions,
+  });
+  const flags = parsed.values;
+  if (flags.help) {
+    writeLine(io.stdout, help);
+    return 0;
+  }
+  if (parsed.positionals.length > 0) throw new ErpsyncError('USAGE', `export takes no paths (got \`${parsed.positionals.join(' ')}\`); use --out DIR`);
+  const kinds = parseKinds(flags.kinds);
+  const outDir = flags.out === undefined ? undefined : path.resolve(io.cwd, flags.out);
+  // Messages go where the YAML does not: stderr when the YAML is stdout.
+  const messages = outDir === undefined || flags.json ? io.stderr : io.stdout;
+
+  const opened = await openTarget(flags, io);
+  try {
+    if (opened.banner) writeLine(messages, opened.banner);
+    const live = await fetchLive(opened.client, kindAdapters, { kinds: unitKindsOf(kinds), desired: new Map(), complete: () => true, everyField: true });
+    const schemaRef = flags.schema ?? path.relative(outDir ?? io.cwd, bundledSchema).split(path.sep).join('/');
+    const files = buildExport(live, kindAdapters, { kinds, schemaRef, source: opened.target.name === 'default' ? 'the account' : `target ${opened.target.name}` });
+    for (const warning of files.flatMap((f) => f.warnings)) writeLine(io.stderr, `warning: ${warning}`);
+
+    if (outDir === undefined) {
+      io.stdout.write(files.map((f) => f.text).join('---\n'));
+      writeLine(io.stderr, `Exported ${files.length} kind(s) in ${live.reads} request(s): ${files.map(describeFile).join('; ')}.`);
+      return 0;
+    }
+    await mkdir(outDir, { recursive: true });
+    for (const file of files) await writeAtomically(path.join(outDir, file.file), file.text);
+    if (flags.json) {
+      const summary = files.map(({ kind, file, records, leftOut, variables, warnings }) => ({ kind, file, records, leftOut, variables, warnings }));
+      writeLine(io.stdout, JSON.stringify({ formatVersion: 1, out: flags.out, reads: live.reads, files: summary }, null, 2));
+      return 0;
+    }
+    writeLine(io.stdout, `Exported ${files.length} kind(s) to ${flags.out} in ${live.reads} request(s):`);
+    for (const file of files) writeLine(io.stdout, `  ${describeFile(file)}`);
+    const variables = [...new Set(files.flatMap((f) => f.variables))];
+    if (variables.length > 0) writeLine(io.stdout, `Secrets are placeholders: set ${variables.join(', ')} before \`erpsync plan\`.`);
+    return 0;
+  } finally {
+    await opened.close();
+  }
+}

@@ -1,0 +1,77 @@
+// Loads the manifests as they were at a git revision (`erpsync drift --baseline REF`): the files
+// under the given paths are read from git into a scratch directory laid out like the work tree
+// and loaded there, so positions and the digest read as they would have at that revision.
+// Effects only (git, a temporary directory); what the baseline means is findDrift's business.
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { loadManifests } from '../manifest/load-manifests.js';
+import type { DesiredState } from '../manifest/model.js';
+import { defaultPolicy } from '../manifest/model.js';
+import { hasErrors } from '../model/diagnostics.js';
+import { formatPosition } from '../model/diagnostics.js';
+import { ErpsyncError } from '../model/errors.js';
+
+const run = promisify(execFile);
+const manifestExtension = /\.ya?ml$/i;
+const emptyDesired: Omit<DesiredState, 'digest'> = { files: [], declaredKinds: new Set(), records: new Map(), policy: defaultPolicy };
+
+export interface Baseline {
+  /** As the user named it, with the commit it resolved to: `main (1a2b3c4)`. */
+  ref: string;
+  desired: DesiredState;
+}
+
+async function git(args: readonly string[], cwd: string): Promise<Buffer> {
+  try {
+    const { stdout } = await run('git', [...args], { cwd, encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 });
+    return stdout;
+  } catch (error) {
+    const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim();
+    throw new ErpsyncError('BASELINE_UNAVAILABLE', `cannot read the baseline from git: git ${args[0] ?? ''} failed${stderr ? `: ${stderr.split('\n')[0] ?? ''}` : ''}`, { cause: error });
+  }
+}
+
+export async function loadBaseline(ref: string, paths: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<Baseline> {
+  const root = (await git(['rev-parse', '--show-toplevel'], options.cwd)).toString().trim();
+  const commit = (await git(['rev-parse', '--verify', '--end-of-options', `${ref}^{commit}`], options.cwd)).toString().trim();
+  const given = paths.length > 0 ? paths : ['.'];
+  const inRepo = given.map((p) => path.relative(root, path.resolve(options.cwd, p)).split(path.sep).join('/'));
+  if (inRepo.some((p) => p.startsWith('..'))) {
+    throw new ErpsyncError('BASELINE_UNAVAILABLE', `the manifests must be inside the git work tree ${root} to compare them with ${ref}`);
+  }
+  const listed = (await git(['ls-tree', '-r', '-z', '--name-only', '--full-tree', commit, '--', ...inRepo.map((p) => (p === '' ? '.' : p))], root))
+    .toString()
+    .split('\0')
+    .filter((file) => file !== '');
+  // Directories are read for their YAML files, as the loader does; a file named outright is read as is.
+  const files = listed.filter((file) => manifestExtension.test(file) || inRepo.includes(file));
+
+  const label = `${ref} (${commit.slice(0, 7)})`;
+  // No manifests there yet: nothing was declared at that revision, so everything declared now is new.
+  if (files.length === 0) return { ref: label, desired: { ...emptyDesired, digest: createHash('sha256').digest('hex') } };
+
+  const scratch = await mkdtemp(path.join(tmpdir(), 'erpsync-baseline-'));
+  try {
+    for (const file of files) {
+      const target = path.join(scratch, ...file.split('/'));
+      await mkdir(path.dirname(target), { recursive: true });
+      await writeFile(target, await git(['show', `${commit}:${file}`], root));
+    }
+    const cwd = path.join(scratch, path.relative(root, options.cwd));
+    await mkdir(cwd, { recursive: true });
+    const result = await loadManifests(given, { cwd, env: options.env, offline: true });
+    if (!result.desired || hasErrors(result.diagnostics)) {
+      const errors = result.diagnostics.filter((d) => d.severity === 'error').slice(0, 5);
+      throw new ErpsyncError('BASELINE_UNAVAILABLE', `the manifests at ${label} do not load`, {
+        details: errors.map((d) => `${formatPosition(d.position)}: ${d.code}: ${d.message}`),
+      });
+    }
+    return { ref: label, desired: result.desired };
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,106 @@
+// The drift report: what findDrift decides and the drift reporters (text, JSON, markdown, JUnit)
+// render. Plain data, JSON-serializable; `--json` prints it as is.
+import type { IgnoreRule } from '../manifest/model.js';
+import type { ChangeAction, PlanTarget, UnitKind } from '../plan/model.js';
+
+/**
+ * - `modified`: the account differs from what the manifests declare (changed in the ERP).
+ * - `missing`: declared, not in the account (deleted in the ERP, or never applied).
+ * - `unmanaged`: in the account, in a kind the manifests manage, named by no manifest.
+ * - `pending`: the manifests changed and the change is not applied yet (see DriftReport.pendingBasis).
+ */
+export type FindingType = 'modified' | 'missing' | 'unmanaged' | 'pending';
+
+export const findingTypes: readonly FindingType[] = ['modified', 'missing', 'pending', 'unmanaged'];
+
+export interface DriftField {
+  /** Dot path of the field, e.g. `taxas.aliquota`. */
+  path: string;
+  /** What the manifests declare. */
+  manifest: unknown;
+  /** What the account holds. */
+  account: unknown;
+  /** A secret: neither value is shown, only that they differ. */
+  sensitive?: boolean;
+}
+
+export interface DriftFinding {
+  type: FindingType;
+  kind: UnitKind;
+  /** Identity of the record: path of names, e.g. `Despesas administrativas > Aluguel`. */
+  key: string;
+  liveId?: number;
+  /** Field by field, for modified and pending records; empty otherwise. */
+  fields: DriftField[];
+  /** What `erpsync apply` would do about it; empty when it would do nothing (an unmanaged record of a kind not pruned). */
+  actions: ChangeAction[];
+  note?: string;
+  /** Unmanaged records: YAML in the manifest language, ready to paste. */
+  snippet?: string;
+}
+
+export type ManagedStatus = 'in-sync' | 'drifted' | 'ignored';
+
+/** A record some manifest declares (or a unit nested in one). */
+export interface ManagedRecord {
+  kind: UnitKind;
+  key: string;
+  liveId?: number;
+  /** `absent` for a tombstone (`ensure: absent`). */
+  ensure: 'present' | 'absent';
+  status: ManagedStatus;
+  /** The reason of the ignore rule, for an ignored record. */
+  ignoredBecause?: string;
+}
+
+export interface IgnoredCount {
+  rule: IgnoreRule;
+  /** Findings and field differences the rule kept out of the report. */
+  count: number;
+}
+
+/**
+ * How `pending` was told apart from `modified`/`missing`:
+ * - `manifest-intent`: no baseline; only renames (previousNames) and removals (ensure: absent)
+ *   are known to come from the manifests, every other difference is reported as modified or missing.
+ * - `baseline`: compared with the manifests at a git revision that is known to be applied.
+ */
+export type PendingBasis = 'manifest-intent' | 'baseline';
+
+export interface DriftSummary {
+  managed: number;
+  inSync: number;
+  modified: number;
+  missing: number;
+  unmanaged: number;
+  pending: number;
+  /** Findings and field differences policy.ignore kept out. */
+  ignored: number;
+  /** Records the account itself owns or starts with, not reported as unmanaged. */
+  accountOwn: number;
+}
+
+export interface DriftReport {
+  formatVersion: 1;
+  target: PlanTarget;
+  manifestDigest: string;
+  pendingBasis: PendingBasis;
+  /** The git revision pending changes were measured against. */
+  baseline?: { ref: string; digest: string };
+  /** Unit kinds read completely for this report. */
+  kinds: UnitKind[];
+  /** Whether the account's own records were reported as unmanaged too (--include-builtin). */
+  includeBuiltin: boolean;
+  summary: DriftSummary;
+  findings: DriftFinding[];
+  managed: ManagedRecord[];
+  ignored: IgnoredCount[];
+  /** Requests spent reading the account. */
+  reads: number;
+  warnings: string[];
+}
+
+/** Whether the report shows drift (exit 2). */
+export function hasDrift(report: DriftReport): boolean {
+  return report.findings.length > 0;
+}

@@ -1,0 +1,131 @@
+// export end to end against the emulator over HTTP: the round trip (export, then `validate` finds
+// nothing wrong and `plan` finds no change) on the fresh seed and on an account populated with
+// every kind, the stdout stream, --kinds, and the default schema line.
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../support/run-cli.js';
+import { copyExample, examplePassword, findId, openTestAccount } from './support.js';
+import type { TestAccount } from './support.js';
+
+let account: TestAccount | undefined;
+afterEach(async () => {
+  await account?.close();
+  account = undefined;
+});
+
+const kindFiles = [
+  'categorias-produtos.yaml',
+  'categorias-receitas-despesas.yaml',
+  'configuracoes-nfse.yaml',
+  'formas-pagamentos.yaml',
+  'grupos-produtos.yaml',
+  'logisticas.yaml',
+  'situacoes.yaml',
+];
+
+/** Exports into `out`, then checks the round trip: validate clean, plan empty. */
+async function roundTrip(open: TestAccount, env: NodeJS.ProcessEnv): Promise<string> {
+  const exported = await runCli(['export', '--out', 'out', '--schema', '../../../../schemas/manifest.schema.json'], { cwd: open.dir, env });
+  expect(exported.stderr).toBe('');
+  expect(exported.code).toBe(0);
+  expect(readdirSync(path.join(open.dir, 'out')).sort()).toEqual(kindFiles);
+
+  const validated = await runCli(['validate', 'out'], { cwd: open.dir, env });
+  expect(validated.code).toBe(0);
+  expect(validated.stdout).toMatch(/\(0 errors, 0 warnings, \d+ notes\)/);
+
+  const planned = await runCli(['plan', 'out', '--detailed-exitcode'], { cwd: open.dir, env });
+  expect(planned.stderr).toBe('');
+  expect(planned.stdout).toContain('No changes. The account matches the manifests.');
+  expect(planned.code).toBe(0);
+  return exported.stdout;
+}
+
+function readExport(open: TestAccount, file: string): string {
+  return readFileSync(path.join(open.dir, 'out', file), 'utf8');
+}
+
+describe('erpsync export round trip', () => {
+  it('holds on the fresh seed: only what a new account has besides its own records', async () => {
+    account = await openTestAccount();
+    const summary = await roundTrip(account, account.env);
+    expect(summary).toContain('formas-pagamentos.yaml: 4 records, 2 of the account\'s own left out');
+    expect(summary).toContain('categorias-receitas-despesas.yaml: 0 records, 62 of the account\'s own left out');
+    const payments = readExport(account, 'formas-pagamentos.yaml');
+    expect(payments).not.toContain('Dinheiro');
+    expect(payments).toContain('tipoPagamento: pix-estatico');
+    expect(readExport(account, 'situacoes.yaml')).toContain('situacoes: []');
+  });
+
+  it('holds on an account populated with every kind, edited in the ERP too', async () => {
+    account = await openTestAccount();
+    const env = { ...account.env, NFSE_SENHA_PREFEITURA: examplePassword };
+    copyExample(account, 'loja-nova', 'loja');
+    const applied = await runCli(['apply', 'loja', '--auto-approve', '--concurrency', '1'], { cwd: account.dir, env });
+    expect(applied.code).toBe(0);
+    // Edits no manifest made: a retired method, a retired service, a disabled logistics, a
+    // default category given another DRE group, and the fresh "Pix" gone (it only differs from
+    // the example's "PIX" in case, which validate rightly warns about).
+    await account.call('DELETE', `/formas-pagamentos/${await findId(account, '/formas-pagamentos', 'Pix')}`);
+    await account.call('PATCH', `/formas-pagamentos/${await findId(account, '/formas-pagamentos', 'Cartão de débito')}/situacao`, { situacao: 0 });
+    const services = (await account.call('GET', '/logisticas/servicos')) as { data: { id: number; codigo: string }[] };
+    await account.call('PATCH', `/logisticas/${services.data.find((s) => s.codigo === 'MOTO-AGENDADA')?.id}/situacoes`, { ativo: false });
+    await account.call('PUT', `/logisticas/${await findId(account, '/logisticas', 'Retirada na loja')}`, { descricao: 'Retirada na loja', situacao: 'D' });
+    const tarifa = await findId(account, '/categorias/receitas-despesas', 'Tarifa bancária');
+    await account.call('PUT', `/categorias/receitas-despesas/${tarifa}`, { descricao: 'Tarifa bancária', tipo: 1, idCategoriaPai: 0, grupoDRE: 11 });
+
+    await roundTrip(account, env);
+    for (const file of kindFiles) {
+      const text = readExport(account, file);
+      expect(text).not.toContain(examplePassword);
+      await expect(text).toMatchFileSnapshot(path.join(import.meta.dirname, 'golden', 'loja-nova', file));
+    }
+  });
+
+  it('needs the secret variables it writes to plan', async () => {
+    account = await openTestAccount();
+    copyExample(account, 'loja-nova', 'loja');
+    const env = { ...account.env, NFSE_SENHA_PREFEITURA: examplePassword };
+    expect((await runCli(['apply', 'loja', '--auto-approve'], { cwd: account.dir, env })).code).toBe(0);
+    const exported = await runCli(['export', '--out', 'out', '--kinds', 'configuracoesNfse'], { cwd: account.dir, env: account.env });
+    expect(exported.stdout).toContain('set NFSE_SENHA_PREFEITURA before `erpsync plan`');
+    const withoutSecret = await runCli(['plan', 'out'], { cwd: account.dir, env: account.env });
+    expect(withoutSecret.code).toBe(1);
+    expect(withoutSecret.stderr).toContain('NFSE_SENHA_PREFEITURA');
+    const withSecret = await runCli(['plan', 'out', '--detailed-exitcode'], { cwd: account.dir, env });
+    expect(withSecret.code).toBe(0);
+  });
+});
+
+describe('erpsync export', () => {
+  it('writes one multi-document stream to stdout that is itself a manifest file', async () => {
+    account = await openTestAccount();
+    const exported = await runCli(['export'], { cwd: account.dir, env: account.env });
+    expect(exported.code).toBe(0);
+    expect(exported.stderr).toContain('Exported 7 kind(s)');
+    expect(exported.stdout.split('\n---\n')).toHaveLength(7);
+    writeFileSync(path.join(account.dir, 'store.yaml'), exported.stdout);
+    expect((await runCli(['validate', 'store.yaml'], { cwd: account.dir, env: {} })).code).toBe(0);
+    expect((await runCli(['plan', 'store.yaml', '--detailed-exitcode'], { cwd: account.dir, env: account.env })).code).toBe(0);
+  });
+
+  it('exports the kinds asked for, with a schema line that points at the bundled schema', async () => {
+    account = await openTestAccount();
+    const exported = await runCli(['export', '--kinds', 'gruposProdutos, situacoes', '--out', 'deep/out', '--json'], { cwd: account.dir, env: account.env });
+    expect(exported.code).toBe(0);
+    const summary = JSON.parse(exported.stdout) as { files: { file: string }[] };
+    expect(summary.files.map((f) => f.file)).toEqual(['grupos-produtos.yaml', 'situacoes.yaml']);
+    const dir = path.join(account.dir, 'deep', 'out');
+    const first = readFileSync(path.join(dir, 'situacoes.yaml'), 'utf8').split('\n')[0] ?? '';
+    const schema = first.replace('# yaml-language-server: $schema=', '');
+    expect(existsSync(path.resolve(dir, schema))).toBe(true);
+  });
+
+  it('refuses an unknown kind with a suggestion', async () => {
+    account = await openTestAccount();
+    const refused = await runCli(['export', '--kinds', 'gruposProduto'], { cwd: account.dir, env: account.env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('did you mean `gruposProdutos`');
+  });
+});
