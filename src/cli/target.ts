@@ -122,7 +122,8 @@ export async function loadTargetsConfig(flags: TargetFlags, io: CliIO): Promise<
     if (explicit === undefined && (error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new ErpsyncError('CONFIG', `cannot read the config file ${file}`, { cause: error });
   }
-  const doc = parseDocument(text);
+  // logLevel 'error': no library warning goes to stderr on its own; problems are errors with a position.
+  const doc = parseDocument(text, { logLevel: 'error' });
   const first = doc.errors[0];
   if (first) {
     const at = first.linePos?.[0];

@@ -98,7 +98,9 @@ export function parseYamlFile(file: string, bytes: Uint8Array): ParsedFile {
   };
   const diagnostics: Diagnostic[] = [];
   const documents: ParsedDocument[] = [];
-  const parsed = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
+  // logLevel 'error': the library would print its warnings (a collection used as a key…) straight
+  // to the process's stderr; every problem here is a diagnostic instead.
+  const parsed = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true, logLevel: 'error' });
   const docs = Array.isArray(parsed) ? parsed : [parsed];
 
   for (const doc of docs) {
