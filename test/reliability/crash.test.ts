@@ -1,0 +1,101 @@
+// Crash: the built CLI (dist/cli/bin.js, a real process) applies the example store, or a generated
+// one, against an emulator in this process and is killed with SIGKILL at a seeded point of the
+// apply: the moment its k-th write reaches the server (usually committed, the answer not yet
+// read), or while the server holds its k-th create (it commits after the client is gone). The
+// next apply must finish the work with exit 0, a re-plan must be empty, and the account must hold
+// no duplicate and nothing the plan did not list.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createEmulator } from '../../src/emulator/index.js';
+import type { Emulator } from '../../src/emulator/index.js';
+import { runCli } from '../support/run-cli.js';
+import { findChangesOutsidePlan, findDuplicates } from './support/account.js';
+import { ensureBuiltCli, startCli } from './support/built-cli.js';
+import { generateStore } from './support/generate-store.js';
+import { actionable, applyOnce, loadDesiredOrThrow, planNow } from './support/pipeline.js';
+import { createRandom } from './support/random.js';
+import { example, exampleEnv, lojaNovaBefore } from './support/stores.js';
+
+type KillMode = 'on-arrival' | 'while-held';
+
+interface KillPoint {
+  store: 'loja-nova' | 'generated';
+  seed: number;
+}
+
+let emulator: Emulator | undefined;
+let dir: string | undefined;
+
+beforeAll(async () => {
+  await ensureBuiltCli();
+}, 120_000);
+
+afterEach(async () => {
+  await emulator?.close();
+  emulator = undefined;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const writesSeen = (e: Emulator) => e.requestLog().filter((entry) => entry.method !== 'GET').length;
+const heldCreate = (e: Emulator) => e.requestLog().some((entry) => entry.fault === 'latency' && entry.status === 0);
+
+/** Kills `child` with SIGKILL as soon as `ready()` holds (checked every millisecond). */
+function killWhen(child: { kill(signal: NodeJS.Signals): boolean }, ready: () => boolean): () => void {
+  const timer = setInterval(() => {
+    if (!ready()) return;
+    child.kill('SIGKILL');
+    clearInterval(timer);
+  }, 1);
+  return () => clearInterval(timer);
+}
+
+async function crashRun({ store, seed }: KillPoint): Promise<void> {
+  const random = createRandom(seed);
+  emulator = await createEmulator({ seed: 'fresh', rateLimit: 0 });
+  dir = mkdtempSync(path.join(tmpdir(), 'erpsync-crash-'));
+  const generated = store === 'generated' ? generateStore(seed, 0.3) : undefined;
+  writeFileSync(path.join(dir, 'before.yaml'), generated?.base ?? lojaNovaBefore);
+  if (generated) writeFileSync(path.join(dir, 'target.yaml'), generated.target);
+  const target = generated ? path.join(dir, 'target.yaml') : example;
+  expect((await applyOnce(emulator, await loadDesiredOrThrow(['before.yaml'], dir, exampleEnv))).result?.failed).toBe(0);
+
+  const desired = await loadDesiredOrThrow([target], dir, exampleEnv);
+  const before = emulator.snapshot();
+  const preview = await planNow(emulator, desired);
+  const creates = actionable(preview).filter((c) => c.action === 'create').length;
+  const mode: KillMode = random.chance(0.5) ? 'on-arrival' : 'while-held';
+  const k = random.int(1, mode === 'on-arrival' ? actionable(preview).length : creates);
+
+  emulator.clearLog();
+  // Paced so the k-th write is seen before the next one leaves; the held create waits long enough to be killed in.
+  if (mode === 'while-held') emulator.setFaults({ latencyMs: 300, schedule: [{ method: 'POST', nth: k, fault: 'latency' }] });
+  const env = { ...exampleEnv, BLING_ACCESS_TOKEN: emulator.token, ERPSYNC_BASE_URL: emulator.baseUrl, ERPSYNC_RATE: '100' };
+  const running = startCli(['apply', target, '--auto-approve'], { cwd: dir, env });
+  const server = emulator;
+  const stop = killWhen(running.child, mode === 'on-arrival' ? () => writesSeen(server) >= k : () => heldCreate(server));
+  const killed = await running.exit;
+  stop();
+  expect(killed.signal, `${mode} #${k}: ${killed.stdout}${killed.stderr}`).toBe('SIGKILL');
+  if (mode === 'while-held') await new Promise((resolve) => setTimeout(resolve, 350));
+  emulator.setFaults(undefined);
+
+  const next = startCli(['apply', target, '--auto-approve'], { cwd: dir, env: { ...env, ERPSYNC_RATE: '1000' } });
+  const recovered = await next.exit;
+  expect(recovered.code, recovered.stdout + recovered.stderr).toBe(0);
+  const replan = await runCli(['plan', target, '--detailed-exitcode'], { cwd: dir, env });
+  expect(replan.code, replan.stdout).toBe(0);
+  const after = emulator.snapshot();
+  expect(findDuplicates(after)).toEqual([]);
+  expect(findChangesOutsidePlan(before, after, [preview])).toEqual([]);
+}
+
+const points: KillPoint[] = [
+  ...Array.from({ length: 10 }, (_, i): KillPoint => ({ store: 'loja-nova', seed: 401 + i })),
+  ...Array.from({ length: 4 }, (_, i): KillPoint => ({ store: 'generated', seed: 501 + i })),
+];
+
+describe('SIGKILL during apply, then apply again', () => {
+  it.each(points)('$store, seed $seed', (point) => crashRun(point));
+});

@@ -1,0 +1,106 @@
+// The apply pipeline of `erpsync apply`, driven in-process with the stages the CLI itself uses
+// (loadManifests → fetchLive → buildPlan → applyPlan), for runs that need a client the CLI does
+// not expose: retry delays of milliseconds instead of seconds and seeded jitter, so dozens of
+// chaos runs fit in the suite. Everything else (pacing, retries, redaction, create de-duplication)
+// is the production code.
+import { createApiClient, createStaticTokenProvider } from '../../../src/api/index.js';
+import type { ApiClient } from '../../../src/api/index.js';
+import { applyPlan } from '../../../src/apply/apply-plan.js';
+import type { ApplyResult } from '../../../src/apply/apply-plan.js';
+import type { Emulator } from '../../../src/emulator/index.js';
+import { kindAdapters } from '../../../src/kinds/registry.js';
+import { fetchLive } from '../../../src/live/fetch-live.js';
+import type { LiveState } from '../../../src/live/model.js';
+import { loadManifests } from '../../../src/manifest/load-manifests.js';
+import type { DesiredState } from '../../../src/manifest/model.js';
+import { hasErrors } from '../../../src/model/diagnostics.js';
+import { buildPlan } from '../../../src/plan/build-plan.js';
+import type { Plan } from '../../../src/plan/model.js';
+import { desiredUnitsByKind, isPruned, selectUnitKinds } from '../../../src/plan/select.js';
+import { renderDiagnosticsText } from '../../../src/report/diagnostics-report.js';
+
+export async function loadDesiredOrThrow(paths: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<DesiredState> {
+  const result = await loadManifests(paths, { cwd, env });
+  if (!result.desired || hasErrors(result.diagnostics)) {
+    throw new Error(`the manifests do not load:\n${renderDiagnosticsText(result.diagnostics).join('\n')}`);
+  }
+  return result.desired;
+}
+
+export interface ClientOptions {
+  /** Jitter source of the retry backoff; seeded so a run replays. */
+  random?: () => number;
+}
+
+/**
+ * A client like the CLI's, with fast retries. The circuit breaker is set out of reach: at 20%
+ * injected faults it would (rightly) stop a run within seconds, and these runs are about what the
+ * retries, the unknown-outcome lookups and the next apply make of the faults.
+ */
+export function openClient(emulator: Emulator, options: ClientOptions = {}): ApiClient {
+  return createApiClient({
+    baseUrl: emulator.baseUrl,
+    credentials: createStaticTokenProvider(emulator.token),
+    rate: 1000,
+    retry: { baseDelayMs: 2, maxDelayMs: 20 },
+    circuit: { maxErrors: 1_000_000 },
+    ...(options.random ? { random: options.random } : {}),
+  });
+}
+
+export async function readAccount(client: ApiClient, desired: DesiredState): Promise<LiveState> {
+  return fetchLive(client, kindAdapters, {
+    kinds: selectUnitKinds(desired, kindAdapters),
+    desired: desiredUnitsByKind(desired, kindAdapters),
+    complete: (kind) => {
+      const adapter = kindAdapters.find((a) => a.kind === kind);
+      return adapter ? isPruned(adapter, desired) : false;
+    },
+  });
+}
+
+export function planFor(desired: DesiredState, live: LiveState, emulator: Emulator): Plan {
+  const { plan, diagnostics } = buildPlan(desired, live, kindAdapters, {
+    target: { mode: 'remote', id: emulator.baseUrl, name: 'default' },
+    allowReplace: false,
+    rate: 2.5,
+  });
+  if (hasErrors(diagnostics)) throw new Error(`the plan has errors:\n${renderDiagnosticsText(diagnostics).join('\n')}`);
+  return plan;
+}
+
+/** Reads the account and plans, with a fresh client; the plan's actionable changes. */
+export async function planNow(emulator: Emulator, desired: DesiredState): Promise<Plan> {
+  const client = openClient(emulator);
+  try {
+    return planFor(desired, await readAccount(client, desired), emulator);
+  } finally {
+    await client.close();
+  }
+}
+
+export const actionable = (plan: Plan) => plan.changes.filter((c) => c.action !== 'blocked');
+
+export interface ApplyRun {
+  /** The plan this run made, when it got that far. */
+  plan?: Plan;
+  result?: ApplyResult;
+  /** What stopped the run before or instead of applying (a read that failed under faults). */
+  error?: unknown;
+}
+
+/** One `erpsync apply --auto-approve`: read, plan, apply wave by wave. Never throws. */
+export async function applyOnce(emulator: Emulator, desired: DesiredState, options: ClientOptions & { concurrency?: number } = {}): Promise<ApplyRun> {
+  const client = openClient(emulator, options);
+  const run: ApplyRun = {};
+  try {
+    const live = await readAccount(client, desired);
+    run.plan = planFor(desired, live, emulator);
+    run.result = await applyPlan(run.plan, { client, adapters: kindAdapters, live, concurrency: options.concurrency ?? 3 });
+  } catch (error) {
+    run.error = error;
+  } finally {
+    await client.close();
+  }
+  return run;
+}
