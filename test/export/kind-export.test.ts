@@ -1,0 +1,102 @@
+// The kinds' export hooks: which records are the account's untouched defaults (the chart of
+// categories, read from a fresh account over HTTP), and what each kind leaves out of an export.
+import { describe, expect, it } from 'vitest';
+import { createApiClient, createStaticTokenProvider } from '../../src/api/index.js';
+import type { KindAdapter, LiveRecord } from '../../src/kinds/adapter.js';
+import { kindAdapters } from '../../src/kinds/registry.js';
+import type { UnitKind } from '../../src/plan/model.js';
+import { openTestAccount } from './support.js';
+
+const adapter = (kind: UnitKind): KindAdapter => kindAdapters.find((a) => a.kind === kind) as KindAdapter;
+
+function record(kind: UnitKind, identity: string, fields: Record<string, unknown>): LiveRecord {
+  return { kind, id: 1, identity, name: identity.split(' > ').at(-1) ?? identity, fields, raw: {}, detailLoaded: true };
+}
+
+describe('categoriasReceitasDespesas.isAccountDefault', () => {
+  const isDefault = (identity: string, fields: Record<string, unknown>) =>
+    adapter('categoriasReceitasDespesas').isAccountDefault?.(record('categoriasReceitasDespesas', identity, fields));
+
+  it('knows the untouched chart, and a category of it that someone changed is no longer a default', () => {
+    expect(isDefault('Despesas comerciais', { tipo: 1, grupoDRE: 7 })).toBe(true);
+    expect(isDefault('Despesas comerciais > Brindes', { tipo: 1, grupoDRE: 7, categoriaPai: 'Despesas comerciais' })).toBe(true);
+    expect(isDefault('Despesas comerciais', { tipo: 1, grupoDRE: 9 })).toBe(false);
+    expect(isDefault('Despesas comerciais', { tipo: 3, grupoDRE: 7 })).toBe(false);
+    expect(isDefault('Despesas comerciais', { tipo: 1, grupoDRE: 7, situacao: 0 })).toBe(false);
+    expect(isDefault('Despesas administrativas > Brindes', { tipo: 1 })).toBe(false);
+    expect(isDefault('Despesas comerciais > Brindes > Canetas', { tipo: 1 })).toBe(false);
+    expect(isDefault('Brindes', { tipo: 1, grupoDRE: 7 })).toBe(false);
+  });
+
+  it('covers every category of a fresh account but the system transfers', async () => {
+    const account = await openTestAccount();
+    const client = createApiClient({ baseUrl: account.emulator.baseUrl, credentials: createStaticTokenProvider(account.emulator.token), rate: Infinity });
+    try {
+      const categories = adapter('categoriasReceitasDespesas');
+      const records = await categories.readLive(client, { desired: [], all: true, earlier: new Map(), everyField: true });
+      expect(records).toHaveLength(62);
+      expect(records.filter((r) => !r.system && !categories.isAccountDefault?.(r))).toEqual([]);
+    } finally {
+      await client.close();
+      await account.close();
+    }
+  });
+});
+
+describe('exportFields', () => {
+  it('payment methods: no create defaults, card data only on card types', () => {
+    const exportFields = adapter('formasPagamentos').exportFields;
+    const card = { bandeira: 1, tipo: 2, cnpjCredenciadora: '', autoLiquidacao: 0 };
+    const common = { descricao: 'X', finalidade: 2, destino: 1, situacao: 1, padrao: 0, juros: 0, multa: 0, condicao: '', utilizaDiasUteis: false, taxas: { aliquota: 0, valor: 0, prazo: 0 } };
+    expect(exportFields?.(record('formasPagamentos', 'X', { ...common, tipoPagamento: 3, dadosCartao: card }))).toEqual({
+      descricao: 'X',
+      tipoPagamento: 3,
+      finalidade: 2,
+      destino: 1,
+      dadosCartao: { bandeira: 1, tipo: 2 },
+    });
+    expect(exportFields?.(record('formasPagamentos', 'X', { ...common, tipoPagamento: 17, situacao: 0, dadosCartao: card, taxas: { aliquota: 0, valor: 1, prazo: 0 } }))).toEqual({
+      descricao: 'X',
+      tipoPagamento: 17,
+      finalidade: 2,
+      destino: 1,
+      situacao: 0,
+      taxas: { valor: 1 },
+    });
+  });
+
+  it('income and expense categories: the DRE group only on roots and when not the default, situacao only when inactive', () => {
+    const exportFields = adapter('categoriasReceitasDespesas').exportFields;
+    expect(exportFields?.(record('categoriasReceitasDespesas', 'A', { descricao: 'A', tipo: 1, grupoDRE: 1, situacao: 1 }))).toEqual({ descricao: 'A', tipo: 1 });
+    expect(exportFields?.(record('categoriasReceitasDespesas', 'A', { descricao: 'A', tipo: 1, grupoDRE: 9, situacao: 0 }))).toEqual({ descricao: 'A', tipo: 1, grupoDRE: 9, situacao: 0 });
+    expect(exportFields?.(record('categoriasReceitasDespesas', 'A > B', { descricao: 'B', tipo: 1, grupoDRE: 9, categoriaPai: 'A' }))).toEqual({ descricao: 'B', tipo: 1, categoriaPai: 'A' });
+  });
+
+  it('logistics services: no empty alias list, ativo only when false', () => {
+    const exportFields = adapter('logisticasServicos').exportFields;
+    expect(exportFields?.(record('logisticasServicos', 'L > A', { codigo: 'A', aliases: [], ativo: true, freteItem: 0 }))).toEqual({ codigo: 'A', freteItem: 0 });
+    expect(exportFields?.(record('logisticasServicos', 'L > A', { codigo: 'A', aliases: ['a'], ativo: false }))).toEqual({ codigo: 'A', aliases: ['a'], ativo: false });
+  });
+
+  it('NFS-e settings: no counters, nothing blank, tax entries keep what identifies them', () => {
+    const exportFields = adapter('configuracoesNfse').exportFields;
+    const settings = {
+      basicas: { emissorPadrao: 0, naturezaOperacao: 0 },
+      ISS: {
+        zerar: false,
+        reter: true,
+        descontar: false,
+        tributos: [{ CNAE: '82.99', descricaoServico: '', codigo: { listaServico: '0107', tributacao: '' }, percentualISS: 0, padrao: false, indicadorOperacao: '' }],
+      },
+      controle: { numeracaoRPS: { cnpjEmitente: '', numero: 42, serie: 1 } },
+      adicionais: { proximoNumeroLote: 7, tipoEmissao: 'T', cadastroPrefeitura: { login: '', senha: '' } },
+    };
+    expect(exportFields?.(record('configuracoesNfse', 'configuracoesNfse', settings))).toEqual({
+      ISS: { reter: true, tributos: [{ CNAE: '82.99', descricaoServico: '', codigo: { listaServico: '0107' } }] },
+      controle: { numeracaoRPS: { serie: 1 } },
+      adicionais: { tipoEmissao: 'T' },
+    });
+    const issWithoutEntries = { ISS: { zerar: true, tributos: [] } };
+    expect(exportFields?.(record('configuracoesNfse', 'configuracoesNfse', issWithoutEntries))).toEqual({ ISS: { zerar: true, tributos: [] } });
+  });
+});
