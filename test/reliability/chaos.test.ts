@@ -29,7 +29,7 @@ const lojaNova: Store = { name: 'loja-nova', before: lojaNovaBefore, target: () 
 const generated = (seed: number): Store => {
   const store = generateStore(seed);
   return {
-    name: `generated (${store.records} records)`,
+    name: `generated store of ${store.records} records`,
     before: store.base,
     target: (dir) => {
       writeFileSync(path.join(dir, 'target.yaml'), store.target);
@@ -122,8 +122,8 @@ async function chaosCliRun(seed: number): Promise<void> {
 }
 
 describe('chaos: 20% faults of every kind while apply runs', () => {
-  it.each(seeds(101, 20))('loja-nova over an older account, seed %i', (seed) => chaosRun(lojaNova, seed));
-  it.each(seeds(201, 12))('generated store of a few hundred records, seed %i', (seed) => chaosRun(generated(seed), seed));
+  it.each(seeds(101, 20).map((seed) => ({ seed, store: lojaNova })))('$store.name over an older account, seed $seed', ({ seed, store }) => chaosRun(store, seed));
+  it.each(seeds(201, 12).map((seed) => ({ seed, store: generated(seed) })))('$store.name, seed $seed', ({ seed, store }) => chaosRun(store, seed));
   it.each(seeds(301, 3))('the erpsync apply command on loja-nova, seed %i', (seed) => chaosCliRun(seed));
 });
 
