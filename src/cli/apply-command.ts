@@ -90,8 +90,10 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
   const concurrency = parseCount(flags.concurrency, '--concurrency') ?? 3;
   const planFile = await looksLikePlanFile(parsed.positionals, io.cwd);
   const mode = chooseOutputMode(io, flags.json === true);
-  // NDJSON owns stdout: the banner and any prompt go to stderr then.
+  // NDJSON owns stdout: the banner goes to stderr then, and so does a prompt whenever stdout is
+  // not the terminal (it may be a file).
   const human = mode === 'json' ? io.stderr : io.stdout;
+  const promptOut = mode === 'json' || !io.stdout.isTTY ? io.stderr : io.stdout;
   const write = (line: string) => writeLine(io.stdout, line);
   const now = () => performance.now();
   const reporter: ApplyReporter = mode === 'json' ? createJsonApplyReporter({ write, now }) : createPlainApplyReporter({ write, adapters: kindAdapters, now });
@@ -148,6 +150,7 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
       });
     }
 
+    if (io.signal.aborted) throw new ErpsyncError('INTERRUPTED', 'interrupted before applying; nothing was changed');
     let session: InteractiveApply | undefined;
     if (mode === 'interactive') {
       const { startInteractiveApply } = await import('../ui/interactive-apply.js');
@@ -155,7 +158,7 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
     }
     const sink = session ?? reporter;
     try {
-      const approved = session ? await session.confirm() : flags['auto-approve'] === true || (await askOnTerminal(io, plan, human));
+      const approved = session ? await session.confirm() : flags['auto-approve'] === true || (await askOnTerminal(io, plan, promptOut));
       if (!approved) {
         sink.report({ type: 'cancelled' });
         return 0;

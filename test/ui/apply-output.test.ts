@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createEmulator } from '../../src/emulator/index.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { runCli } from '../support/run-cli.js';
@@ -52,6 +52,30 @@ describe('apply --json', () => {
     expect(sandbox.stderr).toContain('Using the local sandbox');
     expect(sandbox.stderr).toContain('--auto-approve');
     expect(JSON.parse(sandbox.stdout.trim())).toMatchObject({ type: 'plan' });
+  });
+});
+
+describe('a keyboard without the terminal UI', () => {
+  it('asks on stderr with a plain prompt when stdout is not a terminal', async () => {
+    writeFileSync(path.join(dir, 'm.yaml'), groups(['Maquiagem']));
+    const run = runCliOnTerminal(['apply', 'm.yaml'], { cwd: dir, env, stdoutIsTerminal: false });
+    await run.waitFor('Plan: 1 to create');
+    await vi.waitFor(() => expect(run.stderr.text).toContain('Apply these changes? Type yes to apply:'));
+    run.stdin.write('yes\n');
+    expect(await run.exit).toBe(0);
+    expect(run.stdout.raw).not.toContain('\u001B');
+    expect(run.stdout.raw).toContain('Apply: 1 applied, 0 failed, 0 skipped, 0 blocked.');
+    expect(groupNames()).toEqual(['Maquiagem']);
+  });
+
+  it('changes nothing when interrupted before the apply starts', async () => {
+    writeFileSync(path.join(dir, 'm.yaml'), groups(['Maquiagem']));
+    const controller = new AbortController();
+    controller.abort(new Error('received SIGINT'));
+    const run = await runCli(['apply', 'm.yaml', '--auto-approve'], { cwd: dir, env, signal: controller.signal });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('interrupted before applying; nothing was changed');
+    expect(groupNames()).toEqual([]);
   });
 });
 

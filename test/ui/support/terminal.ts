@@ -46,8 +46,17 @@ export interface TerminalRun {
   type(...keys: string[]): Promise<void>;
 }
 
-export function runCliOnTerminal(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; signal?: AbortSignal }): TerminalRun {
+export interface TerminalOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  signal?: AbortSignal;
+  /** false: stdout is redirected (a file, a pipe) while the keyboard is still there. */
+  stdoutIsTerminal?: boolean;
+}
+
+export function runCliOnTerminal(args: string[], options: TerminalOptions): TerminalRun {
   const stdout = new TerminalOutput();
+  stdout.isTTY = options.stdoutIsTerminal ?? true;
   const stderr = new TerminalOutput();
   const stdin = new TerminalInput();
   const exit = main(args, { stdout, stderr, stdin, env: options.env, cwd: options.cwd, signal: options.signal ?? new AbortController().signal });
