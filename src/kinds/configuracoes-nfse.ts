@@ -5,7 +5,8 @@
 // and the runtime adapter: one GET (the object comes unwrapped), one PUT of the whole merged
 // object (204). Server ids (tax entry ids, the RPS numbering id) are not manifest fields, but the
 // PUT sends each matched tax entry's live id back so the entry is updated, not re-created. The
-// settings are never deleted. No other kind's quirks here.
+// settings are never deleted. Export leaves out the counters the account advances and whatever
+// is still blank. No other kind's quirks here.
 import type { ApiClient } from '../api/client.js';
 import { ErpsyncError } from '../model/errors.js';
 import type { Change } from '../plan/model.js';

@@ -4,7 +4,8 @@
 // omits destino, condicao, utilizaDiasUteis, taxas and dadosCartao, so a detail is read only for
 // records whose manifest sets one of those; `situacao` and `padrao` move through their own PATCH
 // calls (the padrao PATCH has its own enum), PUT always carries the whole merged record, and
-// `fixa` methods are the account's own. No other kind's quirks here.
+// `fixa` methods are the account's own. Export leaves out what a create would set by itself.
+// No other kind's quirks here.
 import type { ApiClient } from '../api/client.js';
 import { ErpsyncError } from '../model/errors.js';
 import type { Change, FieldChange } from '../plan/model.js';
