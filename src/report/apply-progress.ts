@@ -73,7 +73,7 @@ export function advanceProgress(progress: ApplyProgress, event: ApplyEvent, now:
   }
 }
 
-export function countDone(progress: ApplyProgress): number {
+function countDone(progress: ApplyProgress): number {
   return progress.applied + progress.failed + progress.skipped + progress.blocked;
 }
 
@@ -97,7 +97,7 @@ export function formatDuration(ms: number): string {
   return hours > 0 ? `${hours}:${String(minutes).padStart(2, '0')}:${seconds}` : `${minutes}:${seconds}`;
 }
 
-export function formatRate(perSecond: number | undefined): string {
+function formatRate(perSecond: number | undefined): string {
   return perSecond === undefined ? '– req/s' : `${perSecond.toFixed(1)} req/s`;
 }
 

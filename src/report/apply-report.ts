@@ -113,7 +113,7 @@ function referTo(change: Change): Record<string, unknown> {
 }
 
 /** Events as JSON: changes by reference (field names, never values: they may be secret). */
-export function toJsonEvent(event: ApplyReportEvent): Record<string, unknown> {
+function toJsonEvent(event: ApplyReportEvent): Record<string, unknown> {
   switch (event.type) {
     case 'plan': {
       const { plan } = event;

@@ -6,7 +6,7 @@ import type { KindAdapter } from '../kinds/adapter.js';
 import type { Change, ChangeAction, Plan } from '../plan/model.js';
 import { renderPlanText, summarizePlan } from '../plan/render-plan.js';
 
-export const markdownCap = 60_000;
+const markdownCap = 60_000;
 
 export interface PlanMarkdownOptions {
   adapters: readonly KindAdapter[];
