@@ -1,5 +1,9 @@
 // Reading and writing the sandbox state file. Writes are atomic (temp file in the same directory,
 // then rename) so a crash never leaves half a file; a missing file means "start from the seed".
+// The account's secrets (the NFS-e city-hall password) are sealed at rest with a key kept beside
+// the state file (`<state>.key`, mode 0600): the state file alone — copied, attached to a bug
+// report, reused as a seed — does not give them away. A secret whose key is missing reads as ''.
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ErpsyncError } from '../model/errors.js';
@@ -25,8 +29,8 @@ const stateKeys: readonly (keyof EmulatorState)[] = [
   'emUso',
 ];
 
-/** Accepts a state file or a bare state object (a hand-written seed). */
-export function parseStateDocument(text: string, path: string): StateFile {
+/** Accepts a state file or a bare state object (a hand-written seed); `key` opens sealed secrets. */
+export function parseStateDocument(text: string, path: string, key?: Buffer): StateFile {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -39,7 +43,11 @@ export function parseStateDocument(text: string, path: string): StateFile {
   if (problems.length > 0) {
     throw new ErpsyncError('STATE_FILE', `sandbox state ${path} is not an erpsync sandbox state`, { details: problems });
   }
-  return { formatVersion: 1, state, auth: doc.state ? (doc.auth ?? { access: [], refresh: [] }) : { access: [], refresh: [] } };
+  return {
+    formatVersion: 1,
+    state: mapSecrets(state, (value) => unseal(value, key)),
+    auth: doc.state ? (doc.auth ?? { access: [], refresh: [] }) : { access: [], refresh: [] },
+  };
 }
 
 function checkState(state: EmulatorState): string[] {
@@ -63,7 +71,7 @@ export async function readStateFile(path: string): Promise<StateFile | undefined
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new ErpsyncError('STATE_FILE', `cannot read sandbox state ${path}`, { cause: error });
   }
-  return parseStateDocument(text, path);
+  return parseStateDocument(text, path, await readKey(path));
 }
 
 let tempCounter = 0;
@@ -74,10 +82,83 @@ export async function writeStateFile(path: string, content: StateFile): Promise<
   const temp = join(dir, `.${basename(path)}.${process.pid}.${tempCounter}.tmp`);
   try {
     await mkdir(dir, { recursive: true });
-    await writeFile(temp, `${JSON.stringify(content, null, 1)}\n`, { mode: 0o600 });
+    let state = content.state;
+    if (secretOf(state)) {
+      const key = await readOrCreateKey(path);
+      state = mapSecrets(state, (value) => seal(value, key));
+    }
+    await writeFile(temp, `${JSON.stringify({ ...content, state }, null, 1)}\n`, { mode: 0o600 });
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true });
     throw new ErpsyncError('STATE_FILE', `cannot write sandbox state ${path}`, { cause: error });
+  }
+}
+
+const sealedPrefix = 'sealed:v1:';
+const keyBytes = 32;
+const ivBytes = 12;
+const tagBytes = 16;
+
+function secretOf(state: EmulatorState): string | undefined {
+  const senha = state.nfseConfiguracoes?.adicionais?.cadastroPrefeitura?.senha;
+  return typeof senha === 'string' && senha !== '' ? senha : undefined;
+}
+
+function mapSecrets(state: EmulatorState, transform: (value: string) => string): EmulatorState {
+  const senha = secretOf(state);
+  if (senha === undefined) return state;
+  const settings = state.nfseConfiguracoes;
+  const adicionais = { ...settings.adicionais, cadastroPrefeitura: { ...settings.adicionais.cadastroPrefeitura, senha: transform(senha) } };
+  return { ...state, nfseConfiguracoes: { ...settings, adicionais } };
+}
+
+function seal(value: string, key: Buffer): string {
+  const iv = randomBytes(ivBytes);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const sealed = Buffer.concat([cipher.update(value, 'utf8'), cipher.final()]);
+  return `${sealedPrefix}${Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64')}`;
+}
+
+function unseal(value: string, key: Buffer | undefined): string {
+  if (!value.startsWith(sealedPrefix)) return value;
+  if (!key) return '';
+  const raw = Buffer.from(value.slice(sealedPrefix.length), 'base64');
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, ivBytes));
+    decipher.setAuthTag(raw.subarray(ivBytes, ivBytes + tagBytes));
+    return Buffer.concat([decipher.update(raw.subarray(ivBytes + tagBytes)), decipher.final()]).toString('utf8');
+  } catch {
+    // Another key (a state file copied from elsewhere): the secret is gone, the rest of the state is not.
+    return '';
+  }
+}
+
+const keyFileOf = (statePath: string): string => `${statePath}.key`;
+
+async function readKey(statePath: string): Promise<Buffer | undefined> {
+  let text: string;
+  try {
+    text = await readFile(keyFileOf(statePath), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new ErpsyncError('STATE_FILE', `cannot read the sandbox key ${keyFileOf(statePath)}`, { cause: error });
+  }
+  const key = Buffer.from(text.trim(), 'base64');
+  if (key.length !== keyBytes) throw new ErpsyncError('STATE_FILE', `the sandbox key ${keyFileOf(statePath)} is not a key; delete it (the sealed secrets go with it)`);
+  return key;
+}
+
+async function readOrCreateKey(statePath: string): Promise<Buffer> {
+  const existing = await readKey(statePath);
+  if (existing) return existing;
+  const key = randomBytes(keyBytes);
+  try {
+    await writeFile(keyFileOf(statePath), `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+    return key;
+  } catch (error) {
+    // Another process created it first: use theirs.
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return (await readKey(statePath)) ?? key;
+    throw new ErpsyncError('STATE_FILE', `cannot write the sandbox key ${keyFileOf(statePath)}`, { cause: error });
   }
 }
