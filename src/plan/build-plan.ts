@@ -151,13 +151,27 @@ export function buildPlan(desired: DesiredState, live: LiveState, adapters: read
 
   const liveOf = (kind: UnitKind): readonly LiveRecord[] => live.records.get(kind) ?? [];
 
+  /** Identities of a kind, declared or live, and by last name; rebuilt only when the kind's desired units change. */
+  const identityIndexes = new Map<UnitKind, { units: readonly DesiredUnit[] | undefined; identities: Set<string>; byName: Map<string, string[]> }>();
+  const identityIndex = (kind: UnitKind) => {
+    const units = desiredByKind.get(kind);
+    const cached = identityIndexes.get(kind);
+    if (cached && cached.units === units) return cached;
+    const identities = new Set<string>([...(units ?? []).filter((u) => u.tool.ensure === 'present').map((u) => u.identity), ...liveOf(kind).map((r) => r.identity)]);
+    const byName = new Map<string, string[]>();
+    for (const id of identities) byName.set(lastSegment(id), [...(byName.get(lastSegment(id)) ?? []), id]);
+    const index = { units, identities, byName };
+    identityIndexes.set(kind, index);
+    return index;
+  };
+
   /** Resolves a name or path to the identity of a record of `kind`, declared or live. */
   const resolve = (kind: UnitKind, value: string, scope: string | undefined): { identity?: string; candidates: string[] } => {
     const wanted = scope ? `${scope}${pathSeparator}${value}` : value;
-    const identities = new Set<string>([...(desiredByKind.get(kind) ?? []).filter((u) => u.tool.ensure === 'present').map((u) => u.identity), ...liveOf(kind).map((r) => r.identity)]);
-    if (identities.has(wanted)) return { identity: wanted, candidates: [wanted] };
+    const index = identityIndex(kind);
+    if (index.identities.has(wanted)) return { identity: wanted, candidates: [wanted] };
     if (value.includes(pathSeparator.trim())) return { candidates: [] };
-    const byName = [...identities].filter((id) => lastSegment(id) === value && (!scope || id.startsWith(`${scope}${pathSeparator}`)));
+    const byName = (index.byName.get(value) ?? []).filter((id) => !scope || id.startsWith(`${scope}${pathSeparator}`));
     return byName.length === 1 ? { identity: byName[0], candidates: byName } : { candidates: byName };
   };
 
@@ -361,7 +375,11 @@ function canonicalizeUnits(
   const parentRef = definition.references.find((r) => r.parent);
   const otherRefs = definition.references.filter((r) => !r.parent);
   const byName = new Map<string, DesiredUnit[]>();
-  for (const u of units) byName.set(u.name, [...(byName.get(u.name) ?? []), u]);
+  const byIdentity = new Map<string, DesiredUnit[]>();
+  for (const u of units) {
+    byName.set(u.name, [...(byName.get(u.name) ?? []), u]);
+    byIdentity.set(u.identity, [...(byIdentity.get(u.identity) ?? []), u]);
+  }
   const done = new Map<DesiredUnit, DesiredUnit>();
   const liveIdentities = (value: string) => resolve(adapter.kind, value, undefined);
 
@@ -374,7 +392,7 @@ function canonicalizeUnits(
     const parentValue = parentRef ? readString(unit.fields, parentRef.path) : undefined;
     if (parentRef && parentValue !== undefined) {
       const declared = parentValue.includes(pathSeparator.trim()) ? [] : (byName.get(parentValue) ?? []);
-      const pathDeclared = units.find((u) => u !== unit && u.identity === parentValue);
+      const pathDeclared = byIdentity.get(parentValue)?.find((u) => u !== unit);
       const declaredParent = pathDeclared ?? (declared.length === 1 ? declared[0] : undefined);
       if (declaredParent) {
         parent = canonical(declaredParent).identity;
@@ -479,7 +497,8 @@ function matchUnits(units: readonly DesiredUnit[], liveRecords: readonly LiveRec
   // Renames: a previous name is taken unless a declared record keeps that name and is not itself moving away.
   // Shallowest first: a child's previous name is looked up under its parent's new name, since the
   // parent may be renamed in the same plan (swaps stay among siblings, so one depth at a time suffices).
-  const depthOf = (unit: DesiredUnit) => unit.identity.split(pathSeparator).length;
+  const depths = new Map(units.map((u) => [u, u.identity.split(pathSeparator).length]));
+  const depthOf = (unit: DesiredUnit) => depths.get(unit) ?? 0;
   for (const depth of [...new Set(open().map(depthOf))].sort((a, b) => a - b)) {
     const proposals = new Map<DesiredUnit, LiveRecord>();
     for (const unit of open().filter((u) => depthOf(u) === depth)) {
@@ -501,9 +520,15 @@ function matchUnits(units: readonly DesiredUnit[], liveRecords: readonly LiveRec
   }
 
   // Identity, shallowest first so a renamed parent carries its children's identities along.
-  const byDepth = [...open()].sort((a, b) => a.identity.split(pathSeparator).length - b.identity.split(pathSeparator).length);
+  const byDepth = [...open()].sort((a, b) => depthOf(a) - depthOf(b));
+  let indexedDepth = 0;
   for (const unit of byDepth) {
-    reindex();
+    // A claim only moves the records below the claimed one, so one re-index per depth suffices
+    // (re-indexing per unit made planning quadratic: seconds for a few thousand records).
+    if (depthOf(unit) !== indexedDepth) {
+      reindex();
+      indexedDepth = depthOf(unit);
+    }
     const candidates = liveWithIdentity(unit.identity);
     if (candidates.length > 1) {
       diagnostics.push({
@@ -560,11 +585,17 @@ function assignWaves(
   const creates = new Map<string, Change>();
   for (const c of changes) if (c.action === 'create') creates.set(`${c.kind}:${c.key}`, c);
   const adapterOf = new Map(adapters.map((a) => [a.kind, a]));
+  const changeIds = new Set(changes.map((c) => c.id));
+  // Lookups by key and id, not scans: plans of ten thousand records must stay well under a second.
+  const unitsByKey = new Map<string, DesiredUnit>();
+  for (const [kind, units] of desiredByKind) {
+    for (const u of units) if (!unitsByKey.has(`${kind}:${u.identity}`)) unitsByKey.set(`${kind}:${u.identity}`, u);
+  }
 
   for (const change of changes) {
     if (removalActions.has(change.action) || change.action === 'blocked') continue;
     const adapter = adapterOf.get(change.kind);
-    const unit = desiredByKind.get(change.kind)?.find((u) => u.identity === change.key);
+    const unit = unitsByKey.get(`${change.kind}:${change.key}`);
     const deps = new Set<string>();
     if (unit?.parent) {
       const parentKind = adapter?.nestedIn ?? change.kind;
@@ -578,17 +609,21 @@ function assignWaves(
       if (create) deps.add(create.id);
     }
     if (change.reason === 'replace' && change.action === 'create') deps.add(`${change.kind}:${change.key}:delete`);
-    change.dependsOn = [...deps].filter((d) => changes.some((c) => c.id === d)).sort();
+    change.dependsOn = [...deps].filter((d) => changeIds.has(d)).sort();
   }
 
   // A removal waits for the removals of the records inside it.
+  const parentOf = new Map<string, string | undefined>();
+  for (const [kind, records] of live.records) for (const r of records) parentOf.set(`${kind}:${r.id}`, r.parent);
+  const removalsByParent = new Map<string, Change[]>();
+  for (const c of changes) {
+    if (!removalActions.has(c.action)) continue;
+    const parent = parentOf.get(`${c.kind}:${c.liveId}`);
+    if (parent !== undefined) removalsByParent.set(parent, [...(removalsByParent.get(parent) ?? []), c]);
+  }
   for (const change of changes) {
     if (!removalActions.has(change.action) || change.reason === 'replace') continue;
-    const children = changes.filter((c) => {
-      if (!removalActions.has(c.action) || c === change) return false;
-      const record = (live.records.get(c.kind) ?? []).find((r) => r.id === c.liveId);
-      return record?.parent === change.key;
-    });
+    const children = (removalsByParent.get(change.key) ?? []).filter((c) => c !== change);
     change.dependsOn = children.map((c) => c.id).sort();
   }
 
