@@ -3,13 +3,14 @@
 // apply: the moment its k-th write reaches the server (usually committed, the answer not yet
 // read), or while the server holds its k-th create (it commits after the client is gone). The
 // next apply must finish the work with exit 0, a re-plan must be empty, and the account must hold
-// no duplicate and nothing the plan did not list.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// no duplicate and nothing the plan did not list. Two more points kill an apply to the embedded
+// sandbox, whose emulator lives (and persists its state file) inside the killed process.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator } from '../../src/emulator/index.js';
-import type { Emulator } from '../../src/emulator/index.js';
+import type { Emulator, EmulatorState } from '../../src/emulator/index.js';
 import { runCli } from '../support/run-cli.js';
 import { findChangesOutsidePlan, findDuplicates } from './support/account.js';
 import { ensureBuiltCli, startCli } from './support/built-cli.js';
@@ -66,7 +67,8 @@ async function crashRun({ store, seed }: KillPoint): Promise<void> {
   const preview = await planNow(emulator, desired);
   const creates = actionable(preview).filter((c) => c.action === 'create').length;
   const mode: KillMode = random.chance(0.5) ? 'on-arrival' : 'while-held';
-  const k = random.int(1, mode === 'on-arrival' ? actionable(preview).length : creates);
+  // On arrival, a few writes stay after the kill point, so the process cannot finish before the kill lands.
+  const k = random.int(1, mode === 'on-arrival' ? Math.max(1, actionable(preview).length - 3) : creates);
 
   emulator.clearLog();
   // Paced so the k-th write is seen before the next one leaves; the held create waits long enough to be killed in.
@@ -96,6 +98,25 @@ const points: KillPoint[] = [
   ...Array.from({ length: 4 }, (_, i): KillPoint => ({ store: 'generated', seed: 501 + i })),
 ];
 
+/** Kills a sandbox apply a seeded time after it starts; the state file must load and the next apply converge. */
+async function sandboxCrashRun(seed: number): Promise<void> {
+  dir = mkdtempSync(path.join(tmpdir(), 'erpsync-crash-'));
+  // Paced so the apply lasts over a second, and the kill lands inside it.
+  const env = { ...exampleEnv, ERPSYNC_RATE: '50' };
+  const running = startCli(['apply', example, '--sandbox', '--auto-approve'], { cwd: dir, env });
+  const timer = setTimeout(() => running.child.kill('SIGKILL'), createRandom(seed).int(400, 900));
+  const killed = await running.exit;
+  clearTimeout(timer);
+  expect(killed.signal, killed.stdout + killed.stderr).toBe('SIGKILL');
+
+  const recovered = await startCli(['apply', example, '--sandbox', '--auto-approve'], { cwd: dir, env: { ...env, ERPSYNC_RATE: '1000' } }).exit;
+  expect(recovered.code, recovered.stdout + recovered.stderr).toBe(0);
+  expect((await runCli(['plan', example, '--sandbox', '--detailed-exitcode'], { cwd: dir, env })).code).toBe(0);
+  const saved = JSON.parse(readFileSync(path.join(dir, '.erpsync/sandbox.json'), 'utf8')) as { state: EmulatorState };
+  expect(findDuplicates(saved.state)).toEqual([]);
+}
+
 describe('SIGKILL during apply, then apply again', () => {
   it.each(points)('$store, seed $seed', (point) => crashRun(point));
+  it.each([601, 602])('the sandbox, seed %i', (seed) => sandboxCrashRun(seed));
 });
