@@ -51,6 +51,15 @@ async function readCorpus(): Promise<Source[]> {
 const diagnosticLine = /^(?<file>[^\n]+?):(?<line>\d+):(?<col>\d+): (error|warning|note): [a-z0-9-]+: /;
 const stackTrace = /^\s+at .+:\d+:\d+\)?$/m;
 
+/** A control character other than the line feed, raw in text output: input driving the terminal. */
+function rawControl(text: string): string | undefined {
+  for (const c of text) {
+    const code = c.codePointAt(0) ?? 0;
+    if (c !== '\n' && (code < 0x20 || (code >= 0x7f && code <= 0x9f))) return `U+${code.toString(16).padStart(4, '0')}`;
+  }
+  return undefined;
+}
+
 /** The variables the corpus uses, set in every case (a mutation may still reach an unset one). */
 const variables = { NFSE_SENHA_PREFEITURA: 'fuzz-password', NFSE_LOGIN_PREFEITURA: 'fuzz-login' };
 let corpus: Source[] = [];
@@ -125,6 +134,8 @@ async function runCase(index: number): Promise<void> {
       if (problem) problems.push(problem);
     }
   } else {
+    const control = rawControl(validated.stdout + validated.stderr);
+    if (control) problems.push(`raw control character ${control} in the text output`);
     for (const line of `${validated.stdout}${validated.stderr}`.split('\n')) {
       if (line === '' || line.startsWith('    hint: ') || /^(valid|invalid): /.test(line)) continue;
       tally.diagnostics += 1;

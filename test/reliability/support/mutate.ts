@@ -8,12 +8,12 @@ import type { Random } from './random.js';
 
 const tokens = [
   ':', '- ', '{', '}', '[', ']', ',', '&a ', '*a', '!!binary ', '!tag ', '"', "'", '#', '|', '>', '? ', '<<: *a',
-  '${', '${X', '${UNSET_VARIABLE}', '${1BAD}', '${NFSE_SENHA_PREFEITURA:-x}', '$${', '\t', '\u0000', '\uFEFF', '\u202E', '\r',
+  '${', '${X', '${UNSET_VARIABLE}', '${1BAD}', '${NFSE_SENHA_PREFEITURA:-x}', '$${', '\t', '\u0000', '\uFEFF', '\u202E', '\r', '\u001b[31m',
   '%YAML 1.1\n', '---\n', '...\n', 'é', '🙂', ' > ', '\\', '\u00A0', '\n? [a, b]\n: ', '\n{ descricao: x }: ', '\n"": ', '\n: ',
 ];
 
 const hostileScalars: unknown[] = [
-  1e308, -1, 0, 3.14159, 1e-9, Number.MAX_SAFE_INTEGER + 2, '', ' ', 'x'.repeat(5000), 'Ünïcödé', '\u202Eevil', 'a > b', ' > ',
+  1e308, -1, 0, 3.14159, 1e-9, Number.MAX_SAFE_INTEGER + 2, '', ' ', 'x'.repeat(5000), 'Ünïcödé', '\u202Eevil', 'a > b', ' > ', 'two\nlines', '\u001b[2Jwipe',
   '${UNSET_VARIABLE}', '${NFSE_SENHA_PREFEITURA}', '${A:-${B}}', true, false, null, [], {}, ['x'], { nested: { deep: [1, { x: 2 }] } },
   '0x1F', '.nan', '.inf', '2024-01-01', '#ffffff', '#GGGGGG', 'padrao', 'pix-dinamico', 99, 17, 'ativa', 'inativa',
 ];
