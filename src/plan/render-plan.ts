@@ -3,6 +3,7 @@
 import { diffLines } from 'diff';
 import type { KindAdapter } from '../kinds/adapter.js';
 import type { EnumField } from '../kinds/kind.js';
+import { printable } from '../model/printable.js';
 import type { Change, ChangeAction, FieldChange, Plan } from './model.js';
 
 const actionColumns: readonly ChangeAction[] = ['create', 'update', 'set-status', 'set-default', 'delete', 'retire', 'blocked'];
@@ -114,7 +115,8 @@ export function renderPlanText(plan: Plan, options: RenderOptions): string[] {
     if (change.fields.length > shown.length) lines.push(`    … ${change.fields.length - shown.length} more field(s) (use --verbose)`);
   }
   lines.push('', ...renderCost(plan));
-  return lines;
+  // Keys and values come from manifests and from the account: shown escaped, they cannot drive the terminal.
+  return lines.map((line) => printable(line));
 }
 
 function renderCost(plan: Plan): string[] {

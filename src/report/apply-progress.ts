@@ -3,6 +3,7 @@
 // clock's reading with each event. It prints nothing and knows nothing of terminals.
 import type { ApplyEvent, ChangeOutcome } from '../apply/apply-plan.js';
 import type { Change } from '../plan/model.js';
+import { printable } from '../model/printable.js';
 
 /** What has happened so far, in order: a wave began, or a change finished. */
 export type ProgressEntry =
@@ -102,7 +103,7 @@ function formatRate(perSecond: number | undefined): string {
 }
 
 export function describeSubject(change: Change): string {
-  return `${change.kind} "${change.key}" ${change.action}`;
+  return `${change.kind} "${printable(change.key)}" ${change.action}`;
 }
 
 /** One line per finished change, the same words in plain output and in the terminal UI. */
@@ -112,11 +113,11 @@ export function describeOutcome(change: Change, outcome: ChangeOutcome): string 
     case 'applied':
       return `ok      ${subject}${outcome.id !== undefined ? ` (id ${outcome.id}${outcome.adopted ? ', found after an unknown outcome' : ''})` : ''}`;
     case 'failed':
-      return `failed  ${subject}: ${outcome.error}`;
+      return `failed  ${subject}: ${printable(outcome.error)}`;
     case 'skipped':
-      return `skipped ${subject}: ${outcome.because}`;
+      return `skipped ${subject}: ${printable(outcome.because)}`;
     case 'blocked':
-      return `blocked ${subject}: ${outcome.because}`;
+      return `blocked ${subject}: ${printable(outcome.because)}`;
   }
 }
 

@@ -1,6 +1,7 @@
 // Renders diagnostics for people (grouped by file, one `file:line:col` line each) and machines.
 import type { Diagnostic, Severity } from '../model/diagnostics.js';
 import { formatPosition } from '../model/diagnostics.js';
+import { printable } from '../model/printable.js';
 
 export interface DiagnosticCounts {
   errors: number;
@@ -21,22 +22,6 @@ export function summarizeCounts(counts: DiagnosticCounts): string {
   return [plural(counts.errors, 'error'), plural(counts.warnings, 'warning'), plural(counts.notes, 'note')].join(', ');
 }
 
-/**
- * Messages quote the input (keys, values, file names), which may hold line breaks, terminal escape
- * sequences or bidi controls: they are shown escaped, so one diagnostic stays one line and the
- * input cannot drive the terminal or disguise itself.
- */
-function printable(text: string): string {
-  let out = '';
-  for (const c of text) {
-    const code = c.codePointAt(0) ?? 0;
-    const control =
-      code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x200e || code === 0x200f || code === 0x2028 || code === 0x2029 || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
-    out += !control ? c : c === '\n' ? '\\n' : c === '\t' ? '\\t' : `\\u${code.toString(16).padStart(4, '0')}`;
-  }
-  return out;
-}
-
 /** Lines for a terminal or a log: files in order, a blank line between files. */
 export function renderDiagnosticsText(diagnostics: readonly Diagnostic[]): string[] {
   const lines: string[] = [];
@@ -45,6 +30,7 @@ export function renderDiagnosticsText(diagnostics: readonly Diagnostic[]): strin
     const file = d.position?.file ?? '';
     if (currentFile !== undefined && file !== currentFile) lines.push('');
     currentFile = file;
+    // Messages quote the input, which may hold line breaks or terminal escapes: one diagnostic, one line.
     lines.push(printable(`${formatPosition(d.position)}: ${d.severity}: ${d.code}: ${d.message}`));
     if (d.hint) lines.push(`    hint: ${printable(d.hint)}`);
   }

@@ -4,6 +4,7 @@
 // report is. Pure: a string out.
 import type { DriftFinding, DriftReport } from '../drift/model.js';
 import { findingTypes } from '../drift/model.js';
+import { printable } from '../model/printable.js';
 import type { DriftRenderOptions } from './drift-format.js';
 import {
   describeAccountOwn,
@@ -33,7 +34,8 @@ interface Chunk {
 }
 
 /** Inline code that survives any content: backticks, pipes and line breaks included. */
-function code(text: string): string {
+function code(raw: string): string {
+  const text = printable(raw, { keepLineBreaks: true });
   const escaped = text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('|', '&#124;').replaceAll('\n', '<br>');
   return text.includes('`') || text.includes('\n') || text.includes('|') ? `<code>${escaped}</code>` : `\`${text}\``;
 }
@@ -43,7 +45,7 @@ function sentence(text: string): string {
 }
 
 function cell(text: string): string {
-  return text.replaceAll('|', '\\|').replaceAll('\n', '<br>');
+  return printable(text, { keepLineBreaks: true }).replaceAll('|', '\\|').replaceAll('\n', '<br>');
 }
 
 function findingRow(finding: DriftFinding, options: DriftRenderOptions): string {
@@ -60,7 +62,7 @@ function unmanagedBlock(finding: DriftFinding, options: DriftRenderOptions): str
   const liveId = shownId(finding, options);
   const id = liveId === undefined ? '' : ` (id ${liveId})`;
   const fence = finding.snippet?.includes('```') ? '~~~~' : '```';
-  return `<details><summary>${summary}${id}</summary>\n\n${fence}yaml\n${finding.snippet?.trimEnd() ?? ''}\n${fence}\n\n</details>\n`;
+  return `<details><summary>${summary}${id}</summary>\n\n${fence}yaml\n${printable(finding.snippet?.trimEnd() ?? '', { keepLineBreaks: true })}\n${fence}\n\n</details>\n`;
 }
 
 function buildChunks(report: DriftReport, options: DriftRenderOptions): Chunk[] {

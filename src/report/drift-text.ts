@@ -2,6 +2,7 @@
 // findings grouped by type with their fields (or snippet), the ignore rules and what each kept
 // out, and what the report can and cannot tell. Pure: lines out, nothing printed.
 import type { DriftReport, FindingType } from '../drift/model.js';
+import { printable } from '../model/printable.js';
 import { findingTypes } from '../drift/model.js';
 import type { DriftRenderOptions } from './drift-format.js';
 import {
@@ -45,5 +46,6 @@ export function renderDriftText(report: DriftReport, options: DriftRenderOptions
   const own = describeAccountOwn(report);
   if (own) lines.push(own);
   lines.push(`Read the account in ${report.reads} request(s).`);
-  return lines;
+  // Names typed into the ERP and manifest text: shown escaped, they cannot drive the terminal.
+  return lines.map((line) => printable(line));
 }

@@ -3,6 +3,7 @@
 // The whole text stays under a cap (GitHub refuses comments over 65,536 characters); when the
 // details do not fit, it says where they were cut and where the full plan is.
 import type { KindAdapter } from '../kinds/adapter.js';
+import { printable } from '../model/printable.js';
 import type { Change, ChangeAction, Plan } from '../plan/model.js';
 import { renderPlanText, summarizePlan } from '../plan/render-plan.js';
 
@@ -22,7 +23,8 @@ const removalsListed = 200;
 const actions: readonly ChangeAction[] = ['create', 'update', 'set-status', 'set-default', 'delete', 'retire', 'blocked'];
 
 /** A code span that survives backticks inside the text. */
-function inlineCode(text: string): string {
+function inlineCode(raw: string): string {
+  const text = printable(raw);
   const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
   const fence = '`'.repeat(longest + 1);
   return longest > 0 ? `${fence} ${text} ${fence}` : `${fence}${text}${fence}`;

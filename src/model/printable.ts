@@ -1,0 +1,30 @@
+// Text from outside erpsync — manifest keys and values, names typed into the ERP, file names —
+// on its way to a terminal, a log or a report. Control characters, line breaks and bidi controls
+// are written as escapes (`\n`, `\u001b`), so the input can neither drive the terminal (clear the
+// screen, hide a line of a plan), nor break one line into two, nor reorder what is shown.
+
+function isUnprintable(code: number): boolean {
+  return (
+    code < 0x20 ||
+    (code >= 0x7f && code <= 0x9f) ||
+    code === 0x200e ||
+    code === 0x200f ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    (code >= 0x202a && code <= 0x202e) ||
+    (code >= 0x2066 && code <= 0x2069)
+  );
+}
+
+/** `text` with every unprintable character escaped; `keepLineBreaks` lets `\n` through (multi-line cells). */
+export function printable(text: string, options: { keepLineBreaks?: boolean } = {}): string {
+  let out = '';
+  for (const c of text) {
+    const code = c.codePointAt(0) ?? 0;
+    if (!isUnprintable(code) || (c === '\n' && options.keepLineBreaks)) out += c;
+    else if (c === '\n') out += '\\n';
+    else if (c === '\t') out += '\\t';
+    else out += `\\u${code.toString(16).padStart(4, '0')}`;
+  }
+  return out;
+}
