@@ -18,7 +18,7 @@ const collections = {
 
 type Collection = keyof typeof collections;
 
-export interface AccountRecord {
+interface AccountRecord {
   collection: Collection;
   /** Unit kind as plans name it. */
   kind: string;
@@ -43,7 +43,7 @@ function treePath<T extends { id: number }>(records: readonly T[], name: (r: T) 
   };
 }
 
-export function listRecords(state: EmulatorState): AccountRecord[] {
+function listRecords(state: EmulatorState): AccountRecord[] {
   const out: AccountRecord[] = [];
   const add = (collection: Collection, id: number, identity: string, value: unknown) =>
     out.push({ collection, kind: collections[collection], id, identity, value });
@@ -71,13 +71,6 @@ export function findDuplicates(state: EmulatorState): string[] {
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
   return [...counts].filter(([, n]) => n > 1).map(([key, n]) => `${key} ×${n}`);
-}
-
-/** Number of records per kind, for the "nothing lost, nothing doubled" comparisons. */
-export function countRecords(state: EmulatorState): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const r of listRecords(state)) counts[r.kind] = (counts[r.kind] ?? 0) + 1;
-  return counts;
 }
 
 /**

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 
 const root = path.resolve(import.meta.dirname, '../../..');
-export const builtBin = path.join(root, 'dist/cli/bin.js');
+const builtBin = path.join(root, 'dist/cli/bin.js');
 
 function newestSource(dir: string): number {
   let newest = 0;
