@@ -1,8 +1,8 @@
 // Hostile input: a mutation fuzzer over every valid manifest of the project (the examples and the
 // scenario manifests). Each case runs `erpsync validate` (text or --json) with credentials of a
-// live emulator in the environment, and `erpsync plan` against it when the case is invalid. No
-// case may crash or print a stack trace, every diagnostic must point at file:line:col inside the
-// case's files, and an invalid case must not send a single request. ERPSYNC_FUZZ_CASES (default
+// live emulator in the environment, then `erpsync plan` against it. No case may crash or print a
+// stack trace, every diagnostic must point at file:line:col inside the case's files, and an
+// invalid case must not send a single request. ERPSYNC_FUZZ_CASES (default
 // 2,000) and ERPSYNC_FUZZ_SEED replay or extend the run: `npm run fuzz` runs 50,000.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -148,6 +148,13 @@ async function runCase(index: number): Promise<void> {
 
   if (validated.code === 0) {
     tally.valid += 1;
+    // Still valid: the plan runs against the account (a fresh one; plans write nothing) and must
+    // end in a plan or in diagnostics, never in a crash.
+    const planned = await runCli(['plan', '.'], { cwd: dir, env });
+    if (planned.code !== 0 && planned.code !== 1) problems.push(`plan of a valid case exited ${planned.code}:\n${planned.stderr}`);
+    if (stackTrace.test(planned.stdout + planned.stderr) || /internal error/.test(planned.stderr)) problems.push(`plan crashed:\n${planned.stderr}`);
+    const control = rawControl(planned.stdout + planned.stderr);
+    if (control) problems.push(`raw control character ${control} in the plan output`);
   } else {
     tally.invalid += 1;
     const planned = await runCli(['plan', '.'], { cwd: dir, env });
