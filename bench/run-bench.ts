@@ -216,7 +216,7 @@ function report(results: readonly SizeResult[], version: { median: number; min: 
   const cpu = cpus();
   lines.push('# erpsync benchmark', '');
   lines.push(`${new Date().toISOString().slice(0, 10)} · Node ${process.version} · ${cpu[0]?.model.trim() ?? 'unknown CPU'} × ${cpu.length} · \`npm run bench\``, '');
-  lines.push('The emulator runs in the benchmark process; every measured command is the built CLI (`dist/cli/bin.js`) in its own process.', '');
+  lines.push('The emulator runs in the benchmark process; every measured command is the built CLI (`dist/cli/bin.js`) in its own process. `buildPlan` alone is timed in the benchmark process: the median of five runs on the account as the plan read it.', '');
 
   lines.push('## Plan (emulator limit off)', '');
   lines.push('| records | changes found | requests | minimum | vs minimum | every detail | wall | CPU | projected at 3 req/s | `buildPlan` | peak memory |');
