@@ -73,7 +73,7 @@ async function crashRun({ store, seed }: KillPoint): Promise<void> {
   emulator.clearLog();
   // Paced so the k-th write is seen before the next one leaves; the held create waits long enough to be killed in.
   if (mode === 'while-held') emulator.setFaults({ latencyMs: 300, schedule: [{ method: 'POST', nth: k, fault: 'latency' }] });
-  const env = { ...exampleEnv, BLING_ACCESS_TOKEN: emulator.token, ERPSYNC_BASE_URL: emulator.baseUrl, ERPSYNC_RATE: '100' };
+  const env = { ...exampleEnv, BLING_ACCESS_TOKEN: emulator.token, ERPSYNC_BASE_URL: emulator.baseUrl, ERPSYNC_RATE: '200' };
   const running = startCli(['apply', target, '--auto-approve'], { cwd: dir, env });
   const server = emulator;
   const stop = killWhen(running.child, mode === 'on-arrival' ? () => writesSeen(server) >= k : () => heldCreate(server));
@@ -83,8 +83,7 @@ async function crashRun({ store, seed }: KillPoint): Promise<void> {
   if (mode === 'while-held') await new Promise((resolve) => setTimeout(resolve, 350));
   emulator.setFaults(undefined);
 
-  const next = startCli(['apply', target, '--auto-approve'], { cwd: dir, env: { ...env, ERPSYNC_RATE: '1000' } });
-  const recovered = await next.exit;
+  const recovered = await runCli(['apply', target, '--auto-approve'], { cwd: dir, env: { ...env, ERPSYNC_RATE: '1000' } });
   expect(recovered.code, recovered.stdout + recovered.stderr).toBe(0);
   const replan = await runCli(['plan', target, '--detailed-exitcode'], { cwd: dir, env });
   expect(replan.code, replan.stdout).toBe(0);
@@ -109,7 +108,7 @@ async function sandboxCrashRun(seed: number): Promise<void> {
   clearTimeout(timer);
   expect(killed.signal, killed.stdout + killed.stderr).toBe('SIGKILL');
 
-  const recovered = await startCli(['apply', example, '--sandbox', '--auto-approve'], { cwd: dir, env: { ...env, ERPSYNC_RATE: '1000' } }).exit;
+  const recovered = await runCli(['apply', example, '--sandbox', '--auto-approve'], { cwd: dir, env: { ...env, ERPSYNC_RATE: '1000' } });
   expect(recovered.code, recovered.stdout + recovered.stderr).toBe(0);
   expect((await runCli(['plan', example, '--sandbox', '--detailed-exitcode'], { cwd: dir, env })).code).toBe(0);
   const saved = JSON.parse(readFileSync(path.join(dir, '.erpsync/sandbox.json'), 'utf8')) as { state: EmulatorState };
