@@ -6,12 +6,12 @@ import type { FailureKind } from './retry.js';
 describe('retry decisions', () => {
   const idempotent: HttpMethod[] = ['GET', 'PUT', 'PATCH', 'DELETE'];
 
-  it('retries idempotent methods on 429, gateway errors, lost connections and timeouts', () => {
+  it('retries idempotent methods on 429, gateway errors, lost connections and timeouts, and reads on 500', () => {
     for (const method of idempotent) {
       for (const status of [429, 502, 503, 504]) expect(judgeFailure(method, classifyStatus(status))).toBe('retry');
       for (const failure of ['connect-failed', 'connection-lost', 'timeout'] as FailureKind[]) expect(judgeFailure(method, failure)).toBe('retry');
       for (const status of [400, 401, 403, 404, 409, 422]) expect(judgeFailure(method, classifyStatus(status))).toBe('fail');
-      expect(judgeFailure(method, classifyStatus(500))).toBe('fail');
+      expect(judgeFailure(method, classifyStatus(500))).toBe(method === 'GET' ? 'retry' : 'fail');
     }
   });
 

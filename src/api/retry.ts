@@ -1,5 +1,6 @@
 // Which failed attempts may be sent again, and after how long. Pure decisions; the client sleeps.
-// Idempotent methods are retried on rate limiting, gateway errors, lost connections and timeouts.
+// Idempotent methods are retried on rate limiting, gateway errors, lost connections and timeouts;
+// a 500 only for reads (a write the server failed half-way is reported, not repeated).
 // POST is retried only when the request provably never reached the application (the connection
 // could not be opened, or a 429 refused it); otherwise its outcome is unknown and the caller decides.
 import type { HttpMethod } from './errors.js';
@@ -40,7 +41,9 @@ export function judgeFailure(method: HttpMethod, failure: FailureKind): RetryVer
   if (failure === 'rejected') return 'fail';
   if (failure === 'rate-limited' || failure === 'connect-failed') return 'retry';
   if (method === 'POST') return 'outcome-unknown';
-  return failure === 'server-error' ? 'fail' : 'retry';
+  // A read the server failed on is safe to repeat, and one failed list page must not sink a plan.
+  if (failure === 'server-error') return method === 'GET' ? 'retry' : 'fail';
+  return 'retry';
 }
 
 /**

@@ -171,10 +171,14 @@ describe('retries', () => {
     expect(emulator.requestLog()).toHaveLength(4);
   });
 
-  it('never retries a 500', async () => {
+  it('retries a 500 on a read, never on a write', async () => {
     const emulator = await startEmulator({ faults: { schedule: [{ nth: 1, fault: 'http500' }] } });
     const client = clientFor(emulator);
-    await expect(client.request({ method: 'GET', path: '/formas-pagamentos' })).rejects.toMatchObject({ status: 500 });
+    await expect(client.request({ method: 'GET', path: '/formas-pagamentos' })).resolves.toMatchObject({ status: 200 });
+    expect(emulator.requestLog()).toHaveLength(2);
+    emulator.clearLog();
+    emulator.setFaults({ schedule: [{ nth: 1, fault: 'http500' }] });
+    await expect(client.request({ method: 'PUT', path: '/formas-pagamentos/1', body: {} })).rejects.toMatchObject({ status: 500 });
     expect(emulator.requestLog()).toHaveLength(1);
   });
 
@@ -259,8 +263,10 @@ describe('guards', () => {
   it('opens the circuit after a burst of errors and sends nothing more', async () => {
     const emulator = await startEmulator({ faults: { probability: 1, kinds: ['http500'] } });
     const client = clientFor(emulator, { circuit: { maxErrors: 5, windowMs: 10_000 } });
-    for (let i = 0; i < 6; i += 1) await expect(client.request({ method: 'GET', path: '/formas-pagamentos' })).rejects.toMatchObject({ status: 500 });
-    await expect(client.request({ method: 'GET', path: '/formas-pagamentos' })).rejects.toMatchObject({ code: 'CIRCUIT_OPEN' });
+    // Writes are not retried on 500, so each request below is one error.
+    const write = () => client.request({ method: 'PUT', path: '/formas-pagamentos/1', body: {} });
+    for (let i = 0; i < 6; i += 1) await expect(write()).rejects.toMatchObject({ status: 500 });
+    await expect(write()).rejects.toMatchObject({ code: 'CIRCUIT_OPEN' });
     expect(emulator.requestLog()).toHaveLength(6);
   });
 

@@ -78,7 +78,7 @@ describe('resilience', () => {
       expect(failure.error).toBeInstanceOf(ErpsyncError);
       expect(typedCodes).toContain((failure.error as ErpsyncError).code);
     }
-    // 500 is never retried (2.5% of attempts here); everything else retries through.
+    // A 500 on a write is not retried (it fails the call); everything else retries through.
     expect(results.filter((r) => r.ok).length).toBeGreaterThanOrEqual(90);
     // The bound: no attempt starts after maxElapsedMs; the last one may still take its own timeout
     // (headers timeout + undici's up-to-1 s timer granularity) and a paced start.

@@ -110,6 +110,12 @@ afterAll(async () => {
   rmSync(cwd, { recursive: true, force: true });
 });
 
+
+/** Every attempt at reading the NFS-e settings answers 500 (reads are retried, so one is not enough). */
+const nfseReadsFail = {
+  schedule: Array.from({ length: 10 }, (_, i) => ({ method: 'GET', path: '/nfse/configuracoes', nth: i + 1, fault: 'http500' as const })),
+};
+
 describe('no secret in any output or written file', () => {
   it('validate: valid and invalid manifests, every format', async () => {
     mkdirSync(path.join(cwd, 'broken'), { recursive: true });
@@ -134,7 +140,7 @@ describe('no secret in any output or written file', () => {
       await run(`plan ${format.name} --verbose --debug`, ['plan', example, '--verbose', '--debug', ...format.flag], remoteEnv(), [0]);
     }
     await run('plan --out', ['plan', example, '--out', 'plans/plan.json'], remoteEnv(), [0]);
-    emulator.setFaults({ schedule: [{ method: 'GET', path: '/nfse/configuracoes', nth: 1, fault: 'http500' }] });
+    emulator.setFaults(nfseReadsFail);
     await run('plan, the NFS-e read fails', ['plan', example, '--debug'], remoteEnv(), [1]);
     emulator.setFaults(undefined);
     await run('plan, token rejected', ['plan', example, '--debug'], { ...remoteEnv(), BLING_ACCESS_TOKEN: `${token}-revoked` }, [1]);
@@ -147,7 +153,7 @@ describe('no secret in any output or written file', () => {
       await run(`drift ${format.name}`, ['drift', example, ...format.flag, '--out', `reports/drift.${extension}`], remoteEnv(), [2]);
       await run(`drift ${format.name} --debug`, ['drift', example, '--debug', ...format.flag], remoteEnv(), [2]);
     }
-    emulator.setFaults({ schedule: [{ method: 'GET', path: '/nfse/configuracoes', nth: 1, fault: 'http500' }] });
+    emulator.setFaults(nfseReadsFail);
     await run('drift, the NFS-e read fails', ['drift', example], remoteEnv(), [1]);
     emulator.setFaults(undefined);
     await run('drift, token rejected', ['drift', example, '--format', 'junit'], { ...remoteEnv(), BLING_ACCESS_TOKEN: `${token}-revoked` }, [1]);
@@ -172,7 +178,7 @@ describe('no secret in any output or written file', () => {
       await run(`export ${format.name}`, ['export', ...format.flag], remoteEnv(), [0]);
       await run(`export ${format.name} --out`, ['export', '--out', `exported-${format.name}`, ...format.flag], remoteEnv(), [0]);
     }
-    emulator.setFaults({ schedule: [{ method: 'GET', path: '/nfse/configuracoes', nth: 1, fault: 'http500' }] });
+    emulator.setFaults(nfseReadsFail);
     await run('export, the NFS-e read fails', ['export', '--debug'], remoteEnv(), [1]);
     emulator.setFaults(undefined);
   });
