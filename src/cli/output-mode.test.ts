@@ -16,6 +16,9 @@ describe('chooseOutputMode', () => {
     expect(chooseOutputMode(io(true, false), false)).toBe('plain');
     expect(chooseOutputMode(io(true, true, { CI: 'true' }), false)).toBe('plain');
     expect(chooseOutputMode(io(true, true, { CI: 'false' }), false)).toBe('interactive');
+    // ink's own CI rule: an empty CI, or CONTINUOUS_INTEGRATION, also makes it draw only its last frame.
+    expect(chooseOutputMode(io(true, true, { CI: '' }), false)).toBe('plain');
+    expect(chooseOutputMode(io(true, true, { CONTINUOUS_INTEGRATION: 'yes' }), false)).toBe('plain');
     expect(chooseOutputMode(io(true, true, { TERM: 'dumb' }), false)).toBe('plain');
   });
 });

@@ -1,16 +1,23 @@
 // How a command talks to whoever runs it: the interactive terminal UI, plain lines, or NDJSON.
 // Decided once from the streams and the environment, so every command draws the line the same
 // way: no terminal, `CI` set or `--json` means no escape codes at all.
-import { isCi } from '../api/index.js';
 import type { CliIO } from './io.js';
 
 export type OutputMode = 'interactive' | 'plain' | 'json';
 
 type Streams = Pick<CliIO, 'stdout' | 'stdin' | 'env'>;
 
+/**
+ * Whether this is a CI run, by ink's own rule (CI or CONTINUOUS_INTEGRATION present and not
+ * 0/false, even when empty): ink then draws only its last frame, so no terminal UI is chosen.
+ */
+function inkSeesCi(env: CliIO['env']): boolean {
+  return ['CI', 'CONTINUOUS_INTEGRATION'].some((key) => key in env && env[key] !== '0' && env[key] !== 'false');
+}
+
 /** True when stdout is a terminal that can take cursor movement and colour at all. */
 export function isCapableTerminal(io: Pick<CliIO, 'stdout' | 'env'>): boolean {
-  return io.stdout.isTTY === true && !isCi(io.env) && io.env.TERM !== 'dumb';
+  return io.stdout.isTTY === true && !inkSeesCi(io.env) && io.env.TERM !== 'dumb';
 }
 
 /** Interactive needs a keyboard too: the UI asks and listens for Ctrl-C. */

@@ -11,6 +11,13 @@ import { runCli } from '../support/run-cli.js';
 import { openGate } from './support/gate-proxy.js';
 import { runCliOnTerminal } from './support/terminal.js';
 
+// ink decides once, from the real process environment, whether it runs in CI (then it draws only
+// its last frame). These runs are terminals by construction, also when the suite itself runs in
+// CI: the variables go before anything loads ink (it is imported lazily, in this test file's own
+// worker).
+delete process.env.CI;
+delete process.env.CONTINUOUS_INTEGRATION;
+
 let emulator: Emulator;
 let dir: string;
 let env: NodeJS.ProcessEnv;
