@@ -17,11 +17,13 @@ export interface InterpolationResult {
 }
 
 export interface InterpolationOptions {
+  /** Secret fields: they take no default, so a hint never suggests one. */
+  isSecret?: (path: readonly PathSegment[]) => boolean;
   /**
-   * A whole `${VAR}` in a field this predicate accepts may stay unset: a warning instead of an
-   * error (validate checks structure offline; plan and apply need the value).
+   * Offline checking (validate): a whole `${VAR}` in a secret field may stay unset, a warning
+   * instead of an error (structure is checked; plan and apply need the value).
    */
-  mayStayUnset?: (path: readonly PathSegment[]) => boolean;
+  secretsMayStayUnset?: boolean;
 }
 
 export function interpolateDocument(doc: ParsedDocument, env: NodeJS.ProcessEnv, options: InterpolationOptions = {}): InterpolationResult {
@@ -58,13 +60,14 @@ export function interpolateDocument(doc: ParsedDocument, env: NodeJS.ProcessEnv,
       const fromEnv = env[name];
       if (fromEnv !== undefined && (fromEnv !== '' || fallback === undefined)) return fromEnv;
       if (fallback !== undefined) return fallback;
-      const deferred = match === text && options.mayStayUnset?.(path) === true;
+      const secret = options.isSecret?.(path) === true;
+      const deferred = match === text && secret && options.secretsMayStayUnset === true;
       if (!deferred) failed = true;
       diagnostics.push({
         severity: deferred ? 'warning' : 'error',
         code: 'unset-variable',
         message: `environment variable ${name} is not set${deferred ? '; plan and apply will need it' : ''}`,
-        hint: deferred ? `set ${name} where erpsync plans and applies` : `set ${name}, or give a default with \${${name}:-value}`,
+        hint: secret ? `set ${name} where erpsync plans and applies` : `set ${name}, or give a default with \${${name}:-value}`,
         position: positionOfReference(path, match),
         path: toPointer(path),
       });

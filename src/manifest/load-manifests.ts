@@ -112,7 +112,7 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
         });
         continue;
       }
-      const interpolated = interpolateDocument(doc, options.env, options.offline ? { mayStayUnset: isSecretPath } : {});
+      const interpolated = interpolateDocument(doc, options.env, { isSecret: isSecretPath, secretsMayStayUnset: options.offline === true });
       diagnostics.push(...interpolated.diagnostics);
       const schemaProblems = validateAgainstSchema(interpolated.value, doc.locate);
       diagnostics.push(...schemaProblems);
