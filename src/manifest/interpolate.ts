@@ -58,15 +58,16 @@ export function interpolateDocument(doc: ParsedDocument, env: NodeJS.ProcessEnv,
       }
       used = true;
       const fromEnv = env[name];
-      if (fromEnv !== undefined && (fromEnv !== '' || fallback === undefined)) return fromEnv;
-      if (fallback !== undefined) return fallback;
+      // An empty secret is a variable someone forgot to fill, not a password to send.
       const secret = options.isSecret?.(path) === true;
+      if (fromEnv !== undefined && (fromEnv !== '' || (fallback === undefined && !secret))) return fromEnv;
+      if (fallback !== undefined) return fallback;
       const deferred = match === text && secret && options.secretsMayStayUnset === true;
       if (!deferred) failed = true;
       diagnostics.push({
         severity: deferred ? 'warning' : 'error',
         code: 'unset-variable',
-        message: `environment variable ${name} is not set${deferred ? '; plan and apply will need it' : ''}`,
+        message: `environment variable ${name} is ${fromEnv === '' ? 'empty' : 'not set'}${deferred ? '; plan and apply will need it' : ''}`,
         hint: secret ? `set ${name} where erpsync plans and applies` : `set ${name}, or give a default with \${${name}:-value}`,
         position: positionOfReference(path, match),
         path: toPointer(path),

@@ -32,4 +32,10 @@ describe('broken manifests', () => {
       { severity: 'error', code: 'path-not-found', message: 'no such file or directory', position: { file: 'nao-existe.yaml', line: 1, col: 1 } },
     ]);
   });
+
+  it('treats an empty secret variable as unset', async () => {
+    const result = await loadManifests(['34-secret-unset.yaml'], { cwd: fixtures, env: { NFSE_SENHA: '' } });
+    expect(result.desired).toBeUndefined();
+    expect(result.diagnostics.map((d) => `${d.code}: ${d.message}`)).toEqual(['unset-variable: environment variable NFSE_SENHA is empty']);
+  });
 });
