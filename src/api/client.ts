@@ -9,7 +9,8 @@ import type { Dispatcher } from 'undici';
 import { ErpsyncError } from '../model/errors.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
 import type { CredentialProvider } from './credentials.js';
-import { ApiError, ApiOutcomeUnknownError, isRecord, parseErrorBody } from './errors.js';
+import { ApiError, ApiOutcomeUnknownError, parseErrorBody } from './errors.js';
+import { isPlainRecord } from '../model/paths.js';
 import type { HttpMethod, ParsedErrorBody } from './errors.js';
 import { describeNetworkError } from './oauth.js';
 import { createPacer, sleep } from './pacing.js';
@@ -368,7 +369,7 @@ function parseSuccessBody(outcome: Extract<Outcome, { type: 'response' }>, metho
   } catch {
     throw new ApiError({ status: outcome.status, method, path, body: { fields: [], nonJson: true, message: 'the success response is not JSON' } });
   }
-  return isRecord(parsed) && 'data' in parsed ? parsed.data : parsed;
+  return isPlainRecord(parsed) && 'data' in parsed ? parsed.data : parsed;
 }
 
 function redactBody(body: ParsedErrorBody, redact: (text: string) => string): ParsedErrorBody {

@@ -9,9 +9,9 @@ import { chmod, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { ErpsyncError } from '../model/errors.js';
-import { isRecord } from './errors.js';
 import { requestToken } from './oauth.js';
 import type { TokenSet } from './oauth.js';
+import { isPlainRecord } from '../model/paths.js';
 
 export interface CredentialProvider {
   readonly kind: 'token' | 'oauth';
@@ -65,7 +65,7 @@ export function parseStoredCredentials(text: string, file: string): StoredCreden
   } catch {
     throw new ErpsyncError('CONFIG', `the credentials file ${file} is not valid JSON`, { details: ['run `erpsync login` to write it again'] });
   }
-  if (!isRecord(raw) || raw.version !== 1 || typeof raw.refreshToken !== 'string' || raw.refreshToken === '') {
+  if (!isPlainRecord(raw) || raw.version !== 1 || typeof raw.refreshToken !== 'string' || raw.refreshToken === '') {
     throw new ErpsyncError('CONFIG', `the credentials file ${file} has no refresh token (or an unknown format)`, {
       details: ['run `erpsync login` to write it again'],
     });

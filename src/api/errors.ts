@@ -3,6 +3,7 @@
 // 403 says `insufficient_scope`), so `type` is kept for display only. Bodies may be the JSON
 // envelope, an OAuth-style error, or HTML from the CDN in front of the service.
 import { ErpsyncError } from '../model/errors.js';
+import { isPlainRecord } from '../model/paths.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -163,9 +164,9 @@ export function parseErrorBody(text: string, contentType: string | undefined): P
   } catch {
     return { fields: [], nonJson: true, ...describeNonJson(text) };
   }
-  if (!isRecord(parsed)) return { fields: [], nonJson: false };
+  if (!isPlainRecord(parsed)) return { fields: [], nonJson: false };
   const error = parsed.error;
-  if (isRecord(error)) {
+  if (isPlainRecord(error)) {
     return {
       type: asString(error.type),
       message: asString(error.message),
@@ -194,7 +195,7 @@ function parseFields(raw: unknown): ApiFieldError[] {
   if (!Array.isArray(raw)) return [];
   const out: ApiFieldError[] = [];
   for (const item of raw) {
-    if (!isRecord(item)) continue;
+    if (!isPlainRecord(item)) continue;
     const message = asString(item.msg) ?? asString(item.message);
     if (message === undefined) continue;
     out.push({
@@ -204,7 +205,7 @@ function parseFields(raw: unknown): ApiFieldError[] {
       code: typeof item.code === 'number' ? item.code : undefined,
     });
     for (const entry of Array.isArray(item.collection) ? item.collection : []) {
-      if (!isRecord(entry)) continue;
+      if (!isPlainRecord(entry)) continue;
       const msg = asString(entry.msg);
       if (msg === undefined) continue;
       const index = typeof entry.index === 'number' ? `[${entry.index}]` : '';
@@ -218,9 +219,6 @@ function parseFields(raw: unknown): ApiFieldError[] {
   return out;
 }
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function asString(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;

@@ -5,9 +5,10 @@
 import { Agent, request } from 'undici';
 import type { Dispatcher } from 'undici';
 import { ErpsyncError } from '../model/errors.js';
-import { isRecord, parseErrorBody } from './errors.js';
+import { parseErrorBody } from './errors.js';
 import { createRedactor } from './redact.js';
 import { parseSecureUrl } from './url.js';
+import { isPlainRecord } from '../model/paths.js';
 
 export const BLING_API_BASE_URL = 'https://api.bling.com.br/Api/v3';
 /** The real service serves the consent page from www, not from the API host. */
@@ -118,8 +119,8 @@ export function parseTokenResponse(text: string, redact: (s: string) => string =
   } catch (error) {
     throw new ErpsyncError('AUTH_FAILED', 'the token endpoint answered with something that is not JSON', { cause: new Error(redact(String(error))) });
   }
-  const body = isRecord(parsed) && isRecord(parsed.data) ? parsed.data : parsed;
-  if (!isRecord(body) || typeof body.access_token !== 'string' || typeof body.refresh_token !== 'string') {
+  const body = isPlainRecord(parsed) && isPlainRecord(parsed.data) ? parsed.data : parsed;
+  if (!isPlainRecord(body) || typeof body.access_token !== 'string' || typeof body.refresh_token !== 'string') {
     throw new ErpsyncError('AUTH_FAILED', 'the token endpoint answered without an access token and a refresh token');
   }
   const expiresIn = Number(body.expires_in);

@@ -5,9 +5,9 @@
 import { resolve } from 'node:path';
 import { ErpsyncError } from '../model/errors.js';
 import { DEFAULT_RATE } from './client.js';
-import { isRecord } from './errors.js';
 import { BLING_API_BASE_URL, deriveOAuthEndpoints } from './oauth.js';
 import { parseSecureUrl } from './url.js';
+import { isPlainRecord } from '../model/paths.js';
 
 export const DEFAULT_BASE_URL = BLING_API_BASE_URL;
 export const DEFAULT_CREDENTIALS_FILE = '.erpsync/credentials.json';
@@ -290,15 +290,15 @@ export function parseTargetsConfig(raw: unknown, dir: string, file: string): Tar
     throw new ErpsyncError('CONFIG', `${file}: ${message}`, { details });
   };
   if (raw === null || raw === undefined) return { dir, targets: {} };
-  if (!isRecord(raw)) return fail('expected a mapping at the top level');
+  if (!isPlainRecord(raw)) return fail('expected a mapping at the top level');
   const section = raw.targets;
   if (section === undefined || section === null) return { dir, targets: {} };
-  if (!isRecord(section)) return fail('`targets` must be a mapping of target names');
+  if (!isPlainRecord(section)) return fail('`targets` must be a mapping of target names');
   const targets: Record<string, TargetConfig> = {};
   for (const [name, value] of Object.entries(section)) {
     const where = `targets.${name}`;
     if (!/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(name)) fail(`${where}: target names use letters, digits, '-' and '_'`);
-    if (!isRecord(value)) return fail(`${where} must be a mapping`);
+    if (!isPlainRecord(value)) return fail(`${where} must be a mapping`);
     for (const key of Object.keys(value)) {
       if (!knownTargetKeys.has(key)) fail(`${where}.${key} is not a target setting`, [`known: ${[...knownTargetKeys].join(', ')}`]);
     }
@@ -327,7 +327,7 @@ export function parseTargetsConfig(raw: unknown, dir: string, file: string): Tar
 }
 
 function parseCredentialsConfig(raw: unknown, where: string, fail: (message: string, details?: string[]) => never): CredentialsConfig {
-  if (!isRecord(raw)) return fail(`${where} must be a mapping`);
+  if (!isPlainRecord(raw)) return fail(`${where} must be a mapping`);
   const out: CredentialsConfig = {};
   for (const [key, value] of Object.entries(raw)) {
     if (secretLookingKeys.test(key)) {

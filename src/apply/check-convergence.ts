@@ -5,19 +5,8 @@ import type { KindAdapter } from '../kinds/adapter.js';
 import type { LiveState } from '../live/model.js';
 import { diffFields } from '../plan/diff-fields.js';
 import type { ApplyResult } from './apply-plan.js';
+import { writePath } from '../model/paths.js';
 
-function setAt(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
-  const [head, ...rest] = path;
-  if (head === undefined) return;
-  if (rest.length === 0) {
-    target[head] = value;
-    return;
-  }
-  const inner = target[head];
-  const next = inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? (inner as Record<string, unknown>) : {};
-  target[head] = next;
-  setAt(next, rest, value);
-}
 
 export function findNonConvergent(result: ApplyResult, live: LiveState, adapters: readonly KindAdapter[]): string[] {
   const problems: string[] = [];
@@ -30,8 +19,8 @@ export function findNonConvergent(result: ApplyResult, live: LiveState, adapters
       problems.push(`${subject} is not in the account after ${change.action}`);
       continue;
     }
-    const expected: Record<string, unknown> = {};
-    for (const field of change.fields) if (!field.sensitive) setAt(expected, field.path.split('.'), field.after);
+    let expected: Record<string, unknown> = {};
+    for (const field of change.fields) if (!field.sensitive) expected = writePath(expected, field.path.split('.'), field.after);
     const canon = adapters.find((a) => a.kind === change.kind)?.canonicalize ?? ((fields: Record<string, unknown>) => fields);
     const missed = diffFields(canon(expected), canon(record.fields)).map((d) => d.path);
     if (missed.length > 0) problems.push(`${subject}: ${missed.join(', ')} did not take`);

@@ -8,6 +8,7 @@ import type { KindKey } from '../kinds/kind.js';
 import type { LiveState } from '../live/model.js';
 import { compareIdentities, isAccountOwn, secretVariableOf, toManifestEntry } from './manifest-record.js';
 import { renderKindFile } from './render-yaml.js';
+import { readPath } from '../model/paths.js';
 
 export interface ExportOptions {
   /** Manifest kinds to export, any order. */
@@ -60,7 +61,7 @@ export function buildExport(live: LiveState, adapters: readonly KindAdapter[], o
       });
     const entries = chosen.map((record) => toManifestEntry(adapter, record, context));
     const variables = definition.secretFields
-      .filter((path) => entries.some((entry) => readAt(entry.value, path) !== undefined))
+      .filter((path) => entries.some((entry) => readPath(entry.value, path) !== undefined))
       .map((path) => secretVariableOf(adapter, path));
     const header = [
       `${capitalize(definition.title)} exported from ${options.source} by \`erpsync export\`.`,
@@ -72,14 +73,6 @@ export function buildExport(live: LiveState, adapters: readonly KindAdapter[], o
   });
 }
 
-function readAt(value: unknown, path: readonly string[]): unknown {
-  let current = value;
-  for (const segment of path) {
-    if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<string, unknown>)[segment];
-  }
-  return current;
-}
 
 function capitalize(text: string): string {
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}`;

@@ -9,6 +9,7 @@ import type { LiveState } from '../live/model.js';
 import { labelOfCode } from '../manifest/enum-labels.js';
 import { pathSeparator } from '../model/names.js';
 import type { UnitKind } from '../plan/model.js';
+import { isPlainRecord, readPath } from '../model/paths.js';
 
 export interface ExportContext {
   adapters: readonly KindAdapter[];
@@ -24,9 +25,6 @@ export interface ManifestEntry {
 
 type Plain = Record<string, unknown>;
 
-function isPlain(value: unknown): value is Plain {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** Orders names as people of the account read them: accents beside their letters, case ignored. */
 const collator = new Intl.Collator('pt-BR', { sensitivity: 'base', numeric: true });
@@ -51,21 +49,13 @@ function lastSegment(identity: string): string {
   return identity.split(pathSeparator).at(-1) ?? identity;
 }
 
-function readAt(value: Plain, path: readonly string[]): unknown {
-  let current: unknown = value;
-  for (const segment of path) {
-    if (!isPlain(current)) return undefined;
-    current = current[segment];
-  }
-  return current;
-}
 
 /** `value` with the leaf at `path` replaced by `map(leaf)`; undefined removes it. `*` walks every item. */
 function mapAt(value: unknown, path: readonly string[], map: (leaf: unknown) => unknown): unknown {
   const [head, ...rest] = path;
   if (head === undefined) return map(value);
   if (head === '*') return Array.isArray(value) ? value.map((item) => mapAt(item, rest, map)) : value;
-  if (!isPlain(value) || !(head in value)) return value;
+  if (!isPlainRecord(value) || !(head in value)) return value;
   const inner = mapAt(value[head], rest, map);
   const { [head]: _old, ...others } = value;
   return inner === undefined ? others : { ...value, [head]: inner };
@@ -103,7 +93,7 @@ function nameReferences(fields: Plain, definition: KindDefinition, live: LiveSta
       if (typeof identity !== 'string') return identity;
       if (reference.parent) return nameOf(identity, reference.target, live);
       // A scoped reference (a situation's base, within its module) is written without the scope.
-      const scope = definition.scopeField ? readAt(fields, [definition.scopeField]) : undefined;
+      const scope = definition.scopeField ? readPath(fields, [definition.scopeField]) : undefined;
       const prefix = typeof scope === 'string' ? `${scope}${pathSeparator}` : undefined;
       return prefix && identity.startsWith(prefix) ? identity.slice(prefix.length) : identity;
     });
@@ -130,11 +120,11 @@ function placeSecrets(fields: Plain, adapter: KindAdapter, definition: KindDefin
 /** Keys in the order the schema declares them (the name first), unknown keys after, recursively. */
 export function orderBySchema(value: unknown, schema: JsonSchema | undefined): unknown {
   if (Array.isArray(value)) {
-    const items = isPlain(schema?.items) ? (schema.items as JsonSchema) : undefined;
+    const items = isPlainRecord(schema?.items) ? (schema.items as JsonSchema) : undefined;
     return value.map((item) => orderBySchema(item, items));
   }
-  if (!isPlain(value)) return value;
-  const properties = isPlain(schema?.properties) ? (schema.properties as Record<string, JsonSchema>) : {};
+  if (!isPlainRecord(value)) return value;
+  const properties = isPlainRecord(schema?.properties) ? (schema.properties as Record<string, JsonSchema>) : {};
   const declared = Object.keys(properties).filter((key) => key in value);
   const others = Object.keys(value).filter((key) => !(key in properties));
   return Object.fromEntries([...declared, ...others].map((key) => [key, orderBySchema(value[key], properties[key])]));
@@ -145,7 +135,7 @@ export function unitSchemaOf(adapter: KindAdapter, adapters: readonly KindAdapte
   if (adapter.definition) return adapter.definition.recordSchema;
   const container = adapters.find((a) => a.kind === adapter.nestedIn)?.definition;
   const list = adapter.nestedField ? (container?.recordSchema.properties as Record<string, JsonSchema> | undefined)?.[adapter.nestedField] : undefined;
-  return isPlain(list?.items) ? (list.items as JsonSchema) : undefined;
+  return isPlainRecord(list?.items) ? (list.items as JsonSchema) : undefined;
 }
 
 /** Units nested in `record` (services of a logistics) that export writes inside it, by name. */

@@ -15,6 +15,7 @@ import type { CheckFinding, JsonSchema, KindDefinition, ManifestRecord } from '.
 import { compact, executeByAction, isPlainRecord, mergeRecords, readBoolean, readInteger, readNumber } from './live-helpers.js';
 import type { Coded, FieldTable, FieldTableEntry } from './shared-schema.js';
 import { cnpjPattern, defineEnum, defineName, defineObject } from './shared-schema.js';
+import { removePath } from '../model/paths.js';
 
 export const tipoEmissaoLabels = { todas: 'T', 'rps-e-nfse': 'R', 'somente-nfse': 'N' } as const;
 
@@ -557,16 +558,6 @@ const counterPaths: readonly (readonly string[])[] = [
   ['adicionais', 'proximoNumeroLote'],
 ];
 
-function withoutPath(value: Record<string, unknown>, path: readonly string[]): Record<string, unknown> {
-  const [head, ...rest] = path;
-  if (head === undefined || !(head in value)) return value;
-  if (rest.length === 0) {
-    const { [head]: _removed, ...others } = value;
-    return others;
-  }
-  const inner = value[head];
-  return isPlainRecord(inner) ? { ...value, [head]: withoutPath(inner, rest) } : value;
-}
 
 /**
  * Unset-looking values (false, 0, '') are what the settings hold until someone fills them in,
@@ -591,7 +582,7 @@ const codigoRequired: ReadonlySet<string> = new Set(['listaServico']);
 
 /** The settings as a manifest declares them: no counters, nothing left at its blank default. */
 function exportSettings(record: LiveRecord): Record<string, unknown> {
-  const withoutCounters = counterPaths.reduce(withoutPath, record.fields);
+  const withoutCounters = counterPaths.reduce(removePath, record.fields);
   const cleaned = withoutBlankValues(withoutCounters) as Record<string, unknown>;
   const iss = cleaned.ISS;
   // ISS needs its tax entries whenever the section is written at all.

@@ -9,10 +9,9 @@ import { ErpsyncError } from '../model/errors.js';
 import { normalizeName, pathSeparator } from '../model/names.js';
 import type { Change, UnitKind } from '../plan/model.js';
 import type { DesiredUnit, KindAdapter, LiveRecord, WriteContext } from './adapter.js';
+import { isPlainRecord } from '../model/paths.js';
 
-export function isPlainRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
+export { isPlainRecord } from '../model/paths.js';
 
 /** A number, or a string holding one ("12", "-3.5"); anything else is unknown. */
 export function readNumber(value: unknown): number | undefined {

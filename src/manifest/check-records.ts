@@ -6,6 +6,7 @@ import type { Diagnostic, SourcePosition } from '../model/diagnostics.js';
 import type { KindDefinition, ManifestRecord } from '../kinds/kind.js';
 import type { PathSegment } from './model.js';
 import { normalizeName, pathSeparator } from '../model/names.js';
+import { readPath } from '../model/paths.js';
 
 export interface LocatedRecord {
   record: ManifestRecord;
@@ -20,14 +21,6 @@ function foldName(name: string): string {
   return normalizeName(name).normalize('NFD').replace(/\p{Diacritic}/gu, '').toLowerCase().replace(/\s+/g, ' ');
 }
 
-function readPath(value: unknown, path: readonly string[]): unknown {
-  let current = value;
-  for (const segment of path) {
-    if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<string, unknown>)[segment];
-  }
-  return current;
-}
 
 function splitPath(reference: string): string[] {
   return reference.split(pathSeparator.trim()).map(normalizeName);

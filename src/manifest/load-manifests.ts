@@ -19,6 +19,7 @@ import { defaultPolicy } from './model.js';
 import { parseYamlFile } from './parse-yaml.js';
 import type { ParsedDocument } from './parse-yaml.js';
 import { validateAgainstSchema } from './validate-schema.js';
+import { isPlainRecord } from '../model/paths.js';
 
 /** Larger files are refused before parsing: no store's configuration is this big. */
 const maxFileBytes = 8 * 1024 * 1024;
@@ -45,9 +46,6 @@ interface PolicyDeclaration {
   locate: ParsedDocument['locate'];
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 function describeTopLevel(value: unknown): string {
   if (Array.isArray(value)) return 'a list';
@@ -102,7 +100,7 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
         diagnostics.push({ severity: 'warning', code: 'empty-file', message: 'the document is empty', position: doc.locate([]) });
         continue;
       }
-      if (!isPlainObject(doc.value)) {
+      if (!isPlainRecord(doc.value)) {
         diagnostics.push({
           severity: 'error',
           code: 'not-a-mapping',

@@ -6,11 +6,12 @@ import { createHash } from 'node:crypto';
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { DesiredUnit, KindAdapter, LiveRecord } from '../kinds/adapter.js';
 import type { DesiredState, IgnoreRule } from '../manifest/model.js';
-import { pathSeparator } from '../model/names.js';
+import { normalizeName, pathSeparator } from '../model/names.js';
 import type { LiveState } from '../live/model.js';
 import { diffFields } from './diff-fields.js';
 import { isPruned, selectUnitKinds, toDesiredUnit } from './select.js';
 import type { Change, ChangeReason, FieldChange, Plan, PlanTarget, UnitKind } from './model.js';
+import { readPath, writePath } from '../model/paths.js';
 
 export interface PlanOptions {
   target: PlanTarget;
@@ -67,21 +68,10 @@ function withLastSegment(identity: string, name: string): string {
 }
 
 function readString(fields: Record<string, unknown>, path: readonly string[]): string | undefined {
-  let current: unknown = fields;
-  for (const segment of path) {
-    if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<string, unknown>)[segment];
-  }
-  return typeof current === 'string' && current.trim() !== '' ? current.normalize('NFC').trim() : undefined;
+  const value = readPath(fields, path);
+  return typeof value === 'string' && value.trim() !== '' ? normalizeName(value) : undefined;
 }
 
-function writeAt(fields: Record<string, unknown>, path: readonly string[], value: unknown): Record<string, unknown> {
-  const [head, ...rest] = path;
-  if (head === undefined) return fields;
-  if (rest.length === 0) return { ...fields, [head]: value };
-  const inner = fields[head];
-  return { ...fields, [head]: writeAt(inner !== null && typeof inner === 'object' ? (inner as Record<string, unknown>) : {}, rest, value) };
-}
 
 /** What an ignore rule is checked against: a unit by kind and key, and where it is declared when nested. */
 export interface IgnoreTarget {
@@ -403,7 +393,7 @@ function canonicalizeUnits(
       }
       if (parent) {
         identity = `${parent}${pathSeparator}${unit.name}`;
-        fields = writeAt(fields, parentRef.path, parent);
+        fields = writePath(fields, parentRef.path, parent);
       }
     }
     for (const ref of otherRefs) {
@@ -412,7 +402,7 @@ function canonicalizeUnits(
       const scope = definition.scopeField ? readString(unit.fields, [definition.scopeField]) : undefined;
       const found = resolve(ref.target, value, scope);
       const target = found.identity ? (renamed.get(ref.target)?.get(found.identity) ?? found.identity) : undefined;
-      if (target) fields = writeAt(fields, ref.path, target);
+      if (target) fields = writePath(fields, ref.path, target);
       else reportUnresolved(unit, ref.path, value, found.candidates, diagnostics);
     }
     const result: DesiredUnit = { ...unit, identity, fields, ...(parent ? { parent } : {}) };
@@ -442,7 +432,7 @@ function translateLive(record: LiveRecord, adapter: KindAdapter, renamed: Readon
     if (ref.parent) continue;
     const value = readString(record.fields, ref.path);
     const target = value ? renamed.get(ref.target)?.get(value) : undefined;
-    if (target) fields = writeAt(fields, ref.path, target);
+    if (target) fields = writePath(fields, ref.path, target);
   }
   const parentRenames = adapter.nestedIn ? renamed.get(adapter.nestedIn) : undefined;
   if (parentRenames && record.parent && parentRenames.has(record.parent)) {
@@ -561,7 +551,7 @@ function translateParentField(fields: Record<string, unknown>, path: readonly st
   const value = readString(fields, path);
   if (value === undefined) return fields;
   const renamed = renames.get(value) ?? renameAncestors(value, renames);
-  return renamed === value ? fields : writeAt(fields, path, renamed);
+  return renamed === value ? fields : writePath(fields, path, renamed);
 }
 
 function renameAncestors(identity: string, renames: ReadonlyMap<string, string>): string {

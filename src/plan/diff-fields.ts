@@ -2,15 +2,13 @@
 // fields a manifest sets are compared (an omitted field is not managed), objects recursively,
 // lists as a whole.
 import type { FieldChange } from './model.js';
+import { isPlainRecord } from '../model/paths.js';
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => deepEqual(item, b[i]));
-  if (isPlainObject(a) && isPlainObject(b)) {
+  if (isPlainRecord(a) && isPlainRecord(b)) {
     const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
     return [...keys].every((key) => deepEqual(a[key], b[key]));
   }
@@ -29,7 +27,7 @@ export function diffFields(
     if (wanted === undefined) continue;
     const path = prefix ? `${prefix}.${key}` : key;
     const actual = live[key];
-    if (isPlainObject(wanted) && isPlainObject(actual)) {
+    if (isPlainRecord(wanted) && isPlainRecord(actual)) {
       changes.push(...diffFields(wanted, actual, secretPaths, path));
       continue;
     }

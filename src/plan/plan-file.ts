@@ -7,18 +7,9 @@ import { ErpsyncError } from '../model/errors.js';
 import { pathSeparator } from '../model/names.js';
 import { fingerprintOf } from './build-plan.js';
 import type { Change, Plan, UnitKind } from './model.js';
+import { isPlainRecord, writePath } from '../model/paths.js';
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
-function setAt(value: Record<string, unknown>, path: readonly string[], leaf: unknown): Record<string, unknown> {
-  const [head, ...rest] = path;
-  if (head === undefined) return value;
-  if (rest.length === 0) return { ...value, [head]: leaf };
-  const inner = value[head];
-  return { ...value, [head]: setAt(isRecord(inner) ? inner : {}, rest, leaf) };
-}
 
 /** Parses a saved plan and puts the secret values back from the environment. */
 export function parsePlanFile(text: string, file: string, env: NodeJS.ProcessEnv): Plan {
@@ -28,7 +19,7 @@ export function parsePlanFile(text: string, file: string, env: NodeJS.ProcessEnv
   } catch (error) {
     throw new ErpsyncError('PLAN_INVALID', `${file} is not a saved plan: it is not valid JSON`, { cause: error });
   }
-  if (!isRecord(value) || value.formatVersion !== 1 || !Array.isArray(value.changes) || !isRecord(value.fingerprints) || !isRecord(value.target)) {
+  if (!isPlainRecord(value) || value.formatVersion !== 1 || !Array.isArray(value.changes) || !isPlainRecord(value.fingerprints) || !isPlainRecord(value.target)) {
     throw new ErpsyncError('PLAN_INVALID', `${file} is not a saved plan of this erpsync version (formatVersion 1 expected)`);
   }
   const plan = value as unknown as Plan;
@@ -39,7 +30,7 @@ export function parsePlanFile(text: string, file: string, env: NodeJS.ProcessEnv
     for (const [path, variable] of Object.entries(change.secrets)) {
       const secret = env[variable];
       if (secret === undefined || secret === '') missing.add(variable);
-      else desired = setAt(desired, path.split('.'), secret);
+      else desired = writePath(desired, path.split('.'), secret);
     }
     return { ...change, desired };
   });

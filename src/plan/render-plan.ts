@@ -5,6 +5,7 @@ import type { KindAdapter } from '../kinds/adapter.js';
 import type { EnumField } from '../kinds/kind.js';
 import { printable } from '../model/printable.js';
 import type { Change, ChangeAction, FieldChange, Plan } from './model.js';
+import { removePath } from '../model/paths.js';
 
 const actionColumns: readonly ChangeAction[] = ['create', 'update', 'set-status', 'set-default', 'delete', 'retire', 'blocked'];
 const symbols: Record<ChangeAction, string> = {
@@ -136,20 +137,9 @@ export function stripSecrets(plan: Plan): Plan {
     changes: plan.changes.map((change) => {
       if (!change.secrets || !change.desired) return change;
       let desired: Record<string, unknown> = change.desired;
-      for (const path of Object.keys(change.secrets)) desired = removeAt(desired, path.split('.'));
+      for (const path of Object.keys(change.secrets)) desired = removePath(desired, path.split('.'));
       return { ...change, desired };
     }),
   };
 }
 
-function removeAt(value: Record<string, unknown>, path: readonly string[]): Record<string, unknown> {
-  const [head, ...rest] = path;
-  if (head === undefined || !(head in value)) return value;
-  if (rest.length === 0) {
-    const { [head]: _removed, ...others } = value;
-    return others;
-  }
-  const inner = value[head];
-  if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) return value;
-  return { ...value, [head]: removeAt(inner as Record<string, unknown>, rest) };
-}

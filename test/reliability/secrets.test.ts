@@ -12,7 +12,8 @@ import { main } from '../../src/cli/main.js';
 import { createEmulator } from '../../src/emulator/index.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { runCli } from '../support/run-cli.js';
-import { liveIO, waitForOutput } from './support/capture.js';
+import { liveIO } from '../support/run-cli.js';
+import { waitForOutput } from './support/capture.js';
 import { applyOnce, loadDesiredOrThrow } from './support/pipeline.js';
 import { example } from './support/stores.js';
 

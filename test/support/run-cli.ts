@@ -1,5 +1,6 @@
 // Runs the erpsync CLI in this process with captured output, as a user would call it.
 import { PassThrough, Writable } from 'node:stream';
+import type { CliIO } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 
 export interface CliRun {
@@ -17,18 +18,22 @@ class Capture extends Writable {
   }
 }
 
-export async function runCli(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; signal?: AbortSignal }): Promise<CliRun> {
+/** A CliIO whose output the test can read while the command still runs (login, sandbox). */
+export interface LiveIO extends CliIO {
+  out(): string;
+  err(): string;
+}
+
+export function liveIO(env: NodeJS.ProcessEnv, cwd: string, signal: AbortSignal = new AbortController().signal): LiveIO {
   const stdout = new Capture();
   const stderr = new Capture();
   const stdin = Object.assign(new PassThrough(), { isTTY: false });
   stdin.end();
-  const code = await main(args, {
-    stdout,
-    stderr,
-    stdin,
-    env: options.env ?? {},
-    cwd: options.cwd,
-    signal: options.signal ?? new AbortController().signal,
-  });
-  return { code, stdout: stdout.text, stderr: stderr.text };
+  return { stdout, stderr, stdin, env, cwd, signal, out: () => stdout.text, err: () => stderr.text };
+}
+
+export async function runCli(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; signal?: AbortSignal }): Promise<CliRun> {
+  const io = liveIO(options.env ?? {}, options.cwd, options.signal);
+  const code = await main(args, io);
+  return { code, stdout: io.out(), stderr: io.err() };
 }
