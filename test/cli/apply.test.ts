@@ -1,29 +1,23 @@
 // apply end to end through the CLI against the emulator over HTTP: saved plans (fresh and stale),
 // the confirmation rule, and the delete budget.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createEmulator } from '../../src/emulator/index.js';
 import type { Emulator } from '../../src/emulator/index.js';
+import { closeTestAccount, groupNamesOf, groupsManifest, openTestAccount } from '../support/account.js';
 import { runCli } from '../support/run-cli.js';
 
 let emulator: Emulator;
 let dir: string;
 let env: NodeJS.ProcessEnv;
 
-const groups = (names: string[]) => `version: 1\ngruposProdutos:\n${names.map((n) => `  - nome: ${n}\n`).join('')}`;
-const groupNames = () => emulator.snapshot().gruposProdutos.map((g) => g.nome).sort();
+const groups = groupsManifest;
+const groupNames = () => groupNamesOf(emulator);
 
 beforeEach(async () => {
-  emulator = await createEmulator({ seed: 'fresh', rateLimit: 0 });
-  dir = mkdtempSync(path.join(tmpdir(), 'erpsync-apply-'));
-  env = { BLING_ACCESS_TOKEN: emulator.token, ERPSYNC_BASE_URL: emulator.baseUrl, ERPSYNC_RATE: '1000' };
+  ({ emulator, dir, env } = await openTestAccount('erpsync-apply-'));
 });
-afterEach(async () => {
-  await emulator.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => closeTestAccount({ emulator, dir }));
 
 describe('erpsync apply', () => {
   it('applies a saved plan, and the next plan is empty', async () => {

@@ -2,12 +2,11 @@
 // (one event per line, nothing else on stdout), CI gets plain lines even on a terminal and must
 // pass --auto-approve, NO_COLOR keeps a terminal's plan plain, and `plan --format markdown` keeps
 // the exit code of --detailed-exitcode.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createEmulator } from '../../src/emulator/index.js';
 import type { Emulator } from '../../src/emulator/index.js';
+import { closeTestAccount, groupNamesOf, groupsManifest, openTestAccount } from '../support/account.js';
 import { runCli } from '../support/run-cli.js';
 import { runCliOnTerminal } from './support/terminal.js';
 
@@ -15,18 +14,13 @@ let emulator: Emulator;
 let dir: string;
 let env: NodeJS.ProcessEnv;
 
-const groups = (names: string[]) => `version: 1\ngruposProdutos:\n${names.map((n) => `  - nome: ${n}\n`).join('')}`;
-const groupNames = () => emulator.snapshot().gruposProdutos.map((g) => g.nome).sort();
+const groups = groupsManifest;
+const groupNames = () => groupNamesOf(emulator);
 
 beforeEach(async () => {
-  emulator = await createEmulator({ seed: 'fresh', rateLimit: 0 });
-  dir = mkdtempSync(path.join(tmpdir(), 'erpsync-out-'));
-  env = { BLING_ACCESS_TOKEN: emulator.token, ERPSYNC_BASE_URL: emulator.baseUrl, ERPSYNC_RATE: '1000' };
+  ({ emulator, dir, env } = await openTestAccount('erpsync-out-'));
 });
-afterEach(async () => {
-  await emulator.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => closeTestAccount({ emulator, dir }));
 
 describe('apply --json', () => {
   it('prints one JSON event per line and nothing else', async () => {

@@ -1,12 +1,11 @@
 // `erpsync apply` on a terminal, end to end in this process against the emulator over HTTP: the
 // ink UI asks, shows progress and the summary; a wrong answer changes nothing; a plan with
 // deletes wants their number; Ctrl-C asks once, then stops cleanly with the summary and exit 1.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createEmulator } from '../../src/emulator/index.js';
 import type { Emulator } from '../../src/emulator/index.js';
+import { closeTestAccount, groupNamesOf, groupsManifest, openTestAccount } from '../support/account.js';
 import { runCli } from '../support/run-cli.js';
 import { openGate } from './support/gate-proxy.js';
 import { runCliOnTerminal } from './support/terminal.js';
@@ -22,18 +21,13 @@ let emulator: Emulator;
 let dir: string;
 let env: NodeJS.ProcessEnv;
 
-const groups = (names: string[]) => `version: 1\ngruposProdutos:\n${names.map((n) => `  - nome: ${n}\n`).join('')}`;
-const groupNames = () => emulator.snapshot().gruposProdutos.map((g) => g.nome).sort();
+const groups = groupsManifest;
+const groupNames = () => groupNamesOf(emulator);
 
 beforeEach(async () => {
-  emulator = await createEmulator({ seed: 'fresh', rateLimit: 0 });
-  dir = mkdtempSync(path.join(tmpdir(), 'erpsync-ui-'));
-  env = { BLING_ACCESS_TOKEN: emulator.token, ERPSYNC_BASE_URL: emulator.baseUrl, ERPSYNC_RATE: '1000', TERM: 'xterm-256color' };
+  ({ emulator, dir, env } = await openTestAccount('erpsync-ui-', { TERM: 'xterm-256color' }));
 });
-afterEach(async () => {
-  await emulator.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => closeTestAccount({ emulator, dir }));
 
 describe('interactive apply', () => {
   it('shows the plan, asks, applies on `yes`, and ends with the summary', async () => {
