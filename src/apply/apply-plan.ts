@@ -5,28 +5,11 @@
 // change (that is buildPlan's job) and prints nothing: progress goes to the injected listener.
 import type { ApiClient } from '../api/client.js';
 import { ApiOutcomeUnknownError } from '../api/errors.js';
-import type { KindAdapter, LiveRecord } from '../kinds/adapter.js';
-import type { LiveState } from '../live/model.js';
-import { pathSeparator } from '../model/names.js';
-import type { Change, Plan, UnitKind } from '../plan/model.js';
-
-/**
- * What applyPlan reports as it goes; every reporter (plain lines, NDJSON, the terminal UI) is fed
- * the same stream. `requests` counts the HTTP requests this apply has sent so far, retries
- * included, so reporters can show a request rate without access to the client.
- */
-export type ApplyEvent =
-  | { type: 'apply-start'; changes: number; waves: number }
-  | { type: 'wave-start'; wave: number; changes: number }
-  | { type: 'change-start'; change: Change }
-  | { type: 'change-end'; change: Change; outcome: ChangeOutcome; requests: number }
-  | { type: 'apply-end'; applied: number; failed: number; skipped: number; blocked: number; interrupted: boolean; requests: number };
-
-export type ChangeOutcome =
-  | { status: 'applied'; id?: number; adopted?: boolean }
-  | { status: 'failed'; error: string; code: string }
-  | { status: 'skipped'; because: string }
-  | { status: 'blocked'; because: string };
+import type { KindAdapter } from '../kinds/kind.js';
+import type { LiveRecord, LiveState } from '../model/live.js';
+import type { Change, Plan } from '../model/plan.js';
+import type { UnitKind } from '../model/kinds.js';
+import type { ApplyEvent, ApplyResult, ChangeOutcome } from '../model/events.js';
 
 export interface ApplyOptions {
   client: ApiClient;
@@ -37,15 +20,6 @@ export interface ApplyOptions {
   concurrency?: number;
   signal?: AbortSignal;
   onEvent?: (event: ApplyEvent) => void;
-}
-
-export interface ApplyResult {
-  outcomes: { change: Change; outcome: ChangeOutcome }[];
-  applied: number;
-  failed: number;
-  skipped: number;
-  blocked: number;
-  interrupted: boolean;
 }
 
 function describeError(error: unknown, client: ApiClient): { error: string; code: string } {
@@ -67,22 +41,11 @@ export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<Appl
       liveById.set(`${kind}:${record.id}`, record);
     }
   }
-  // Records renamed or moved by this plan answer to their new identity too, and so do the records
-  // below them: a child may be created under an unchanged record whose parent this plan renames.
-  const moves = new Map<string, string>();
+  // Records this plan renames or moves (and the records below them) answer to their new
+  // identity too: a child may be created under a record whose parent this plan renames.
+  for (const rename of plan.renames) ids.set(`${rename.kind}:${rename.to}`, rename.liveId);
   for (const change of plan.changes) {
-    if (change.liveId === undefined || change.action === 'delete') continue;
-    ids.set(`${change.kind}:${change.key}`, change.liveId);
-    const before = liveById.get(`${change.kind}:${change.liveId}`);
-    if (before && before.identity !== change.key) moves.set(`${change.kind}:${before.identity}`, `${change.kind}:${change.key}`);
-  }
-  if (moves.size > 0) {
-    for (const [kind, records] of live.records) {
-      for (const record of records) {
-        const moved = moveUnderRenamedAncestor(`${kind}:${record.identity}`, moves);
-        if (moved !== undefined && !ids.has(moved)) ids.set(moved, record.id);
-      }
-    }
+    if (change.liveId !== undefined && change.action !== 'delete') ids.set(`${change.kind}:${change.key}`, change.liveId);
   }
 
   const requestsBefore = client.stats().total;
@@ -143,15 +106,6 @@ export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<Appl
   const { outcomes: _outcomes, ...counts } = result;
   options.onEvent?.({ type: 'apply-end', ...counts, requests: requestsSent() });
   return result;
-}
-
-/** `kind:identity` under the closest ancestor that `moves` renames, or undefined when none is renamed. */
-function moveUnderRenamedAncestor(key: string, moves: ReadonlyMap<string, string>): string | undefined {
-  for (let end = key.lastIndexOf(pathSeparator); end > 0; end = key.lastIndexOf(pathSeparator, end - 1)) {
-    const renamed = moves.get(key.slice(0, end));
-    if (renamed !== undefined) return `${renamed}${key.slice(end)}`;
-  }
-  return undefined;
 }
 
 async function executeChange(

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { KindAdapter, LiveRecord } from '../kinds/adapter.js';
-import type { Change } from '../plan/model.js';
-import type { ApplyResult } from './apply-plan.js';
 import { findNonConvergent } from './check-convergence.js';
+import type { KindAdapter } from '../kinds/kind.js';
+import type { LiveRecord } from '../model/live.js';
+import type { Change } from '../model/plan.js';
+import type { ApplyResult } from '../model/events.js';
 
 const adapter: KindAdapter = {
   kind: 'situacoes',
@@ -13,7 +14,7 @@ const adapter: KindAdapter = {
 };
 
 function change(action: Change['action'], key: string, fields: Change['fields'], liveId?: number): Change {
-  return { id: `situacoes:${key}:${action}`, action, kind: 'situacoes', key, reason: 'drift', fields, dependsOn: [], wave: 1, ...(liveId ? { liveId } : {}) };
+  return { id: `situacoes:${key}:${action}`, action, kind: 'situacoes', key, reason: 'drift', removal: 'none', fields, dependsOn: [], requires: [], wave: 1, ...(liveId ? { liveId } : {}) };
 }
 
 function record(id: number, key: string, fields: Record<string, unknown>): LiveRecord {

@@ -6,14 +6,11 @@ import path from 'node:path';
 import { findDrift } from '../drift/find-drift.js';
 import { loadBaseline } from '../drift/load-baseline.js';
 import type { Baseline } from '../drift/load-baseline.js';
-import type { DriftReport } from '../drift/model.js';
-import { hasDrift } from '../drift/model.js';
-import { kindAdapters } from '../kinds/registry.js';
+import { registry } from '../kinds/registry.js';
 import { fetchLive } from '../live/fetch-live.js';
 import { hasErrors } from '../model/diagnostics.js';
 import { ErpsyncError } from '../model/errors.js';
-import type { ExitCode } from '../model/errors.js';
-import { desiredUnitsByKind, selectUnitKinds } from '../plan/select.js';
+import { deriveDesiredUnits, selectUnitKinds } from '../kinds/desired-units.js';
 import { renderDriftJson } from '../report/drift-json.js';
 import { renderDriftJunit } from '../report/drift-junit.js';
 import { defaultMarkdownLimit, renderDriftMarkdown } from '../report/drift-markdown.js';
@@ -23,6 +20,8 @@ import { writeLine } from './io.js';
 import { parseCommandArgs } from './parse-command-args.js';
 import { loadDesired, parseCount, planTargetOf, printDiagnostics } from './plan-workflow.js';
 import { openTarget, targetFlagHelp, targetFlagOptions } from './target.js';
+import { hasDrift } from '../model/drift.js';
+import type { DriftReport } from '../model/drift.js';
 
 const help = [
   'usage: erpsync drift [paths…] [options]',
@@ -49,22 +48,10 @@ const help = [
 type DriftFormat = 'text' | 'json' | 'markdown' | 'junit';
 const formats: readonly DriftFormat[] = ['text', 'json', 'markdown', 'junit'];
 
-/** A usage mistake of drift: exit 1, since 2 means drift to the pipelines that run it. */
-class DriftUsageError extends ErpsyncError {
-  override get exitCode(): ExitCode {
-    return 1;
-  }
-}
-
-function usageError(error: unknown): never {
-  if (error instanceof ErpsyncError && error.code === 'USAGE') throw new DriftUsageError('USAGE', error.message, { cause: error, details: error.details });
-  throw error;
-}
-
 function chooseFormat(format: string | undefined, json: boolean | undefined): DriftFormat {
-  if (json && format !== undefined && format !== 'json') throw new DriftUsageError('USAGE', `--json and --format ${format} ask for two formats`);
+  if (json && format !== undefined && format !== 'json') throw new ErpsyncError('USAGE', `--json and --format ${format} ask for two formats`);
   const chosen = json ? 'json' : (format ?? 'text');
-  if (!formats.includes(chosen as DriftFormat)) throw new DriftUsageError('USAGE', `unknown format \`${chosen}\`; use ${formats.join(', ')}`);
+  if (!formats.includes(chosen as DriftFormat)) throw new ErpsyncError('USAGE', `unknown format \`${chosen}\`; use ${formats.join(', ')}`);
   return chosen as DriftFormat;
 }
 
@@ -73,43 +60,33 @@ function render(report: DriftReport, format: DriftFormat, limit: number, fullRep
     case 'json':
       return renderDriftJson(report);
     case 'junit':
-      return renderDriftJunit(report, { adapters: kindAdapters });
+      return renderDriftJunit(report, { adapters: registry.units });
     case 'markdown':
-      return renderDriftMarkdown(report, { adapters: kindAdapters, maxChars: limit, ...(fullReport ? { fullReport } : {}) });
+      return renderDriftMarkdown(report, { adapters: registry.units, maxChars: limit, ...(fullReport ? { fullReport } : {}) });
     case 'text':
-      return `${renderDriftText(report, { adapters: kindAdapters }).join('\n')}\n`;
+      return `${renderDriftText(report, { adapters: registry.units }).join('\n')}\n`;
   }
 }
 
 export async function runDriftCommand(args: string[], io: CliIO): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseCommandArgs('drift', args, {
-      format: { type: 'string' },
-      json: { type: 'boolean' },
-      out: { type: 'string' },
-      baseline: { type: 'string' },
-      'include-builtin': { type: 'boolean' },
-      'markdown-limit': { type: 'string' },
-      'report-url': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-      ...targetFlagOptions,
-    });
-  } catch (error) {
-    usageError(error);
-  }
+  const parsed = parseCommandArgs('drift', args, {
+    format: { type: 'string' },
+    json: { type: 'boolean' },
+    out: { type: 'string' },
+    baseline: { type: 'string' },
+    'include-builtin': { type: 'boolean' },
+    'markdown-limit': { type: 'string' },
+    'report-url': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+    ...targetFlagOptions,
+  });
   const flags = parsed.values;
   if (flags.help) {
     writeLine(io.stdout, help);
     return 0;
   }
   const format = chooseFormat(flags.format, flags.json);
-  let limit: number;
-  try {
-    limit = parseCount(flags['markdown-limit'], '--markdown-limit') ?? defaultMarkdownLimit;
-  } catch (error) {
-    usageError(error);
-  }
+  const limit = parseCount(flags['markdown-limit'], '--markdown-limit') ?? defaultMarkdownLimit;
   const baselineRef = flags.baseline ?? (io.env.ERPSYNC_BASELINE || undefined);
   const reportUrl = flags['report-url'] ?? (io.env.ERPSYNC_REPORT_URL || undefined);
 
@@ -121,9 +98,9 @@ export async function runDriftCommand(args: string[], io: CliIO): Promise<number
   try {
     // Reports are often piped into a file or a summary: the banner stays out of them.
     if (opened.banner) writeLine(format === 'text' ? io.stdout : io.stderr, opened.banner);
-    const live = await fetchLive(opened.client, kindAdapters, {
-      kinds: selectUnitKinds(desired, kindAdapters),
-      desired: desiredUnitsByKind(desired, kindAdapters),
+    const live = await fetchLive(opened.client, registry.units, {
+      kinds: selectUnitKinds(desired, registry.units),
+      desired: deriveDesiredUnits(desired, registry.units),
       // Unmanaged records are found only by reading every record, and their snippets need every field.
       complete: () => true,
       everyField: true,
@@ -131,7 +108,7 @@ export async function runDriftCommand(args: string[], io: CliIO): Promise<number
     const { report, diagnostics } = findDrift({
       desired,
       live,
-      adapters: kindAdapters,
+      adapters: registry.units,
       target: planTargetOf(opened),
       includeBuiltin: flags['include-builtin'] === true,
       ...(baseline ? { baseline } : {}),

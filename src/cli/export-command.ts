@@ -6,18 +6,17 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildExport } from '../export/build-export.js';
 import type { ExportedKind } from '../export/build-export.js';
-import type { KindKey } from '../kinds/kind.js';
-import { kindAdapters, kindDefinitions } from '../kinds/registry.js';
+import { registry } from '../kinds/registry.js';
 import { fetchLive } from '../live/fetch-live.js';
 import { suggestClosest } from '../manifest/suggest.js';
 import { ErpsyncError } from '../model/errors.js';
-import type { UnitKind } from '../plan/model.js';
 import type { CliIO } from './io.js';
 import { writeLine } from './io.js';
 import { parseCommandArgs } from './parse-command-args.js';
 import { openTarget, targetFlagHelp, targetFlagOptions } from './target.js';
+import type { KindKey, UnitKind } from '../model/kinds.js';
 
-const kindKeys = kindDefinitions.map((d) => d.key);
+const kindKeys = registry.kinds.map((d) => d.key);
 
 const help = [
   'usage: erpsync export [--kinds a,b] [--out DIR] [options]',
@@ -55,7 +54,7 @@ export function parseKinds(value: string | undefined): KindKey[] {
 /** The unit kinds a read needs for these manifest kinds: the kinds themselves and the units nested in them. */
 function unitKindsOf(kinds: readonly KindKey[]): UnitKind[] {
   const selected: UnitKind[] = [];
-  for (const adapter of kindAdapters) {
+  for (const adapter of registry.units) {
     const key = adapter.definition?.key;
     if (key ? kinds.includes(key) : adapter.nestedIn !== undefined && selected.includes(adapter.nestedIn)) selected.push(adapter.kind);
   }
@@ -96,9 +95,9 @@ export async function runExportCommand(args: string[], io: CliIO): Promise<numbe
   const opened = await openTarget(flags, io);
   try {
     if (opened.banner) writeLine(messages, opened.banner);
-    const live = await fetchLive(opened.client, kindAdapters, { kinds: unitKindsOf(kinds), desired: new Map(), complete: () => true, everyField: true });
+    const live = await fetchLive(opened.client, registry.units, { kinds: unitKindsOf(kinds), desired: new Map(), complete: () => true, everyField: true });
     const schemaRef = flags.schema ?? path.relative(outDir ?? io.cwd, bundledSchema).split(path.sep).join('/');
-    const files = buildExport(live, kindAdapters, { kinds, schemaRef, source: opened.target.name === 'default' ? 'the account' : `target ${opened.target.name}` });
+    const files = buildExport(live, registry.units, { kinds, schemaRef, source: opened.target.name === 'default' ? 'the account' : `target ${opened.target.name}` });
     for (const warning of files.flatMap((f) => f.warnings)) writeLine(io.stderr, `warning: ${warning}`);
 
     if (outDir === undefined) {

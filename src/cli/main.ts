@@ -2,7 +2,7 @@
 // Commands are loaded lazily so `erpsync --version` starts fast. This file and bin.ts hold the
 // only top-level error handler; nothing below the CLI prints or exits.
 import { readFileSync } from 'node:fs';
-import { ErpsyncError, isErpsyncError } from '../model/errors.js';
+import { ErpsyncError, exitCodes, isErpsyncError } from '../model/errors.js';
 import type { CliIO, CommandRunner } from './io.js';
 import { writeLine } from './io.js';
 
@@ -64,7 +64,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     writeLine(io.stdout, usage());
-    return name === undefined ? 2 : 0;
+    return name === undefined ? exitCodes.error : exitCodes.ok;
   }
   if (name === '--version' || name === '-V') {
     writeLine(io.stdout, readVersion());
@@ -74,7 +74,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   if (!entry) {
     writeLine(io.stderr, `erpsync: unknown command '${name}'`);
     writeLine(io.stderr, usage());
-    return 2;
+    return exitCodes.error;
   }
   const debug = rest.includes('--debug') || io.env.ERPSYNC_DEBUG === '1';
   try {

@@ -2,19 +2,20 @@
 // for a large change set, folded harder on a terminal), JSON, or Markdown for pull requests.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { kindAdapters } from '../kinds/registry.js';
+import { registry } from '../kinds/registry.js';
 import { hasErrors } from '../model/diagnostics.js';
 import { ErpsyncError } from '../model/errors.js';
-import { renderPlanJson, renderPlanText, summarizePlan } from '../plan/render-plan.js';
+import { renderPlanText, summarizePlan } from '../report/render-plan.js';
+import { serializePlan } from '../plan/plan-file.js';
 import { renderPlanMarkdown } from '../report/plan-markdown.js';
 import { chooseFieldFold, colorizePlanLine, largeChangeSet } from '../report/plan-terminal.js';
-import type { Plan } from '../plan/model.js';
 import type { CliIO } from './io.js';
 import { parseCommandArgs } from './parse-command-args.js';
 import { writeLine } from './io.js';
 import { isCapableTerminal, isColorEnabled } from './output-mode.js';
 import { loadDesired, makePlan, parseCount, printDiagnostics, readAccount } from './plan-workflow.js';
 import { openTarget, targetFlagHelp, targetFlagOptions } from './target.js';
+import type { Plan } from '../model/plan.js';
 
 const help = [
   'usage: erpsync plan [paths…] [options]',
@@ -69,12 +70,12 @@ export async function runPlanCommand(args: string[], io: CliIO): Promise<number>
     if (flags.out) {
       const file = path.resolve(io.cwd, flags.out);
       await mkdir(path.dirname(file), { recursive: true });
-      await writeFile(file, renderPlanJson(plan), { mode: 0o600 });
+      await writeFile(file, serializePlan(plan), { mode: 0o600 });
     }
     if (flags.json) {
-      io.stdout.write(renderPlanJson(plan));
+      io.stdout.write(serializePlan(plan));
     } else if (format === 'markdown') {
-      io.stdout.write(renderPlanMarkdown(plan, { adapters: kindAdapters, ...(flags.out ? { fullPlanAt: flags.out } : {}) }));
+      io.stdout.write(renderPlanMarkdown(plan, { adapters: registry.units, ...(flags.out ? { fullPlanAt: flags.out } : {}) }));
     } else {
       printPlanText(plan, io, flags.verbose === true);
       if (flags.out) writeLine(io.stdout, `\nSaved the plan to ${flags.out}; run \`erpsync apply ${flags.out}\` to apply exactly this.`);
@@ -89,7 +90,7 @@ export async function runPlanCommand(args: string[], io: CliIO): Promise<number>
 function printPlanText(plan: Plan, io: CliIO, verbose: boolean): void {
   const terminal = isCapableTerminal(io);
   const fold = chooseFieldFold(plan.changes.length, { verbose, terminal });
-  const lines = renderPlanText(plan, { adapters: kindAdapters, ...(fold !== undefined ? { maxFieldsPerChange: fold } : {}) });
+  const lines = renderPlanText(plan, { adapters: registry.units, ...(fold !== undefined ? { maxFieldsPerChange: fold } : {}) });
   // A large plan scrolls its summary away: say it again at the end.
   if (terminal && plan.changes.length > largeChangeSet) lines.push(`Plan: ${summarizePlan(plan)}.`);
   const color = isColorEnabled(io);

@@ -4,19 +4,19 @@
 import type { OpenedTarget } from './target.js';
 import type { CliIO } from './io.js';
 import { writeLine } from './io.js';
-import { kindAdapters } from '../kinds/registry.js';
+import { registry } from '../kinds/registry.js';
 import { fetchLive } from '../live/fetch-live.js';
-import type { LiveState } from '../live/model.js';
 import { loadManifests } from '../manifest/load-manifests.js';
-import type { DesiredState } from '../manifest/model.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import { hasErrors } from '../model/diagnostics.js';
 import { ErpsyncError } from '../model/errors.js';
 import { buildPlan } from '../plan/build-plan.js';
 import type { PlanResult } from '../plan/build-plan.js';
-import type { PlanTarget } from '../plan/model.js';
-import { desiredUnitsByKind, isPruned, selectUnitKinds } from '../plan/select.js';
+import { deriveDesiredUnits, readsEveryRecord, selectUnitKinds } from '../kinds/desired-units.js';
 import { countDiagnostics, renderDiagnosticsText, summarizeCounts } from '../report/diagnostics-report.js';
+import type { LiveState } from '../model/live.js';
+import type { DesiredState } from '../model/desired.js';
+import type { PlanTarget } from '../model/plan.js';
 
 /** The pace a real account allows us (under its shared 3 req/s), for cost lines of unpaced runs. */
 export const projectedRate = 2.5;
@@ -44,7 +44,7 @@ export function printDiagnostics(diagnostics: readonly Diagnostic[], io: CliIO):
 }
 
 export async function loadDesired(paths: readonly string[], io: CliIO): Promise<DesiredState | undefined> {
-  const result = await loadManifests(paths.length > 0 ? paths : ['.'], { cwd: io.cwd, env: io.env });
+  const result = await loadManifests(paths.length > 0 ? paths : ['.'], { cwd: io.cwd, env: io.env, registry });
   const shown = result.diagnostics.filter((d) => d.severity !== 'note');
   if (!result.desired) {
     printDiagnostics(shown, io);
@@ -55,19 +55,19 @@ export async function loadDesired(paths: readonly string[], io: CliIO): Promise<
 }
 
 export async function readAccount(opened: OpenedTarget, desired: DesiredState): Promise<LiveState> {
-  return fetchLive(opened.client, kindAdapters, {
-    kinds: selectUnitKinds(desired, kindAdapters),
-    desired: desiredUnitsByKind(desired, kindAdapters),
+  return fetchLive(opened.client, registry.units, {
+    kinds: selectUnitKinds(desired, registry.units),
+    desired: deriveDesiredUnits(desired, registry.units),
     complete: (kind) => {
-      const adapter = kindAdapters.find((a) => a.kind === kind);
-      return adapter ? isPruned(adapter, desired) : false;
+      const unit = registry.unit(kind);
+      return unit ? readsEveryRecord(unit, desired) : false;
     },
   });
 }
 
 export function makePlan(desired: DesiredState, live: LiveState, opened: OpenedTarget, flags: PlanFlags): PlanResult {
   const rate = Number.isFinite(opened.target.rate) ? opened.target.rate : projectedRate;
-  return buildPlan(desired, live, kindAdapters, {
+  return buildPlan(desired, live, registry.units, {
     target: planTargetOf(opened),
     allowReplace: flags.allowReplace,
     ...(flags.maxDeletes !== undefined ? { maxDeletes: flags.maxDeletes } : {}),

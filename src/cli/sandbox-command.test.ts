@@ -50,12 +50,12 @@ describe('erpsync sandbox', () => {
     expect(saved.state.gruposProdutos.map((g) => g.nome)).toEqual(['Bebidas']);
   });
 
-  it('rejects bad flags with exit code 2', async () => {
+  it('rejects bad flags with exit code 1', async () => {
     const { io, err } = makeIO(new AbortController().signal);
-    expect(await main(['sandbox', '--rate-limit', 'fast'], io)).toBe(2);
+    expect(await main(['sandbox', '--rate-limit', 'fast'], io)).toBe(1);
     expect(err()).toContain('--rate-limit');
-    expect(await main(['sandbox', '--faults', 'kinds=boom'], io)).toBe(2);
-    expect(await main(['sandbox', '--bogus'], io)).toBe(2);
+    expect(await main(['sandbox', '--faults', 'kinds=boom'], io)).toBe(1);
+    expect(await main(['sandbox', '--bogus'], io)).toBe(1);
   });
 
   it('reads environment twins, flags winning', () => {

@@ -10,17 +10,21 @@
 // reported as modified or missing. With a baseline (the manifests at a git revision known to be
 // applied), a difference where the account still matches the baseline is pending; one where the
 // account left the baseline is modified in the ERP.
-import type { KindAdapter, LiveRecord } from '../kinds/adapter.js';
-import type { LiveState } from '../live/model.js';
-import type { DesiredState, IgnoreRule } from '../manifest/model.js';
 import type { Diagnostic } from '../model/diagnostics.js';
-import { compareIdentities, isAccountOwn, toManifestEntry } from '../export/manifest-record.js';
+import { compareIdentities, toManifestEntry } from '../export/manifest-record.js';
+import { isPristineAccountRecord } from '../model/live.js';
 import { renderSnippet } from '../export/render-yaml.js';
-import { buildPlan, findIgnoreRule, ignoreTargetOf } from '../plan/build-plan.js';
+import { buildPlan } from '../plan/build-plan.js';
 import type { KindMatching, PlanResult } from '../plan/build-plan.js';
-import type { Change, ChangeAction, FieldChange, PlanTarget, UnitKind } from '../plan/model.js';
-import type { DriftField, DriftFinding, DriftReport, FindingType, IgnoredCount, ManagedRecord } from './model.js';
-import { findingTypes } from './model.js';
+import type { KindAdapter } from '../kinds/kind.js';
+import type { LiveRecord, LiveState } from '../model/live.js';
+import type { DesiredState, IgnoreRule } from '../model/desired.js';
+import type { Change, ChangeAction, FieldChange, PlanTarget } from '../model/plan.js';
+import { removesRecord } from '../model/plan.js';
+import type { UnitKind } from '../model/kinds.js';
+import { findingTypes } from '../model/drift.js';
+import type { DriftField, DriftFinding, DriftReport, FindingType, IgnoredCount, ManagedRecord } from '../model/drift.js';
+import { findIgnoreRule, ignoreTargetOf } from '../model/ignore-rules.js';
 
 export interface DriftInput {
   desired: DesiredState;
@@ -64,6 +68,8 @@ function toDriftField(field: FieldChange): DriftField {
 }
 
 interface Draft {
+  /** Some change of the draft takes the record out of the account. */
+  removes: boolean;
   type: FindingType;
   kind: UnitKind;
   key: string;
@@ -76,8 +82,6 @@ interface Draft {
   parent?: string;
 }
 
-const removalActions: ReadonlySet<ChangeAction> = new Set(['delete', 'retire']);
-
 /** Drafts from the plan's changes: one per record and type, the plan's changes merged. */
 function draftsFromChanges(current: PlanView): Draft[] {
   const drafts = new Map<string, Draft>();
@@ -88,6 +92,7 @@ function draftsFromChanges(current: PlanView): Draft[] {
     if (known) {
       known.fields.push(...change.fields);
       known.actions.push(change.action);
+      known.removes ||= removesRecord(change);
       if (note && !known.note) known.note = note;
       return;
     }
@@ -98,6 +103,7 @@ function draftsFromChanges(current: PlanView): Draft[] {
       ...(change.liveId === undefined ? {} : { liveId: change.liveId }),
       fields: [...change.fields],
       actions: [change.action],
+      removes: removesRecord(change),
       ...(note ? { note } : {}),
       ...(unit?.parent === undefined ? {} : { parent: unit.parent }),
     });
@@ -109,7 +115,7 @@ function draftsFromChanges(current: PlanView): Draft[] {
       add({ ...change, fields: [] }, 'missing');
     } else if (isTombstone) {
       add(change, 'pending', change.action === 'blocked' ? `the manifests remove it (ensure: absent), but ${change.note ?? 'apply cannot'}` : `the manifests remove it (ensure: absent): apply ${change.action === 'retire' ? 'retires' : 'deletes'} it`);
-    } else if (removalActions.has(change.action) || (change.action === 'blocked' && change.fields.length === 0)) {
+    } else if (removesRecord(change) || (change.action === 'blocked' && change.fields.length === 0)) {
       // Removals of records no manifest names (policy.prune) are reported with the unmanaged records.
       continue;
     } else if (change.reason === 'rename') {
@@ -133,7 +139,7 @@ function unmanagedDrafts(input: DriftInput, current: PlanView): { drafts: Draft[
     const original = new Map((input.live.records.get(matching.kind) ?? []).map((r) => [r.id, r]));
     for (const unmatched of matching.unmatched) {
       const record = original.get(unmatched.id) ?? unmatched;
-      if (isAccountOwn(adapter, record) && !input.includeBuiltin) {
+      if (isPristineAccountRecord(record) && !input.includeBuiltin) {
         accountOwn += 1;
         continue;
       }
@@ -147,6 +153,7 @@ function unmanagedDrafts(input: DriftInput, current: PlanView): { drafts: Draft[
         liveId: record.id,
         fields: [],
         actions: prune ? [prune.action] : [],
+        removes: prune ? removesRecord(prune) : false,
         ...(prune ? { note: pruneNote(prune) } : {}),
         snippet: snippetOf(adapter, record, context),
         ...(record.parent === undefined ? {} : { parent: record.parent }),
@@ -199,7 +206,7 @@ function classifyAgainstBaseline(drafts: Draft[], baseline: PlanView, ref: strin
       }
       case 'pending':
         // A removal that the baseline already declared was applied: the record came back in the ERP.
-        return unit?.ensure === 'absent' && draft.fields.length === 0 && draft.actions.some((a) => removalActions.has(a))
+        return unit?.ensure === 'absent' && draft.fields.length === 0 && draft.removes
           ? [{ ...draft, type: 'modified', note: `removed by the manifests at ${ref} already: re-created in the ERP since` }]
           : [draft];
       case 'unmanaged':

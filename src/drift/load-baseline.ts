@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { loadManifests } from '../manifest/load-manifests.js';
-import type { DesiredState } from '../manifest/model.js';
-import { defaultPolicy } from '../manifest/model.js';
 import { hasErrors } from '../model/diagnostics.js';
 import { formatPosition } from '../model/diagnostics.js';
 import { ErpsyncError } from '../model/errors.js';
+import { defaultPolicy } from '../model/desired.js';
+import type { DesiredState } from '../model/desired.js';
 
 const run = promisify(execFile);
 const manifestExtension = /\.ya?ml$/i;

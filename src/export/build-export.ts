@@ -3,12 +3,13 @@
 // order, keys in schema order, no clock): exporting the same account twice gives the same bytes.
 // The account's own records (built-in, fixa, native, untouched defaults) are left out: every
 // account has them. It must not read the account, write files or print; the CLI does that.
-import type { KindAdapter } from '../kinds/adapter.js';
-import type { KindKey } from '../kinds/kind.js';
-import type { LiveState } from '../live/model.js';
-import { compareIdentities, isAccountOwn, secretVariableOf, toManifestEntry } from './manifest-record.js';
+import { compareIdentities, secretVariableOf, toManifestEntry } from './manifest-record.js';
+import { isPristineAccountRecord } from '../model/live.js';
 import { renderKindFile } from './render-yaml.js';
 import { readPath } from '../model/paths.js';
+import type { KindAdapter } from '../kinds/kind.js';
+import type { KindKey } from '../model/kinds.js';
+import type { LiveState } from '../model/live.js';
 
 export interface ExportOptions {
   /** Manifest kinds to export, any order. */
@@ -43,11 +44,11 @@ export function buildExport(live: LiveState, adapters: readonly KindAdapter[], o
     const definition = adapter.definition;
     if (!definition || !options.kinds.includes(definition.key)) return [];
     const records = live.records.get(adapter.kind) ?? [];
-    const own = records.filter((record) => isAccountOwn(adapter, record));
+    const own = records.filter((record) => isPristineAccountRecord(record));
     const warnings: string[] = [];
     const byIdentity = new Map<string, typeof records[number][]>();
     for (const record of records) {
-      if (isAccountOwn(adapter, record)) continue;
+      if (isPristineAccountRecord(record)) continue;
       byIdentity.set(record.identity, [...(byIdentity.get(record.identity) ?? []), record]);
     }
     const chosen = [...byIdentity.entries()]

@@ -2,13 +2,14 @@
 // out with a note, secrets as placeholders, references by name (by path when the name is not
 // unique, without the scope when scoped), keys in schema order, nested units inside their record.
 import { describe, expect, it } from 'vitest';
-import type { KindAdapter, LiveRecord } from '../kinds/adapter.js';
-import { kindAdapters } from '../kinds/registry.js';
-import type { UnitKind } from '../plan/model.js';
+import { registry } from '../kinds/registry.js';
 import { compareIdentities, secretVariableOf, toManifestEntry } from './manifest-record.js';
 import { renderKindFile, renderSnippet } from './render-yaml.js';
+import type { KindAdapter } from '../kinds/kind.js';
+import type { LiveRecord } from '../model/live.js';
+import type { UnitKind } from '../model/kinds.js';
 
-const adapter = (kind: UnitKind): KindAdapter => kindAdapters.find((a) => a.kind === kind) as KindAdapter;
+const adapter = (kind: UnitKind): KindAdapter => registry.units.find((a) => a.kind === kind) as KindAdapter;
 
 function record(kind: UnitKind, id: number, identity: string, fields: Record<string, unknown>, extra: Partial<LiveRecord> = {}): LiveRecord {
   return { kind, id, identity, name: identity.split(' > ').at(-1) ?? identity, fields, raw: {}, detailLoaded: true, ...extra };
@@ -17,7 +18,7 @@ function record(kind: UnitKind, id: number, identity: string, fields: Record<str
 function contextOf(...records: LiveRecord[]) {
   const byKind = new Map<UnitKind, LiveRecord[]>();
   for (const r of records) byKind.set(r.kind, [...(byKind.get(r.kind) ?? []), r]);
-  return { adapters: kindAdapters, live: { records: byKind, reads: 0 } };
+  return { adapters: registry.units, live: { records: byKind, reads: 0 } };
 }
 
 describe('toManifestEntry', () => {

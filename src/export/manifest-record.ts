@@ -3,13 +3,13 @@
 // `${VAR}` placeholders, keys in the schema's order, and only what the kind's adapter says was
 // configured (no server fields, counters or create defaults). Pure: export files and drift's
 // snippets of unmanaged records are both built from it. It must not read the account or print.
-import type { KindAdapter, LiveRecord } from '../kinds/adapter.js';
 import type { EnumField, JsonSchema, KindDefinition } from '../kinds/kind.js';
-import type { LiveState } from '../live/model.js';
-import { labelOfCode } from '../manifest/enum-labels.js';
+import { labelOfCode } from '../kinds/enum-labels.js';
 import { pathSeparator } from '../model/names.js';
-import type { UnitKind } from '../plan/model.js';
 import { isPlainRecord, readPath } from '../model/paths.js';
+import type { KindAdapter } from '../kinds/kind.js';
+import type { LiveRecord, LiveState } from '../model/live.js';
+import type { UnitKind } from '../model/kinds.js';
 
 export interface ExportContext {
   adapters: readonly KindAdapter[];
@@ -38,11 +38,6 @@ export function compareIdentities(a: string, b: string): number {
     if (order !== 0) return order;
   }
   return left.length - right.length;
-}
-
-/** Records the account itself owns or starts with: export leaves them out, drift does not call them unmanaged. */
-export function isAccountOwn(adapter: KindAdapter, record: LiveRecord): boolean {
-  return record.system !== undefined || adapter.isAccountDefault?.(record) === true;
 }
 
 function lastSegment(identity: string): string {

@@ -3,8 +3,8 @@
 // snippet drift shows for one unmanaged record. Pure: strings out, nothing written.
 import { Document, isMap, isSeq } from 'yaml';
 import type { Node } from 'yaml';
-import type { KindKey } from '../kinds/kind.js';
 import type { ManifestEntry } from './manifest-record.js';
+import type { KindKey } from '../model/kinds.js';
 
 const toStringOptions = { lineWidth: 0, indentSeq: true } as const;
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { desiredUnit, openAccount, openEditedAccount, planned, readByIdentity, readScope, requireRecord, writeContext } from '../../test/kinds/adapter-support.js';
 import type { EmulatorState } from '../emulator/index.js';
-import { diffFields } from '../plan/diff-fields.js';
-import { categoriasProdutos, categoriasProdutosAdapter as adapter } from './categorias-produtos.js';
+import { diffFields } from '../model/diff-fields.js';
+import { categoriasProdutos, categoriasProdutos as adapter } from './categorias-produtos.js';
 
 const kind = 'categoriasProdutos';
 const listPath = 'GET /categorias/produtos';

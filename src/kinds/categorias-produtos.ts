@@ -6,12 +6,13 @@
 // decides between blocking and replacing. There is no status to retire by. No other kind's quirks.
 import type { ApiClient } from '../api/client.js';
 import { ErpsyncError } from '../model/errors.js';
-import type { Change } from '../plan/model.js';
-import type { KindAdapter, LiveRecord, WriteContext } from './adapter.js';
-import type { KindDefinition } from './kind.js';
 import { compact, deleteOperation, executeByAction, postRecord, readName, readReferenceId, readTreeItems, requireId, requireLiveId, treeRecord } from './live-helpers.js';
 import type { FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { defineListRecord, defineName, defineParentReference, toolKeyFields } from './shared-schema.js';
+import type { Change } from '../model/plan.js';
+import type { LiveRecord } from '../model/live.js';
+import { defineKind } from './kind.js';
+import type { WriteContext } from './kind.js';
 
 export interface CategoriaProdutoManifest extends ToolKeys {
   descricao: string;
@@ -28,22 +29,6 @@ const fields = {
 
 export const categoriaProdutoFieldTables: readonly FieldTableEntry[] = [{ path: [], fields }];
 
-export const categoriasProdutos: KindDefinition = {
-  key: 'categoriasProdutos',
-  title: 'product categories',
-  resource: '/categorias/produtos',
-  shape: 'list',
-  recordSchema: defineListRecord(fields, {
-    title: 'Product category',
-    description: 'A product category (categoria de produto), identified by its descricao path from the root.',
-    identity: ['descricao'],
-    requiredUnlessAbsent: [],
-  }),
-  enums: [],
-  secretFields: [],
-  nameField: 'descricao',
-  references: [{ path: ['categoriaPai'], target: 'categoriasProdutos', parent: true }],
-};
 
 const resource = '/categorias/produtos';
 const kind = 'categoriasProdutos';
@@ -69,12 +54,24 @@ async function updateProductCategory(change: Change, context: WriteContext): Pro
   await context.client.request({ method: 'PUT', path: `${resource}/${id}`, body, kind });
 }
 
-export const categoriasProdutosAdapter: KindAdapter = {
-  kind,
-  definition: categoriasProdutos,
+export const categoriasProdutos = defineKind({
+  key: 'categoriasProdutos',
+  title: 'product categories',
+  resource: '/categorias/produtos',
+  shape: 'list',
+  recordSchema: defineListRecord(fields, {
+    title: 'Product category',
+    description: 'A product category (categoria de produto), identified by its descricao path from the root.',
+    identity: ['descricao'],
+    requiredUnlessAbsent: [],
+  }),
+  enums: [],
+  secretFields: [],
+  nameField: 'descricao',
+  references: [{ path: ['categoriaPai'], target: 'categoriasProdutos', parent: true }],
   readLive: readProductCategories,
   immutableFields: ['categoriaPai'],
   retire: 'none',
   canDelete: true,
   execute: executeByAction('product categories', { create: createProductCategory, update: updateProductCategory, delete: deleteOperation(resource, kind) }),
-};
+});

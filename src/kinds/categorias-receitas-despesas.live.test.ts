@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { desiredUnit, openAccount, openEditedAccount, planned, readByIdentity, readScope, requireRecord, writeContext } from '../../test/kinds/adapter-support.js';
 import type { EmulatorState } from '../emulator/index.js';
-import { diffFields } from '../plan/diff-fields.js';
-import { categoriasReceitasDespesas, categoriasReceitasDespesasAdapter as adapter } from './categorias-receitas-despesas.js';
+import { diffFields } from '../model/diff-fields.js';
+import { categoriasReceitasDespesas, categoriasReceitasDespesas as adapter } from './categorias-receitas-despesas.js';
 
 const kind = 'categoriasReceitasDespesas';
 const listPath = 'GET /categorias/receitas-despesas';

@@ -9,13 +9,14 @@
 // No other kind's quirks here.
 import type { ApiClient } from '../api/client.js';
 import { ErpsyncError } from '../model/errors.js';
-import type { Change, FieldChange } from '../plan/model.js';
-import type { KindAdapter, LiveRecord, ReadScope, WriteContext } from './adapter.js';
-import type { KindDefinition } from './kind.js';
 import { pathSeparator } from '../model/names.js';
 import { compact, deleteOperation, executeByAction, identifyListItems, postRecord, readInteger, readName, readTreeItems, requireId, requireLiveId, treeRecord } from './live-helpers.js';
 import type { Coded, FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { defineEnum, defineListRecord, defineName, defineParentReference, toolKeyFields } from './shared-schema.js';
+import type { Change, FieldChange } from '../model/plan.js';
+import type { LiveRecord } from '../model/live.js';
+import { defineKind } from './kind.js';
+import type { ReadScope, WriteContext } from './kind.js';
 
 const tipoWritableLabels = { despesa: 1, receita: 2, 'receita-e-despesa': 3 } as const;
 export const tipoCategoriaLabels = {
@@ -80,23 +81,6 @@ const fields = {
 
 export const categoriaReceitaDespesaFieldTables: readonly FieldTableEntry[] = [{ path: [], fields }];
 
-export const categoriasReceitasDespesas: KindDefinition = {
-  key: 'categoriasReceitasDespesas',
-  title: 'income and expense categories',
-  resource: '/categorias/receitas-despesas',
-  shape: 'list',
-  recordSchema: defineListRecord(fields, {
-    title: 'Income or expense category',
-    description:
-      'A category of the financial chart (categoria de receita e despesa), identified by its descricao path from the root.',
-    identity: ['descricao'],
-    requiredUnlessAbsent: ['tipo'],
-  }),
-  enums: [tipo.field, grupoDRE.field, situacao.field],
-  secretFields: [],
-  nameField: 'descricao',
-  references: [{ path: ['categoriaPai'], target: 'categoriasReceitasDespesas', parent: true }],
-};
 
 const resource = '/categorias/receitas-despesas';
 const kind = 'categoriasReceitasDespesas';
@@ -127,7 +111,9 @@ async function readCategories(client: ApiClient, scope: ReadScope): Promise<Live
       situacao: inactive === undefined ? undefined : inactive.has(item.id) ? situacaoCategoriaLabels.inativa : situacaoCategoriaLabels.ativa,
     };
     const system = tipo !== undefined && systemTipos.includes(tipo) ? ('built-in' as const) : undefined;
-    return treeRecord(kind, item, fields, { detailLoaded: false, ...(system ? { system } : {}) });
+    const record = treeRecord(kind, item, fields, { detailLoaded: false, ...(system ? { system } : {}) });
+    const accountDefault = accountDefaultOf(record.identity, record.fields);
+    return accountDefault ? { ...record, accountDefault } : record;
   });
 }
 
@@ -245,15 +231,25 @@ const defaultChart: Readonly<Record<string, ChartRoot>> = {
   Transferências: { tipo: 3, grupoDRE: 1 },
 };
 
-/** A category of the default chart that still has its place, tipo, DRE group and (when read) is active. */
-function isUntouchedDefault(record: LiveRecord): boolean {
-  const [rootName, childName, ...deeper] = record.identity.split(pathSeparator);
+/** The default chart's entry for an identity: a root, or a child of one; undefined when not in the chart. */
+function chartPlaceOf(identity: string): { root: ChartRoot; child: boolean } | undefined {
+  const [rootName, childName, ...deeper] = identity.split(pathSeparator);
   const root = rootName === undefined ? undefined : defaultChart[rootName];
-  if (!root || deeper.length > 0) return false;
-  if (childName !== undefined && !root.children?.includes(childName)) return false;
-  if (record.fields.situacao === situacaoCategoriaLabels.inativa || record.fields.tipo !== root.tipo) return false;
+  if (!root || deeper.length > 0) return undefined;
+  if (childName !== undefined && !root.children?.includes(childName)) return undefined;
+  return { root, child: childName !== undefined };
+}
+
+/**
+ * Where a category stands against the default chart: not in it, still as the account made it
+ * (its tipo, DRE group and — when read — active), or in it but changed since.
+ */
+export function accountDefaultOf(identity: string, fields: Record<string, unknown>): LiveRecord['accountDefault'] {
+  const place = chartPlaceOf(identity);
+  if (!place) return undefined;
+  if (fields.situacao === situacaoCategoriaLabels.inativa || fields.tipo !== place.root.tipo) return 'modified';
   // Children take the root's group, so only a root's group tells whether it was changed.
-  return childName !== undefined || record.fields.grupoDRE === root.grupoDRE;
+  return place.child || fields.grupoDRE === place.root.grupoDRE ? 'pristine' : 'modified';
 }
 
 /** grupoDRE 1 is what a create without one gets; children inherit theirs; active is the default. */
@@ -266,15 +262,27 @@ function exportCategory(record: LiveRecord): Record<string, unknown> {
   });
 }
 
-export const categoriasReceitasDespesasAdapter: KindAdapter = {
-  kind,
-  definition: categoriasReceitasDespesas,
+export const categoriasReceitasDespesas = defineKind({
+  key: 'categoriasReceitasDespesas',
+  title: 'income and expense categories',
+  resource: '/categorias/receitas-despesas',
+  shape: 'list',
+  recordSchema: defineListRecord(fields, {
+    title: 'Income or expense category',
+    description:
+      'A category of the financial chart (categoria de receita e despesa), identified by its descricao path from the root.',
+    identity: ['descricao'],
+    requiredUnlessAbsent: ['tipo'],
+  }),
+  enums: [tipo.field, grupoDRE.field, situacao.field],
+  secretFields: [],
+  nameField: 'descricao',
+  references: [{ path: ['categoriaPai'], target: 'categoriasReceitasDespesas', parent: true }],
   readLive: readCategories,
   canonicalize: canonicalizeCategory,
   splitUpdate: splitCategoryUpdate,
   retire: 'none',
   canDelete: true,
-  isAccountDefault: isUntouchedDefault,
   exportFields: exportCategory,
   execute: executeByAction('income and expense categories', { create: createCategory, update: updateCategory, delete: deleteOperation(resource, kind) }),
-};
+});

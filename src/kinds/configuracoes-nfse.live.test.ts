@@ -2,12 +2,12 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { desiredUnit, openAccount, openEditedAccount, planned, readScope, writeContext } from '../../test/kinds/adapter-support.js';
 import { createApiClient, createStaticTokenProvider } from '../api/index.js';
 import type { ApiClient } from '../api/index.js';
-import { diffFields } from '../plan/diff-fields.js';
-import type { FieldChange } from '../plan/model.js';
-import type { LiveRecord } from './adapter.js';
-import { configuracoesNfseAdapter } from './configuracoes-nfse.js';
+import { diffFields } from '../model/diff-fields.js';
+import { configuracoesNfse } from './configuracoes-nfse.js';
+import type { FieldChange } from '../model/plan.js';
+import type { LiveRecord } from '../model/live.js';
 
-const adapter = configuracoesNfseAdapter;
+const adapter = configuracoesNfse;
 const secretPaths = new Set(['adicionais.cadastroPrefeitura.senha']);
 const canon = (fields: Record<string, unknown>) => adapter.canonicalize?.(fields) ?? fields;
 
@@ -36,7 +36,7 @@ function remaining(desired: Record<string, unknown>, live: LiveRecord): FieldCha
   return diffFields(canon(desired), canon(live.fields), secretPaths);
 }
 
-describe('configuracoesNfseAdapter.readLive', () => {
+describe('configuracoesNfse.readLive', () => {
   it('reads the singleton with one GET, in the manifest shape without server ids', async () => {
     const { emulator, client } = await openAccount();
     const record = await readSettings(client);
@@ -70,7 +70,7 @@ describe('configuracoesNfseAdapter.readLive', () => {
   });
 });
 
-describe('configuracoesNfseAdapter.execute', () => {
+describe('configuracoesNfse.execute', () => {
   it('puts the whole merged object: sections the manifest leaves out keep their values', async () => {
     const { emulator, client } = await openAccount();
     await applySettings(client, { impostos: { IR: { percentual: 1.5 } }, adicionais: { CFOP: '5933' } });
@@ -130,7 +130,7 @@ describe('configuracoesNfseAdapter.execute', () => {
   });
 });
 
-describe('configuracoesNfseAdapter comparison', () => {
+describe('configuracoesNfse comparison', () => {
   it('ignores tax entry ids and order', () => {
     const live = { ISS: { tributos: [{ ...limpeza, id: 2 }, { ...maquiagem, id: 1 }] } };
     const desired = { ISS: { tributos: [maquiagem, limpeza] } };

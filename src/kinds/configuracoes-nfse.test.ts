@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkConfiguracoesNfse, configuracoesNfse } from './configuracoes-nfse.js';
-import type { ManifestRecord } from './kind.js';
+import type { ManifestRecord } from '../model/desired.js';
 
 function settings(tributos: unknown[]): ManifestRecord {
   return { kind: 'configuracoesNfse', value: { ISS: { tributos } }, pointer: '/configuracoesNfse', file: 'nfse.yaml', interpolatedPaths: [] };

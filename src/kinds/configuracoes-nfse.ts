@@ -9,13 +9,15 @@
 // is still blank. No other kind's quirks here.
 import type { ApiClient } from '../api/client.js';
 import { ErpsyncError } from '../model/errors.js';
-import type { Change } from '../plan/model.js';
-import type { KindAdapter, LiveRecord, WriteContext } from './adapter.js';
-import type { CheckFinding, JsonSchema, KindDefinition, ManifestRecord } from './kind.js';
 import { compact, executeByAction, isPlainRecord, mergeRecords, readBoolean, readInteger, readNumber } from './live-helpers.js';
 import type { Coded, FieldTable, FieldTableEntry } from './shared-schema.js';
 import { cnpjPattern, defineEnum, defineName, defineObject } from './shared-schema.js';
 import { removePath } from '../model/paths.js';
+import type { Change } from '../model/plan.js';
+import type { LiveRecord } from '../model/live.js';
+import type { ManifestRecord } from '../model/desired.js';
+import { defineKind } from './kind.js';
+import type { CheckFinding, WriteContext, JsonSchema } from './kind.js';
 
 export const tipoEmissaoLabels = { todas: 'T', 'rps-e-nfse': 'R', 'somente-nfse': 'N' } as const;
 
@@ -416,23 +418,6 @@ function matchKeyOf(tributo: Record<string, unknown>): string | undefined {
   return `${cnae.trim()} + ${listaServico.trim()}`;
 }
 
-export const configuracoesNfse: KindDefinition = {
-  key: 'configuracoesNfse',
-  title: 'NFS-e settings',
-  resource: '/nfse/configuracoes',
-  shape: 'singleton',
-  recordSchema: {
-    title: 'NFS-e settings',
-    ...defineObject(fields, {
-      description:
-        'Service invoice (NFS-e) settings of the account: one object, keys as the API names them. Sections left out are not changed.',
-    }),
-  },
-  enums: [tipoEmissao.field],
-  secretFields: [['adicionais', 'cadastroPrefeitura', 'senha']],
-  references: [],
-  checkRecords: checkConfiguracoesNfse,
-};
 
 const resourcePath = '/nfse/configuracoes';
 
@@ -589,9 +574,22 @@ function exportSettings(record: LiveRecord): Record<string, unknown> {
   return isPlainRecord(iss) ? { ...cleaned, ISS: { ...iss, tributos: Array.isArray(iss.tributos) ? iss.tributos : [] } } : cleaned;
 }
 
-export const configuracoesNfseAdapter: KindAdapter = {
-  kind: 'configuracoesNfse',
-  definition: configuracoesNfse,
+export const configuracoesNfse = defineKind({
+  key: 'configuracoesNfse',
+  title: 'NFS-e settings',
+  resource: '/nfse/configuracoes',
+  shape: 'singleton',
+  recordSchema: {
+    title: 'NFS-e settings',
+    ...defineObject(fields, {
+      description:
+        'Service invoice (NFS-e) settings of the account: one object, keys as the API names them. Sections left out are not changed.',
+    }),
+  },
+  enums: [tipoEmissao.field],
+  secretFields: [['adicionais', 'cadastroPrefeitura', 'senha']],
+  references: [],
+  checkRecords: checkConfiguracoesNfse,
   readLive: readSettings,
   canonicalize: canonicalizeSettings,
   retire: 'none',
@@ -599,4 +597,4 @@ export const configuracoesNfseAdapter: KindAdapter = {
   exportFields: exportSettings,
   secretVariables: { 'adicionais.cadastroPrefeitura.senha': 'NFSE_SENHA_PREFEITURA' },
   execute: executeSettings,
-};
+});

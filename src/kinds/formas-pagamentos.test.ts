@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkFormasPagamentos, formasPagamentos } from './formas-pagamentos.js';
-import type { ManifestRecord } from './kind.js';
+import type { ManifestRecord } from '../model/desired.js';
 
 function methodAt(index: number, value: Record<string, unknown>, file = 'financeiro.yaml'): ManifestRecord {
   return { kind: 'formasPagamentos', value, pointer: `/formasPagamentos/${index}`, file, interpolatedPaths: [] };

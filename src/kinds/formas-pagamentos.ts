@@ -8,9 +8,6 @@
 // No other kind's quirks here.
 import type { ApiClient } from '../api/client.js';
 import { ErpsyncError } from '../model/errors.js';
-import type { Change, FieldChange } from '../plan/model.js';
-import type { DesiredUnit, KindAdapter, LiveRecord, ReadScope, WriteContext } from './adapter.js';
-import type { CheckFinding, KindDefinition, ManifestRecord } from './kind.js';
 import {
   compact,
   deleteOperation,
@@ -25,11 +22,16 @@ import {
   readName,
   readNumber,
   requireLiveId,
-  selectDetailReads,
   setsAnyField,
 } from './live-helpers.js';
 import type { Coded, FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { cnpjPattern, defineEnum, defineListRecord, defineName, defineObject, toolKeyFields } from './shared-schema.js';
+import type { Change, FieldChange } from '../model/plan.js';
+import type { DesiredUnit, ManifestRecord } from '../model/desired.js';
+import type { LiveRecord } from '../model/live.js';
+import { defineKind } from './kind.js';
+import { selectDetailReads } from './desired-units.js';
+import type { CheckFinding, ReadScope, WriteContext } from './kind.js';
 
 export const tipoPagamentoLabels = {
   dinheiro: 1,
@@ -242,33 +244,6 @@ function describeRecord(record: ManifestRecord): string {
   return typeof name === 'string' ? `"${name}"` : 'another payment method';
 }
 
-export const formasPagamentos: KindDefinition = {
-  key: 'formasPagamentos',
-  title: 'payment methods',
-  resource: '/formas-pagamentos',
-  shape: 'list',
-  recordSchema: defineListRecord(fields, {
-    title: 'Payment method',
-    description:
-      'A payment method (forma de pagamento), identified by descricao. Fields keep the API names of /formas-pagamentos.',
-    identity: ['descricao'],
-    requiredUnlessAbsent: ['tipoPagamento', 'finalidade', 'destino'],
-  }),
-  enums: [
-    tipoPagamento.field,
-    finalidade.field,
-    destino.field,
-    situacao.field,
-    padrao.field,
-    bandeira.field,
-    tipoCartao.field,
-    autoLiquidacao.field,
-  ],
-  secretFields: [],
-  nameField: 'descricao',
-  references: [],
-  checkRecords: checkFormasPagamentos,
-};
 
 const resource = '/formas-pagamentos';
 const kind = 'formasPagamentos';
@@ -332,7 +307,7 @@ function toLiveRecord(id: number, raw: Record<string, unknown>, detailLoaded: bo
 async function readPaymentMethods(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
   const listed = identifyListItems(await client.listAll<unknown>(resource, undefined, { kind }), resource);
   const records = listed.map(({ id, raw }) => toLiveRecord(id, raw, false));
-  const needDetail = scope.everyField ? records : selectDetailReads(records, scope.desired, (unit) => setsAnyField(unit, detailOnlyFields), false);
+  const needDetail = scope.everyField ? records : selectDetailReads(records, scope.desired, (unit) => setsAnyField(unit, detailOnlyFields), false, scope.detailIds);
   const details = await fetchDetails(client, needDetail.map((r) => r.id), (id) => `${resource}/${id}`, kind);
   return records.map((record) => {
     const detail = details.get(record.id);
@@ -463,9 +438,32 @@ function exportPaymentMethod(record: LiveRecord): Record<string, unknown> {
   return compact({ ...rest, taxas: Object.keys(fees).length > 0 ? fees : undefined, dadosCartao: card });
 }
 
-export const formasPagamentosAdapter: KindAdapter = {
-  kind,
-  definition: formasPagamentos,
+export const formasPagamentos = defineKind({
+  key: 'formasPagamentos',
+  title: 'payment methods',
+  resource: '/formas-pagamentos',
+  shape: 'list',
+  recordSchema: defineListRecord(fields, {
+    title: 'Payment method',
+    description:
+      'A payment method (forma de pagamento), identified by descricao. Fields keep the API names of /formas-pagamentos.',
+    identity: ['descricao'],
+    requiredUnlessAbsent: ['tipoPagamento', 'finalidade', 'destino'],
+  }),
+  enums: [
+    tipoPagamento.field,
+    finalidade.field,
+    destino.field,
+    situacao.field,
+    padrao.field,
+    bandeira.field,
+    tipoCartao.field,
+    autoLiquidacao.field,
+  ],
+  secretFields: [],
+  nameField: 'descricao',
+  references: [],
+  checkRecords: checkFormasPagamentos,
   settlesBy: defaultMovesAway,
   readLive: readPaymentMethods,
   canonicalize: canonicalizePaymentMethod,
@@ -476,4 +474,4 @@ export const formasPagamentosAdapter: KindAdapter = {
   canDelete: true,
   exportFields: exportPaymentMethod,
   execute: executePaymentMethodChange,
-};
+});

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { desiredUnit, openAccount, openEditedAccount, planned, readByIdentity, readScope, requireRecord, writeContext } from '../../test/kinds/adapter-support.js';
 import type { EmulatorState } from '../emulator/index.js';
-import { diffFields } from '../plan/diff-fields.js';
-import { gruposProdutos, gruposProdutosAdapter as adapter } from './grupos-produtos.js';
+import { diffFields } from '../model/diff-fields.js';
+import { gruposProdutos, gruposProdutos as adapter } from './grupos-produtos.js';
 
 const kind = 'gruposProdutos';
 const listPath = 'GET /grupos-produtos';

@@ -6,12 +6,13 @@
 // the parent is always sent. There is no status to retire by. No other kind's quirks here.
 import type { ApiClient } from '../api/client.js';
 import { ErpsyncError } from '../model/errors.js';
-import type { Change } from '../plan/model.js';
-import type { KindAdapter, LiveRecord, WriteContext } from './adapter.js';
-import type { KindDefinition } from './kind.js';
 import { compact, deleteOperation, executeByAction, postRecord, readName, readReferenceId, readTreeItems, requireId, requireLiveId, treeRecord } from './live-helpers.js';
 import type { FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { defineListRecord, defineName, defineParentReference, toolKeyFields } from './shared-schema.js';
+import type { Change } from '../model/plan.js';
+import type { LiveRecord } from '../model/live.js';
+import { defineKind } from './kind.js';
+import type { WriteContext } from './kind.js';
 
 export interface GrupoProdutoManifest extends ToolKeys {
   nome: string;
@@ -26,22 +27,6 @@ const fields = {
 
 export const grupoProdutoFieldTables: readonly FieldTableEntry[] = [{ path: [], fields }];
 
-export const gruposProdutos: KindDefinition = {
-  key: 'gruposProdutos',
-  title: 'product groups',
-  resource: '/grupos-produtos',
-  shape: 'list',
-  recordSchema: defineListRecord(fields, {
-    title: 'Product group',
-    description: 'A product group (grupo de produtos), identified by its nome path from the root.',
-    identity: ['nome'],
-    requiredUnlessAbsent: [],
-  }),
-  enums: [],
-  secretFields: [],
-  nameField: 'nome',
-  references: [{ path: ['grupoProdutoPai'], target: 'gruposProdutos', parent: true }],
-};
 
 const resource = '/grupos-produtos';
 const kind = 'gruposProdutos';
@@ -74,11 +59,23 @@ async function updateProductGroup(change: Change, context: WriteContext): Promis
   await context.client.request({ method: 'PUT', path: `${resource}/${id}`, body, kind });
 }
 
-export const gruposProdutosAdapter: KindAdapter = {
-  kind,
-  definition: gruposProdutos,
+export const gruposProdutos = defineKind({
+  key: 'gruposProdutos',
+  title: 'product groups',
+  resource: '/grupos-produtos',
+  shape: 'list',
+  recordSchema: defineListRecord(fields, {
+    title: 'Product group',
+    description: 'A product group (grupo de produtos), identified by its nome path from the root.',
+    identity: ['nome'],
+    requiredUnlessAbsent: [],
+  }),
+  enums: [],
+  secretFields: [],
+  nameField: 'nome',
+  references: [{ path: ['grupoProdutoPai'], target: 'gruposProdutos', parent: true }],
   readLive: readProductGroups,
   retire: 'none',
   canDelete: true,
   execute: executeByAction('product groups', { create: createProductGroup, update: updateProductGroup, delete: deleteOperation(resource, kind) }),
-};
+});

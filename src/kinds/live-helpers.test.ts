@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { DesiredUnit, WriteContext } from './adapter.js';
 import {
   compact,
   identifyListItems,
-  couldMatch,
   mergeRecords,
   placeInTree,
   readBoolean,
@@ -13,24 +11,10 @@ import {
   readReferenceId,
   requireId,
   requireLiveId,
-  selectDetailReads,
 } from './live-helpers.js';
+import type { WriteContext } from './kind.js';
+import type { Change } from '../model/plan.js';
 
-interface UnitOptions {
-  fields?: Record<string, unknown>;
-  tool?: Partial<DesiredUnit['tool']>;
-}
-
-function unit(identity: string, name: string, extra: UnitOptions = {}): DesiredUnit {
-  return {
-    kind: 'categoriasProdutos',
-    identity,
-    name,
-    fields: extra.fields ?? {},
-    tool: { ensure: 'present', protect: false, previousNames: [], ...extra.tool },
-    locate: () => ({ file: 'm.yaml', line: 1, col: 1 }),
-  };
-}
 
 describe('lenient readers', () => {
   it('reads numbers, integers and booleans the API sometimes sends as strings', () => {
@@ -93,35 +77,6 @@ describe('placeInTree', () => {
   });
 });
 
-describe('couldMatch and selectDetailReads', () => {
-  const rent = { id: 7, identity: 'Despesas > Aluguel', name: 'Aluguel' };
-  const water = { id: 8, identity: 'Despesas > Água', name: 'Água' };
-
-  it('pairs by pinned id only when the unit pins one', () => {
-    expect(couldMatch(rent, unit('Despesas > Aluguel', 'Aluguel', { tool: { id: 8 } }), true)).toBe(false);
-    expect(couldMatch(water, unit('Despesas > Aluguel', 'Aluguel', { tool: { id: 8 } }), true)).toBe(true);
-  });
-
-  it('pairs tree records by name anywhere, flat records by identity or a previous name in the same scope', () => {
-    expect(couldMatch(rent, unit('Aluguel', 'Aluguel'), true)).toBe(true);
-    expect(couldMatch(rent, unit('Aluguel', 'Aluguel'), false)).toBe(false);
-    const renamed = unit('Despesas > Locação', 'Locação', { tool: { previousNames: ['Aluguel'] } });
-    expect(couldMatch(rent, renamed, false)).toBe(true);
-    expect(couldMatch({ ...rent, identity: 'Outras > Aluguel' }, renamed, false)).toBe(false);
-  });
-
-  it('selects only records a present unit needing the detail could match', () => {
-    const needs = (u: DesiredUnit) => u.fields.wanted === true;
-    const desired = [
-      unit('Despesas > Aluguel', 'Aluguel', { fields: { wanted: true } }),
-      unit('Despesas > Água', 'Água', { fields: {} }),
-      unit('Despesas > Luz', 'Luz', { fields: { wanted: true }, tool: { ensure: 'absent' } }),
-    ];
-    expect(selectDetailReads([rent, water, { id: 9, identity: 'Despesas > Luz', name: 'Luz' }], desired, needs, true)).toEqual([rent]);
-    expect(selectDetailReads([rent, water], [], needs, true)).toEqual([]);
-  });
-});
-
 describe('write-time lookups', () => {
   const context: WriteContext = {
     client: undefined as unknown as WriteContext['client'],
@@ -134,7 +89,7 @@ describe('write-time lookups', () => {
   });
 
   it('requires the live id of a change that acts on an existing record', () => {
-    const change = { id: 'gruposProdutos:Roupas:delete', action: 'delete', kind: 'gruposProdutos', key: 'Roupas', reason: 'prune', fields: [], dependsOn: [], wave: 1 } as const;
+    const change = { id: 'gruposProdutos:Roupas:delete', action: 'delete', kind: 'gruposProdutos', key: 'Roupas', reason: 'prune', removal: 'removal', fields: [], dependsOn: [], requires: [], wave: 1 } satisfies Change;
     expect(requireLiveId({ ...change, dependsOn: [], fields: [], liveId: 5 })).toBe(5);
     expect(() => requireLiveId({ ...change, dependsOn: [], fields: [] })).toThrow(expect.objectContaining({ code: 'INTERNAL' }));
   });

@@ -7,9 +7,12 @@ import type { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import { ErpsyncError } from '../model/errors.js';
 import { normalizeName, pathSeparator } from '../model/names.js';
-import type { Change, UnitKind } from '../plan/model.js';
-import type { DesiredUnit, KindAdapter, LiveRecord, WriteContext } from './adapter.js';
 import { isPlainRecord } from '../model/paths.js';
+import type { Change } from '../model/plan.js';
+import type { UnitKind } from '../model/kinds.js';
+import type { DesiredUnit } from '../model/desired.js';
+import type { KindAdapter, WriteContext } from './kind.js';
+import type { LiveRecord } from '../model/live.js';
 
 export { isPlainRecord } from '../model/paths.js';
 
@@ -192,39 +195,6 @@ export function deleteOperation(resource: string, kind: UnitKind): ChangeOperati
       throw error;
     }
   };
-}
-
-/** What a live record is known by before its detail is read. */
-export interface LiveKey {
-  id: number;
-  identity: string;
-  name: string;
-}
-
-/**
- * Whether the planner could pair this live record with the desired unit: the pinned id, else the
- * identity or a previous name. With `anyParent` (tree kinds) the name alone is enough, because
- * a record may be matched after moving to another parent, and a unit whose parent is a live-only
- * record named by its bare name carries only part of the path.
- */
-export function couldMatch(record: LiveKey, unit: DesiredUnit, anyParent: boolean): boolean {
-  if (unit.tool.id !== undefined) return unit.tool.id === record.id;
-  if (record.identity === unit.identity) return true;
-  if (anyParent) return record.name === unit.name || unit.tool.previousNames.includes(record.name);
-  const parentPath = unit.identity.slice(0, unit.identity.length - unit.name.length);
-  return unit.tool.previousNames.some((previous) => `${parentPath}${previous}` === record.identity);
-}
-
-/** The live records some present desired unit that `needsDetail` could match: the only ones worth a detail GET. */
-export function selectDetailReads<T extends LiveKey>(
-  records: readonly T[],
-  desired: readonly DesiredUnit[],
-  needsDetail: (unit: DesiredUnit) => boolean,
-  anyParent: boolean,
-): T[] {
-  const wanting = desired.filter((unit) => unit.tool.ensure === 'present' && needsDetail(unit));
-  if (wanting.length === 0) return [];
-  return records.filter((record) => wanting.some((unit) => couldMatch(record, unit, anyParent)));
 }
 
 /** Whether the unit's manifest sets any of these top-level fields. */

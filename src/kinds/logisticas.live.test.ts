@@ -8,16 +8,17 @@ import { applyPlan } from '../apply/apply-plan.js';
 import { fetchLive } from '../live/fetch-live.js';
 import { loadManifests } from '../manifest/load-manifests.js';
 import { buildPlan } from '../plan/build-plan.js';
-import { desiredUnitsByKind, isPruned, selectUnitKinds } from '../plan/select.js';
-import type { LiveRecord, ReadScope } from './adapter.js';
-import { logisticasAdapter, logisticasServicosAdapter } from './logisticas.js';
-import { kindAdapters } from './registry.js';
+import { deriveDesiredUnits, readsEveryRecord, selectUnitKinds } from '../kinds/desired-units.js';
+import { logisticas } from './logisticas.js';
+import { registry } from './registry.js';
+import type { LiveRecord } from '../model/live.js';
+import type { ReadScope } from './kind.js';
 
-const services = logisticasServicosAdapter;
+const services = logisticas.nested[0]!;
 
 /** The services read with the logistics already read, as fetchLive hands them over. */
 async function readServices(client: ApiClient, scope: Omit<ReadScope, 'earlier'>): Promise<{ logistics: LiveRecord[]; services: Map<string, LiveRecord> }> {
-  const logistics = await logisticasAdapter.readLive(client, readScope());
+  const logistics = await logisticas.readLive(client, readScope());
   const read = await services.readLive(client, { ...scope, earlier: new Map([['logisticas', logistics]]) });
   return { logistics, services: new Map(read.map((r) => [r.identity, r])) };
 }
@@ -32,17 +33,17 @@ const expresso = desiredUnit(
 
 /** Creates Motoboy with one service through execute(), as an apply would in two waves. */
 async function createMotoboy(client: ApiClient, service: Record<string, unknown> = expresso.fields): Promise<{ logisticsId: number; serviceId: number }> {
-  const created = await logisticasAdapter.execute(planned('logisticas', 'create', 'Motoboy', { desired: motoboy.fields }), writeContext(client, []));
+  const created = await logisticas.execute(planned('logisticas', 'create', 'Motoboy', { desired: motoboy.fields }), writeContext(client, []));
   const logisticsId = created.id as number;
   const context = writeContext(client, [], undefined, { 'logisticas:Motoboy': logisticsId });
   const { id } = await services.execute(planned('logisticasServicos', 'create', 'Motoboy > EXP', { desired: service }), context);
   return { logisticsId, serviceId: id as number };
 }
 
-describe('logisticasAdapter', () => {
+describe('logisticas', () => {
   it('reads the list once, with native integrations marked and no detail GET', async () => {
     const { emulator, client } = await openAccount();
-    const records = await readByIdentity(logisticasAdapter, client, readScope([motoboy]));
+    const records = await readByIdentity(logisticas, client, readScope([motoboy]));
     expect([...records.keys()]).toEqual(['Correios']);
     const correios = requireRecord(records, 'Correios');
     expect(correios).toMatchObject({ name: 'Correios', system: 'native', fields: { descricao: 'Correios', situacao: 'H' } });
@@ -50,36 +51,36 @@ describe('logisticasAdapter', () => {
   });
 
   it('never compares the services list itself: they are units of their own', () => {
-    expect(logisticasAdapter.canonicalize?.({ descricao: 'Motoboy', situacao: 'H', servicos: [{ codigo: 'EXP' }] })).toEqual({ descricao: 'Motoboy', situacao: 'H' });
+    expect(logisticas.canonicalize?.({ descricao: 'Motoboy', situacao: 'H', servicos: [{ codigo: 'EXP' }] })).toEqual({ descricao: 'Motoboy', situacao: 'H' });
   });
 
   it('creates without services, updates descricao and situacao, retires to D and deletes', async () => {
     const { emulator, client } = await openAccount();
     const withServices = { ...motoboy.fields, servicos: [{ codigo: 'EXP', descricao: 'Expresso', freteItem: 1, estimativaEntrega: 1 }] };
-    const { id } = await logisticasAdapter.execute(planned('logisticas', 'create', 'Motoboy', { desired: withServices }), writeContext(client, []));
+    const { id } = await logisticas.execute(planned('logisticas', 'create', 'Motoboy', { desired: withServices }), writeContext(client, []));
     const stored = () => emulator.snapshot().logisticas.find((l) => l.id === id);
     expect(stored()).toMatchObject({ descricao: 'Motoboy', situacao: 'H', tipoIntegracao: 'CustomLogistic', integracaoNativa: false });
     expect(emulator.snapshot().servicosLogisticas.filter((s) => s.idLogistica === id)).toEqual([]);
 
-    let live = requireRecord(await readByIdentity(logisticasAdapter, client), 'Motoboy');
+    let live = requireRecord(await readByIdentity(logisticas, client), 'Motoboy');
     const renamed = { descricao: 'Motoboy expresso', situacao: 'H' };
-    await logisticasAdapter.execute(planned('logisticas', 'update', 'Motoboy expresso', { liveId: id, desired: renamed }), writeContext(client, [live], live));
+    await logisticas.execute(planned('logisticas', 'update', 'Motoboy expresso', { liveId: id, desired: renamed }), writeContext(client, [live], live));
     expect(stored()).toMatchObject({ descricao: 'Motoboy expresso', situacao: 'H' });
 
-    live = requireRecord(await readByIdentity(logisticasAdapter, client), 'Motoboy expresso');
-    expect(logisticasAdapter.isRetired?.(live)).toBe(false);
-    expect(logisticasAdapter.retirementFields?.(live)).toEqual([{ path: 'situacao', before: 'H', after: 'D' }]);
-    await logisticasAdapter.execute(planned('logisticas', 'retire', 'Motoboy expresso', { liveId: id }), writeContext(client, [live], live));
+    live = requireRecord(await readByIdentity(logisticas, client), 'Motoboy expresso');
+    expect(logisticas.isRetired?.(live)).toBe(false);
+    expect(logisticas.retirementFields?.(live)).toEqual([{ path: 'situacao', before: 'H', after: 'D' }]);
+    await logisticas.execute(planned('logisticas', 'retire', 'Motoboy expresso', { liveId: id }), writeContext(client, [live], live));
     expect(stored()).toMatchObject({ descricao: 'Motoboy expresso', situacao: 'D' });
-    live = requireRecord(await readByIdentity(logisticasAdapter, client), 'Motoboy expresso');
-    expect(logisticasAdapter.isRetired?.(live)).toBe(true);
+    live = requireRecord(await readByIdentity(logisticas, client), 'Motoboy expresso');
+    expect(logisticas.isRetired?.(live)).toBe(true);
 
-    await logisticasAdapter.execute(planned('logisticas', 'delete', 'Motoboy expresso', { liveId: id }), writeContext(client, [live], live));
+    await logisticas.execute(planned('logisticas', 'delete', 'Motoboy expresso', { liveId: id }), writeContext(client, [live], live));
     expect(stored()).toBeUndefined();
   });
 });
 
-describe('logisticasServicosAdapter', () => {
+describe('logisticasServicos', () => {
   it('derives service units from the logistics record, tool keys apart', () => {
     const parent = desiredUnit('logisticas', 'Motoboy', {
       descricao: 'Motoboy',
@@ -109,7 +110,7 @@ describe('logisticasServicosAdapter', () => {
   it('reads every service, inactive ones too, from the services list in one request', async () => {
     const { emulator, client } = await openAccount();
     emulator.clearLog();
-    const logistics = await logisticasAdapter.readLive(client, readScope());
+    const logistics = await logisticas.readLive(client, readScope());
     emulator.clearLog();
     const read = await services.readLive(client, { desired: [expresso], all: false, earlier: new Map([['logisticas', logistics]]) });
     expect(emulator.counters()).toEqual({ 'GET /logisticas/servicos': 1 });
@@ -226,12 +227,12 @@ describe('logistics through plan and apply', () => {
     const loaded = await loadManifests([dir], { cwd: dir, env: {} });
     const desired = loaded.desired;
     if (!desired) throw new Error(loaded.diagnostics.map((d) => d.message).join('\n'));
-    const live = await fetchLive(client, kindAdapters, {
-      kinds: selectUnitKinds(desired, kindAdapters),
-      desired: desiredUnitsByKind(desired, kindAdapters),
-      complete: (kind) => kindAdapters.some((a) => a.kind === kind && isPruned(a, desired)),
+    const live = await fetchLive(client, registry.units, {
+      kinds: selectUnitKinds(desired, registry.units),
+      desired: deriveDesiredUnits(desired, registry.units),
+      complete: (kind) => registry.units.some((a) => a.kind === kind && readsEveryRecord(a, desired)),
     });
-    const result = buildPlan(desired, live, kindAdapters, { target: { mode: 'sandbox', id: 'test', name: 'test' }, allowReplace: false, rate: 3 });
+    const result = buildPlan(desired, live, registry.units, { target: { mode: 'sandbox', id: 'test', name: 'test' }, allowReplace: false, rate: 3 });
     expect(result.diagnostics).toEqual([]);
     return { plan: result.plan, live };
   }
@@ -276,7 +277,7 @@ logisticas:
       [2, 'create', 'logisticasServicos', 'Motoboy > AGD'],
       [2, 'create', 'logisticasServicos', 'Motoboy > EXP'],
     ]);
-    const result = await applyPlan(first.plan, { client, adapters: kindAdapters, live: first.live });
+    const result = await applyPlan(first.plan, { client, adapters: registry.units, live: first.live });
     expect([result.applied, result.failed]).toEqual([3, 0]);
 
     emulator.clearLog();
@@ -289,7 +290,7 @@ logisticas:
     const { client } = await openAccount();
     const dir = await manifestDir({ 'logistica.yaml': initial });
     const first = await plan(client, dir);
-    await applyPlan(first.plan, { client, adapters: kindAdapters, live: first.live });
+    await applyPlan(first.plan, { client, adapters: registry.units, live: first.live });
 
     await writeFile(join(dir, 'logistica.yaml'), changed);
     const second = await plan(client, dir);
@@ -298,7 +299,7 @@ logisticas:
       ['update', 'logisticasServicos', 'Entrega própria > AGD', ['freteItem: 8 → 9']],
       ['retire', 'logisticasServicos', 'Entrega própria > EXP', ['ativo: true → false']],
     ]);
-    const result = await applyPlan(second.plan, { client, adapters: kindAdapters, live: second.live });
+    const result = await applyPlan(second.plan, { client, adapters: registry.units, live: second.live });
     expect([result.applied, result.failed]).toEqual([3, 0]);
 
     const third = await plan(client, dir);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ManifestRecord } from './kind.js';
 import { checkLogisticas, logisticas } from './logisticas.js';
+import type { ManifestRecord } from '../model/desired.js';
 
 function logisticsAt(index: number, value: Record<string, unknown>): ManifestRecord {
   return { kind: 'logisticas', value, pointer: `/logisticas/${index}`, file: 'logistica.yaml', interpolatedPaths: [] };

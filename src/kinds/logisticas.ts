@@ -1,6 +1,6 @@
 // Custom logistics (/logisticas) with their services (/logisticas/servicos) nested in the same
 // record: the manifest record, its schema and label table, the check that service codes are
-// unique within a logistics, and two runtime adapters. `logisticasAdapter` owns the logistics
+// unique within a logistics, and two runtime adapters. `logisticas` owns the logistics
 // itself (identity `descricao`; PUT carries only descricao and situacao, retire = situacao D);
 // it never compares or sends `servicos`. `logisticasServicosAdapter` owns the services as units
 // of their own, derived from each logistics' `servicos` list (identity `<logistics> > <codigo>`),
@@ -10,11 +10,13 @@
 // belong to the carrier and are never changed. No other kind's quirks here.
 import type { ApiClient } from '../api/client.js';
 import { joinPath, normalizeName, pathSeparator } from '../model/names.js';
-import type { DesiredUnit, KindAdapter, LiveRecord, ReadScope } from './adapter.js';
-import type { CheckFinding, KindDefinition, ManifestRecord } from './kind.js';
 import type { Coded, EnsureValue, FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { defineEnum, defineListRecord, defineName, defineObject, toolKeyFields } from './shared-schema.js';
 import { compact, deleteOperation, executeByAction, identifyListItems, isPlainRecord, postRecord, readBoolean, readInteger, readName, readNumber, readReferenceId, requireId, requireLiveId } from './live-helpers.js';
+import type { DesiredUnit, ManifestRecord } from '../model/desired.js';
+import type { LiveRecord } from '../model/live.js';
+import { defineKind, defineNestedKind } from './kind.js';
+import type { CheckFinding, ReadScope } from './kind.js';
 
 export const situacaoLogisticaLabels = { habilitada: 'H', desabilitada: 'D' } as const;
 
@@ -152,24 +154,6 @@ export function checkLogisticas(records: readonly ManifestRecord[]): CheckFindin
   return findings;
 }
 
-export const logisticas: KindDefinition = {
-  key: 'logisticas',
-  title: 'logistics',
-  resource: '/logisticas',
-  shape: 'list',
-  recordSchema: defineListRecord(fields, {
-    title: 'Logistics',
-    description:
-      'A custom logistics (logística personalizada) with its services, identified by descricao. Integrated carriers are not managed.',
-    identity: ['descricao'],
-    requiredUnlessAbsent: ['situacao'],
-  }),
-  enums: [situacao.field],
-  secretFields: [],
-  nameField: 'descricao',
-  references: [],
-  checkRecords: checkLogisticas,
-};
 
 /** The id the API answers a create with: `{id}`, or for services a list of `{id}`. */
 function readSituacao(value: unknown): string | undefined {
@@ -222,21 +206,6 @@ const executeLogistics = executeByAction('logistics', {
   delete: deleteOperation('/logisticas', 'logisticas'),
 });
 
-export const logisticasAdapter: KindAdapter = {
-  kind: 'logisticas',
-  definition: logisticas,
-  readLive: readLogisticas,
-  // Services are units of logisticasServicos: comparing the list here would double every change.
-  canonicalize: (fields) => {
-    const { servicos: _services, ...rest } = fields;
-    return rest;
-  },
-  retire: 'status',
-  isRetired: (record) => record.fields.situacao === 'D',
-  retirementFields: (record) => [{ path: 'situacao', before: record.fields.situacao, after: 'D' }],
-  canDelete: true,
-  execute: executeLogistics,
-};
 
 const serviceToolKeys = new Set(['id', 'ensure']);
 
@@ -351,12 +320,10 @@ function exportService(record: LiveRecord): Record<string, unknown> {
   return compact({ ...rest, aliases: Array.isArray(aliases) && aliases.length > 0 ? aliases : undefined, ativo: ativo === false ? false : undefined });
 }
 
-export const logisticasServicosAdapter: KindAdapter = {
+const logisticasServicos = defineNestedKind({
   kind: 'logisticasServicos',
-  nestedIn: 'logisticas',
-  nestedField: 'servicos',
+  field: 'servicos',
   deriveDesired: deriveServices,
-  readAfter: ['logisticas'],
   readLive: readServices,
   // Aliases are a set of names: their order means nothing.
   canonicalize: (fields) => {
@@ -369,4 +336,35 @@ export const logisticasServicosAdapter: KindAdapter = {
   canDelete: false,
   exportFields: exportService,
   execute: executeService,
-};
+});
+
+export const logisticas = defineKind({
+  key: 'logisticas',
+  title: 'logistics',
+  resource: '/logisticas',
+  shape: 'list',
+  recordSchema: defineListRecord(fields, {
+    title: 'Logistics',
+    description:
+      'A custom logistics (logística personalizada) with its services, identified by descricao. Integrated carriers are not managed.',
+    identity: ['descricao'],
+    requiredUnlessAbsent: ['situacao'],
+  }),
+  enums: [situacao.field],
+  secretFields: [],
+  nameField: 'descricao',
+  references: [],
+  checkRecords: checkLogisticas,
+  readLive: readLogisticas,
+  // Services are units of logisticasServicos: comparing the list here would double every change.
+  canonicalize: (fields) => {
+    const { servicos: _services, ...rest } = fields;
+    return rest;
+  },
+  retire: 'status',
+  isRetired: (record) => record.fields.situacao === 'D',
+  retirementFields: (record) => [{ path: 'situacao', before: record.fields.situacao, after: 'D' }],
+  canDelete: true,
+  execute: executeLogistics,
+  nested: [logisticasServicos],
+});

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonSchema, KindKey } from './kind.js';
-import { getKindDefinition, kindDefinitions } from './registry.js';
+import type { JsonSchema } from './kind.js';
+import { registry } from './registry.js';
 import { toolKeyFields } from './shared-schema.js';
+import type { KindKey } from '../model/kinds.js';
 
 const dependencyOrder: KindKey[] = [
   'formasPagamentos',
@@ -25,14 +26,14 @@ function schemaAt(schema: JsonSchema, path: readonly string[]): JsonSchema | und
 
 describe('kind registry', () => {
   it('lists the seven kinds once each, in dependency order', () => {
-    expect(kindDefinitions.map((definition) => definition.key)).toEqual(dependencyOrder);
+    expect(registry.kinds.map((definition) => definition.key)).toEqual(dependencyOrder);
   });
 
   it('finds every kind by its key', () => {
-    for (const key of dependencyOrder) expect(getKindDefinition(key).key).toBe(key);
+    for (const key of dependencyOrder) expect(registry.kind(key).key).toBe(key);
   });
 
-  for (const definition of kindDefinitions) {
+  for (const definition of registry.kinds) {
     describe(definition.key, () => {
       it('has its enum fields in the schema, accepting exactly the writable codes and their labels', () => {
         for (const field of definition.enums) {

@@ -1,20 +1,44 @@
-// The list of kinds, in dependency order (the order plans create in and delete against). Adding a
-// kind is one file beside this one plus one line here; nothing else switches on the kind key.
-import { categoriasProdutos, categoriasProdutosAdapter } from './categorias-produtos.js';
-import { categoriasReceitasDespesas, categoriasReceitasDespesasAdapter } from './categorias-receitas-despesas.js';
-import type { KindAdapter } from './adapter.js';
-import { configuracoesNfse, configuracoesNfseAdapter } from './configuracoes-nfse.js';
-import { formasPagamentos, formasPagamentosAdapter } from './formas-pagamentos.js';
-import { gruposProdutos, gruposProdutosAdapter } from './grupos-produtos.js';
-import type { KindDefinition, KindKey } from './kind.js';
-import { logisticas, logisticasAdapter, logisticasServicosAdapter } from './logisticas.js';
-import { situacoes, situacoesAdapter } from './situacoes.js';
+// The kinds, one entry each: the one list. Every other list of kinds (unit kinds in dependency
+// order, manifest keys, schemas, tests that enumerate kinds) is derived from a Registry. Adding a
+// kind is one file beside this one plus one line here. Tests may build a registry of their own.
+import { categoriasProdutos } from './categorias-produtos.js';
+import { categoriasReceitasDespesas } from './categorias-receitas-despesas.js';
+import { configuracoesNfse } from './configuracoes-nfse.js';
+import { formasPagamentos } from './formas-pagamentos.js';
+import { gruposProdutos } from './grupos-produtos.js';
+import type { Kind, KindAdapter, KindDefinition } from './kind.js';
+import { logisticas } from './logisticas.js';
+import { situacoes } from './situacoes.js';
+import { kindKeys } from '../model/kinds.js';
+import type { KindKey, UnitKind } from '../model/kinds.js';
 
-// Declaration order is dependency order (Object.values keeps it). No kind references another kind
-// today (every reference stays within its own kind), so the order is the reading order of a
-// store's setup: money first, then catalogue, sales, shipping and invoices. The Record type makes
-// a missing kind a compile error.
-const definitionsByKey: Readonly<Record<KindKey, KindDefinition>> = {
+export interface Registry {
+  /** Manifest kinds in dependency order: a kind comes after every kind it refers to. */
+  kinds: readonly Kind[];
+  /** Unit kinds in dependency (reading and creating) order: each kind, then the units nested in it. */
+  units: readonly KindAdapter[];
+  kind(key: KindKey): KindDefinition;
+  unit(kind: UnitKind): KindAdapter | undefined;
+}
+
+export function createRegistry(kinds: readonly Kind[]): Registry {
+  const units = kinds.flatMap((kind): KindAdapter[] => [kind, ...kind.nested]);
+  const byKey = new Map<string, Kind>(kinds.map((kind) => [kind.key, kind]));
+  const byUnit = new Map<string, KindAdapter>(units.map((unit) => [unit.kind, unit]));
+  return {
+    kinds,
+    units,
+    kind(key) {
+      const found = byKey.get(key);
+      if (!found) throw new Error(`no kind ${key} in this registry`);
+      return found;
+    },
+    unit: (kind) => byUnit.get(kind),
+  };
+}
+
+// The Record type makes a missing or unknown kind a compile error; the order is model/kinds'.
+const kindsByKey = {
   formasPagamentos,
   categoriasReceitasDespesas,
   categoriasProdutos,
@@ -22,22 +46,6 @@ const definitionsByKey: Readonly<Record<KindKey, KindDefinition>> = {
   situacoes,
   logisticas,
   configuracoesNfse,
-};
+} as const satisfies Record<KindKey, Kind>;
 
-export const kindDefinitions: readonly KindDefinition[] = Object.values(definitionsByKey);
-
-export function getKindDefinition(key: KindKey): KindDefinition {
-  return definitionsByKey[key];
-}
-
-/** The runtime adapters in dependency order: a unit kind comes after every kind it refers to. */
-export const kindAdapters: readonly KindAdapter[] = [
-  formasPagamentosAdapter,
-  categoriasReceitasDespesasAdapter,
-  categoriasProdutosAdapter,
-  gruposProdutosAdapter,
-  situacoesAdapter,
-  logisticasAdapter,
-  logisticasServicosAdapter,
-  configuracoesNfseAdapter,
-];
+export const registry: Registry = createRegistry(kindKeys.map((key) => kindsByKey[key]));

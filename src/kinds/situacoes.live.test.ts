@@ -1,12 +1,13 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { desiredUnit, openAccount, openEditedAccount, planned, readByIdentity, readScope, requireRecord, writeContext } from '../../test/kinds/adapter-support.js';
 import { createApiClient, createStaticTokenProvider } from '../api/index.js';
-import { diffFields } from '../plan/diff-fields.js';
-import type { DesiredUnit, LiveRecord } from './adapter.js';
-import { situacoesAdapter } from './situacoes.js';
+import { diffFields } from '../model/diff-fields.js';
+import { situacoes } from './situacoes.js';
+import type { DesiredUnit } from '../model/desired.js';
+import type { LiveRecord } from '../model/live.js';
 
 const vendas = 98310;
-const adapter = situacoesAdapter;
+const adapter = situacoes;
 
 function situation(identity: string, fields: Record<string, unknown>, tool: Partial<DesiredUnit['tool']> = {}): DesiredUnit {
   return desiredUnit('situacoes', identity, fields, { tool });
@@ -25,7 +26,7 @@ const retirada = situation('Vendas > Aguardando retirada', {
   cor: '#AABBCC',
 });
 
-describe('situacoesAdapter.readLive', () => {
+describe('situacoes.readLive', () => {
   it('reads only the modules the desired units name: the module list and one listing', async () => {
     const { emulator, client } = await openAccount();
     const records = await readByIdentity(adapter, client, readScope([retirada]));
@@ -92,7 +93,7 @@ describe('situacoesAdapter.readLive', () => {
   });
 });
 
-describe('situacoesAdapter.execute', () => {
+describe('situacoes.execute', () => {
   it('creates with the module id learned while reading and the base situation id', async () => {
     const { emulator, client } = await openAccount();
     const read = await adapter.readLive(client, readScope([retirada]));
@@ -158,7 +159,7 @@ describe('situacoesAdapter.execute', () => {
   });
 });
 
-describe('situacoesAdapter comparison', () => {
+describe('situacoes comparison', () => {
   it('compares colours without regard to case and keeps a situation in its module', () => {
     expect(adapter.canonicalize?.({ nome: 'X', cor: '#AbCdEf' })).toEqual({ nome: 'X', cor: '#abcdef' });
     expect(adapter.immutableFields).toEqual(['modulo']);

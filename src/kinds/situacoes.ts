@@ -7,12 +7,14 @@
 import type { ApiClient } from '../api/client.js';
 import { ErpsyncError } from '../model/errors.js';
 import { joinPath, normalizeName, pathSeparator } from '../model/names.js';
-import type { Change } from '../plan/model.js';
-import type { DesiredUnit, KindAdapter, LiveRecord, ReadScope, WriteContext } from './adapter.js';
-import type { KindDefinition } from './kind.js';
 import { compact, deleteOperation, executeByAction, identifyListItems, postRecord, readInteger, readName, requireId, requireLiveId } from './live-helpers.js';
 import type { FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { defineListRecord, defineName, toolKeyFields } from './shared-schema.js';
+import type { Change } from '../model/plan.js';
+import type { DesiredUnit } from '../model/desired.js';
+import type { LiveRecord } from '../model/live.js';
+import { defineKind } from './kind.js';
+import type { ReadScope, WriteContext } from './kind.js';
 
 export interface SituacaoManifest extends ToolKeys {
   modulo: string;
@@ -40,23 +42,6 @@ const fields = {
 
 export const situacaoFieldTables: readonly FieldTableEntry[] = [{ path: [], fields }];
 
-export const situacoes: KindDefinition = {
-  key: 'situacoes',
-  title: 'situations',
-  resource: '/situacoes',
-  shape: 'list',
-  recordSchema: defineListRecord(fields, {
-    title: 'Situation',
-    description: 'A custom situation (situação) of a module, identified by modulo and nome.',
-    identity: ['modulo', 'nome'],
-    requiredUnlessAbsent: ['herdado'],
-  }),
-  enums: [],
-  secretFields: [],
-  nameField: 'nome',
-  scopeField: 'modulo',
-  references: [{ path: ['herdado'], target: 'situacoes', parent: false }],
-};
 
 interface SystemModule {
   id: number;
@@ -164,9 +149,22 @@ async function updateSituation(change: Change, context: WriteContext): Promise<v
   await context.client.request({ method: 'PUT', path: `/situacoes/${id}`, body, kind: 'situacoes' });
 }
 
-export const situacoesAdapter: KindAdapter = {
-  kind: 'situacoes',
-  definition: situacoes,
+export const situacoes = defineKind({
+  key: 'situacoes',
+  title: 'situations',
+  resource: '/situacoes',
+  shape: 'list',
+  recordSchema: defineListRecord(fields, {
+    title: 'Situation',
+    description: 'A custom situation (situação) of a module, identified by modulo and nome.',
+    identity: ['modulo', 'nome'],
+    requiredUnlessAbsent: ['herdado'],
+  }),
+  enums: [],
+  secretFields: [],
+  nameField: 'nome',
+  scopeField: 'modulo',
+  references: [{ path: ['herdado'], target: 'situacoes', parent: false }],
   readLive: readSituations,
   // The API stores custom colours lower-case whatever was sent, and built-ins upper-case.
   canonicalize: (fields) => (typeof fields.cor === 'string' ? { ...fields, cor: fields.cor.toLowerCase() } : fields),
@@ -176,4 +174,4 @@ export const situacoesAdapter: KindAdapter = {
   canDelete: true,
   execute: executeByAction('situations', { create: createSituation, update: updateSituation, delete: deleteOperation('/situacoes', 'situacoes') }),
 
-};
+});

@@ -1,30 +1,24 @@
 // Reads the live account for the kinds a run touches, through the kinds' adapters, with the
 // fewest requests: each adapter reads list pages and fetches details only where a managed
-// record's manifest sets a detail-only field. Reading never writes.
+// record's manifest sets a detail-only field (or a saved plan read the detail). Reading never
+// writes. Kinds come in registry order, so a nested kind finds its parents already read.
 import type { ApiClient } from '../api/client.js';
-import type { DesiredUnit, KindAdapter, LiveRecord } from '../kinds/adapter.js';
-import type { UnitKind } from '../plan/model.js';
-import type { LiveState } from './model.js';
+import type { KindAdapter } from '../kinds/kind.js';
+import type { UnitKind } from '../model/kinds.js';
+import type { LiveRecord, LiveState, ReadRequest } from '../model/live.js';
 
-export interface FetchScope {
-  kinds: readonly UnitKind[];
-  desired: ReadonlyMap<UnitKind, readonly DesiredUnit[]>;
-  /** Kinds whose every record is needed (pruned kinds; drift and export read all). */
-  complete: (kind: UnitKind) => boolean;
-  /** Read detail-only fields of every record too (export; drift's snippets of unmanaged records). */
-  everyField?: boolean;
-}
-
-export async function fetchLive(client: ApiClient, adapters: readonly KindAdapter[], scope: FetchScope): Promise<LiveState> {
+export async function fetchLive(client: ApiClient, adapters: readonly KindAdapter[], request: ReadRequest): Promise<LiveState> {
   const before = client.stats().total;
   const records = new Map<UnitKind, readonly LiveRecord[]>();
   for (const adapter of adapters) {
-    if (!scope.kinds.includes(adapter.kind)) continue;
+    if (!request.kinds.includes(adapter.kind)) continue;
+    const detailIds = request.detailIds?.get(adapter.kind);
     const read = await adapter.readLive(client, {
-      desired: scope.desired.get(adapter.kind) ?? [],
-      all: scope.complete(adapter.kind),
+      desired: request.desired.get(adapter.kind) ?? [],
+      all: request.complete(adapter.kind),
       earlier: records,
-      ...(scope.everyField ? { everyField: true } : {}),
+      ...(request.everyField ? { everyField: true } : {}),
+      ...(detailIds ? { detailIds } : {}),
     });
     records.set(adapter.kind, read);
   }

@@ -3,10 +3,10 @@
 // records no manifest declares (a note offline; the plan must resolve them), secrets that did not
 // come from ${VAR}. Then each kind's own checks (checkRecords in its adapter).
 import type { Diagnostic, SourcePosition } from '../model/diagnostics.js';
-import type { KindDefinition, ManifestRecord } from '../kinds/kind.js';
-import type { PathSegment } from './model.js';
+import type { KindDefinition } from '../kinds/kind.js';
 import { normalizeName, pathSeparator } from '../model/names.js';
 import { readPath } from '../model/paths.js';
+import type { ManifestRecord, PathSegment } from '../model/desired.js';
 
 export interface LocatedRecord {
   record: ManifestRecord;

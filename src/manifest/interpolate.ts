@@ -4,7 +4,7 @@
 import { parse as parseYamlScalar } from 'yaml';
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { ParsedDocument } from './parse-yaml.js';
-import type { PathSegment } from './model.js';
+import type { PathSegment } from '../model/desired.js';
 
 const reference = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|\$\{[^}]*\}?/g;
 

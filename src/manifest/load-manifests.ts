@@ -1,25 +1,29 @@
 // Stage 1 of the pipeline: manifests on disk → DesiredState, or diagnostics.
 // Reads files (never the network), parses YAML keeping positions, interpolates ${VARS}, validates
-// against the published schema, normalizes enum labels to API codes, and runs the cross-record
-// checks. Every problem becomes a diagnostic with file:line:col; nothing here throws for bad input.
+// against the schema of the registry's kinds, normalizes enum labels to API codes, and runs the
+// cross-record checks. Every problem becomes a diagnostic with file:line:col; nothing here
+// throws for bad input. A pruned kind must be declared explicitly: declared nowhere, or next to
+// an empty file that may have been meant to declare it, is an error — pruning deletes records.
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { Diagnostic } from '../model/diagnostics.js';
+import { normalizeEnumLabels } from '../kinds/enum-labels.js';
+import type { KindDefinition } from '../kinds/kind.js';
+import { registry as defaultRegistry } from '../kinds/registry.js';
+import type { Registry } from '../kinds/registry.js';
+import type { DesiredRecord, DesiredState, ManifestRecord, PathSegment, Policy, ToolKeys } from '../model/desired.js';
+import { defaultPolicy } from '../model/desired.js';
+import type { Diagnostic, SourcePosition } from '../model/diagnostics.js';
 import { compareDiagnostics, hasErrors } from '../model/diagnostics.js';
-import type { KindKey, ManifestRecord } from '../kinds/kind.js';
-import { getKindDefinition, kindDefinitions } from '../kinds/registry.js';
+import type { KindKey } from '../model/kinds.js';
 import { normalizeName } from '../model/names.js';
+import { isPlainRecord } from '../model/paths.js';
 import { checkCrossReferences, checkSecrets, identifyRecords } from './check-records.js';
 import type { IdentifiedRecord, LocatedRecord } from './check-records.js';
-import { normalizeEnumLabels } from './enum-labels.js';
 import { displayPath, findManifestFiles } from './find-files.js';
 import { interpolateDocument } from './interpolate.js';
-import type { DesiredRecord, DesiredState, LoadResult, PathSegment, Policy, ToolKeys } from './model.js';
-import { defaultPolicy } from './model.js';
 import { parseYamlFile } from './parse-yaml.js';
 import type { ParsedDocument } from './parse-yaml.js';
 import { validateAgainstSchema } from './validate-schema.js';
-import { isPlainRecord } from '../model/paths.js';
 
 /** Larger files are refused before parsing: no store's configuration is this big. */
 const maxFileBytes = 8 * 1024 * 1024;
@@ -30,15 +34,15 @@ export interface LoadOptions {
   env: NodeJS.ProcessEnv;
   /** Offline checking (validate): secret variables may be unset, with a warning. */
   offline?: boolean;
+  /** The kinds the manifests may declare; the built-in registry unless a test brings its own. */
+  registry?: Registry;
 }
 
-/** Whether a document path is a secret field of some kind (`configuracoesNfse.adicionais…senha`). */
-function isSecretPath(path: readonly PathSegment[]): boolean {
-  const [key, ...rest] = path;
-  const definition = kindDefinitions.find((d) => d.key === key);
-  if (!definition) return false;
-  const inside = definition.shape === 'singleton' ? rest : rest.slice(1);
-  return definition.secretFields.some((secret) => secret.length === inside.length && secret.every((segment, i) => segment === inside[i]));
+export interface LoadResult {
+  /** Present when no diagnostic is an error. */
+  desired?: DesiredState;
+  diagnostics: Diagnostic[];
+  files: readonly string[];
 }
 
 interface PolicyDeclaration {
@@ -46,6 +50,68 @@ interface PolicyDeclaration {
   locate: ParsedDocument['locate'];
 }
 
+/** What reading the files gathers before the checks across files. */
+interface Gathered {
+  diagnostics: Diagnostic[];
+  byKind: Map<KindKey, LocatedRecord[]>;
+  declaredKinds: Set<KindKey>;
+  policies: PolicyDeclaration[];
+  /** Files (or documents) that declare nothing: empty, or comments only. */
+  emptyFiles: { position: SourcePosition; what: 'file' | 'document' }[];
+}
+
+export async function loadManifests(paths: readonly string[], options: LoadOptions): Promise<LoadResult> {
+  const registry = options.registry ?? defaultRegistry;
+  const found = await findManifestFiles(paths, options.cwd);
+  const gathered: Gathered = { diagnostics: [...found.diagnostics], byKind: new Map(), declaredKinds: new Set(), policies: [], emptyFiles: [] };
+  const hash = createHash('sha256');
+  const files = found.files.map((f) => displayPath(f, options.cwd));
+  for (const [index, file] of found.files.entries()) {
+    const bytes = await readManifestBytes(file, files[index] ?? file, gathered.diagnostics);
+    if (!bytes) continue;
+    hash.update(files[index] ?? file).update('\u0000').update(bytes).update('\u0000');
+    gatherFile(files[index] ?? file, bytes, registry, options, gathered);
+  }
+  const diagnostics = gathered.diagnostics;
+  const policy = mergePolicies(gathered.policies, diagnostics);
+  checkPruneDeclarations(policy, gathered, diagnostics);
+  const identified = checkKinds(registry, gathered.byKind, diagnostics);
+  diagnostics.sort(compareDiagnostics);
+  if (hasErrors(diagnostics)) return { diagnostics, files };
+  const records = new Map<KindKey, DesiredRecord[]>();
+  for (const [kind, list] of identified) {
+    const secretPaths = registry.kind(kind).secretFields.map((p) => p.join('.'));
+    records.set(kind, list.map((r) => toDesiredRecord(r, secretPaths)));
+  }
+  return { desired: { files, digest: hash.digest('hex'), declaredKinds: gathered.declaredKinds, records, policy }, diagnostics, files };
+}
+
+async function readManifestBytes(file: string, shown: string, diagnostics: Diagnostic[]): Promise<Uint8Array | undefined> {
+  const at = { file: shown, line: 1, col: 1 };
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const message = code === 'EISDIR' ? 'this is a directory, not a file' : `cannot read the file (${code ?? 'unknown error'})`;
+    diagnostics.push({ severity: 'error', code: 'unreadable', message, position: at });
+    return undefined;
+  }
+  if (bytes.byteLength > maxFileBytes) {
+    diagnostics.push({ severity: 'error', code: 'file-too-large', message: `the file is larger than ${maxFileBytes / 1024 / 1024} MiB`, position: at });
+    return undefined;
+  }
+  return bytes;
+}
+
+/** Whether a document path is a secret field of some kind (`configuracoesNfse.adicionais…senha`). */
+function isSecretPath(kinds: readonly KindDefinition[], path: readonly PathSegment[]): boolean {
+  const [key, ...rest] = path;
+  const definition = kinds.find((d) => d.key === key);
+  if (!definition) return false;
+  const inside = definition.shape === 'singleton' ? rest : rest.slice(1);
+  return definition.secretFields.some((secret) => secret.length === inside.length && secret.every((segment, i) => segment === inside[i]));
+}
 
 function describeTopLevel(value: unknown): string {
   if (Array.isArray(value)) return 'a list';
@@ -53,107 +119,106 @@ function describeTopLevel(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-function pathsUnder(paths: readonly PathSegment[][], prefix: readonly PathSegment[]): PathSegment[][] {
-  return paths
-    .filter((p) => p.length >= prefix.length && prefix.every((segment, i) => p[i] === segment))
-    .map((p) => p.slice(prefix.length));
-}
-
-export async function loadManifests(paths: readonly string[], options: LoadOptions): Promise<LoadResult> {
-  const found = await findManifestFiles(paths, options.cwd);
-  const diagnostics: Diagnostic[] = [...found.diagnostics];
-  const hash = createHash('sha256');
-  const byKind = new Map<KindKey, LocatedRecord[]>();
-  const declaredKinds = new Set<KindKey>();
-  const policies: PolicyDeclaration[] = [];
-  const displayed = found.files.map((f) => displayPath(f, options.cwd));
-
-  for (const [index, file] of found.files.entries()) {
-    const shown = displayed[index] ?? file;
-    const at = { file: shown, line: 1, col: 1 };
-    let bytes: Uint8Array;
-    try {
-      bytes = await readFile(file);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      diagnostics.push({
+function gatherFile(shown: string, bytes: Uint8Array, registry: Registry, options: LoadOptions, gathered: Gathered): void {
+  const parsed = parseYamlFile(shown, bytes);
+  gathered.diagnostics.push(...parsed.diagnostics);
+  if (parsed.documents.length === 0 && parsed.diagnostics.length === 0) gathered.emptyFiles.push({ position: { file: shown, line: 1, col: 1 }, what: 'file' });
+  for (const doc of parsed.documents) {
+    if (doc.empty) {
+      gathered.emptyFiles.push({ position: doc.locate([]), what: 'document' });
+      continue;
+    }
+    if (!isPlainRecord(doc.value)) {
+      gathered.diagnostics.push({
         severity: 'error',
-        code: 'unreadable',
-        message: code === 'EISDIR' ? 'this is a directory, not a file' : `cannot read the file (${code ?? 'unknown error'})`,
-        position: at,
+        code: 'not-a-mapping',
+        message: `the top level must be a mapping of kinds (such as \`formasPagamentos:\`), found ${describeTopLevel(doc.value)}`,
+        hint: 'start the file with `version: 1` and kind keys at the left margin',
+        position: doc.locate([]),
       });
       continue;
     }
-    hash.update(shown).update('\u0000').update(bytes).update('\u0000');
-    if (bytes.byteLength > maxFileBytes) {
-      diagnostics.push({ severity: 'error', code: 'file-too-large', message: `the file is larger than ${maxFileBytes / 1024 / 1024} MiB`, position: at });
+    gatherDocument(shown, doc, registry, options, gathered);
+  }
+}
+
+function gatherDocument(shown: string, doc: ParsedDocument, registry: Registry, options: LoadOptions, gathered: Gathered): void {
+  const interpolated = interpolateDocument(doc, options.env, { isSecret: (path) => isSecretPath(registry.kinds, path), secretsMayStayUnset: options.offline === true });
+  gathered.diagnostics.push(...interpolated.diagnostics);
+  const schemaProblems = validateAgainstSchema(interpolated.value, doc.locate, registry.kinds);
+  gathered.diagnostics.push(...schemaProblems);
+  if (schemaProblems.length > 0 || hasErrors(interpolated.diagnostics)) return;
+  for (const [key, content] of Object.entries(interpolated.value as Record<string, unknown>)) {
+    if (key === 'version') continue;
+    if (key === 'policy') {
+      gathered.policies.push({ value: content as Record<string, unknown>, locate: doc.locate });
       continue;
     }
-    const parsed = parseYamlFile(shown, bytes);
-    diagnostics.push(...parsed.diagnostics);
-    if (parsed.documents.length === 0 && parsed.diagnostics.length === 0) {
-      diagnostics.push({ severity: 'warning', code: 'empty-file', message: 'the file is empty', position: at });
-    }
-
-    for (const doc of parsed.documents) {
-      if (doc.empty) {
-        diagnostics.push({ severity: 'warning', code: 'empty-file', message: 'the document is empty', position: doc.locate([]) });
-        continue;
-      }
-      if (!isPlainRecord(doc.value)) {
-        diagnostics.push({
-          severity: 'error',
-          code: 'not-a-mapping',
-          message: `the top level must be a mapping of kinds (such as \`formasPagamentos:\`), found ${describeTopLevel(doc.value)}`,
-          hint: 'start the file with `version: 1` and kind keys at the left margin',
-          position: doc.locate([]),
-        });
-        continue;
-      }
-      const interpolated = interpolateDocument(doc, options.env, { isSecret: isSecretPath, secretsMayStayUnset: options.offline === true });
-      diagnostics.push(...interpolated.diagnostics);
-      const schemaProblems = validateAgainstSchema(interpolated.value, doc.locate);
-      diagnostics.push(...schemaProblems);
-      if (schemaProblems.length > 0 || hasErrors(interpolated.diagnostics)) continue;
-
-      const value = interpolated.value as Record<string, unknown>;
-      for (const [key, content] of Object.entries(value)) {
-        if (key === 'version') continue;
-        if (key === 'policy') {
-          policies.push({ value: content as Record<string, unknown>, locate: doc.locate });
-          continue;
-        }
-        const definition = getKindDefinition(key as KindKey);
-        declaredKinds.add(definition.key);
-        const items: [PathSegment[], unknown][] =
-          definition.shape === 'singleton' ? [[[key], content]] : (content as unknown[]).map((item, i) => [[key, i], item]);
-        for (const [recordPath, item] of items) {
-          const record: ManifestRecord = {
-            kind: definition.key,
-            value: normalizeEnumLabels(item as Record<string, unknown>, definition.enums),
-            pointer: `/${recordPath.join('/')}`,
-            file: shown,
-            interpolatedPaths: pathsUnder(interpolated.interpolatedPaths, recordPath),
-          };
-          const locate = (path: readonly PathSegment[], where?: 'key' | 'value') => doc.locate([...recordPath, ...path], where);
-          const variables = new Map(
-            interpolated.variables
-              .filter((v) => recordPath.every((segment, i) => v.path[i] === segment))
-              .map((v) => [v.path.slice(recordPath.length).join('.'), v.name] as const),
-          );
-          byKind.set(definition.key, [...(byKind.get(definition.key) ?? []), { record, locate, variables }]);
-        }
-      }
+    const definition = registry.kind(key as KindKey);
+    gathered.declaredKinds.add(definition.key);
+    const items: [PathSegment[], unknown][] = definition.shape === 'singleton' ? [[[key], content]] : (content as unknown[]).map((item, i) => [[key, i], item]);
+    for (const [recordPath, item] of items) {
+      const record: ManifestRecord = {
+        kind: definition.key,
+        value: normalizeEnumLabels(item as Record<string, unknown>, definition.enums),
+        pointer: `/${recordPath.join('/')}`,
+        file: shown,
+        interpolatedPaths: pathsUnder(interpolated.interpolatedPaths, recordPath),
+      };
+      const locate = (path: readonly PathSegment[], where?: 'key' | 'value') => doc.locate([...recordPath, ...path], where);
+      const variables = new Map(
+        interpolated.variables.filter((v) => recordPath.every((segment, i) => v.path[i] === segment)).map((v) => [v.path.slice(recordPath.length).join('.'), v.name] as const),
+      );
+      gathered.byKind.set(definition.key, [...(gathered.byKind.get(definition.key) ?? []), { record, locate, variables }]);
     }
   }
+}
 
-  const policy = mergePolicies(policies, diagnostics);
-  const secretPaths = new Map<KindKey, string[]>();
+function pathsUnder(paths: readonly PathSegment[][], prefix: readonly PathSegment[]): PathSegment[][] {
+  return paths.filter((p) => p.length >= prefix.length && prefix.every((segment, i) => p[i] === segment)).map((p) => p.slice(prefix.length));
+}
+
+/**
+ * Pruning deletes what the manifests do not declare, so it needs the declaration to be certain:
+ * a pruned kind declared nowhere is an error (a file of the set may be missing from the command
+ * line), and so is an empty or comment-only file in a set that prunes (it may have been meant to
+ * declare records). Without pruning, an empty file is only a warning.
+ */
+function checkPruneDeclarations(policy: Policy, gathered: Gathered, diagnostics: Diagnostic[]): void {
+  const declaration = gathered.policies[0];
+  const pruning = policy.prune.length > 0;
+  for (const { position, what } of gathered.emptyFiles) {
+    diagnostics.push(
+      pruning
+        ? {
+            severity: 'error',
+            code: 'empty-file',
+            message: `the ${what} is empty, and the manifest set prunes`,
+            hint: 'pruning removes every record the set does not declare: remove the file, or declare what it was meant to hold',
+            position,
+          }
+        : { severity: 'warning', code: 'empty-file', message: `the ${what} is empty`, position },
+    );
+  }
+  policy.prune.forEach((kind, index) => {
+    if (gathered.declaredKinds.has(kind) || !declaration) return;
+    diagnostics.push({
+      severity: 'error',
+      code: 'prune-undeclared-kind',
+      message: `policy.prune names \`${kind}\`, but no manifest of this set declares it, so every one of its records would be removed`,
+      hint: `declare its records (or \`${kind}: []\` to remove them all), or check that every file of the set is on the command line`,
+      position: declaration.locate(['policy', 'prune', index]),
+    });
+  });
+}
+
+/** The checks of each kind: singletons declared once, secrets, identities, the kind's own checks, references. */
+function checkKinds(registry: Registry, byKind: ReadonlyMap<KindKey, LocatedRecord[]>, diagnostics: Diagnostic[]): Map<KindKey, IdentifiedRecord[]> {
   const identified = new Map<KindKey, IdentifiedRecord[]>();
-  for (const definition of kindDefinitions) {
+  for (const definition of registry.kinds) {
     const records = byKind.get(definition.key) ?? [];
     if (records.length === 0) continue;
-    if (definition.shape === 'singleton' && records.length > 1) {
+    if (definition.shape === 'singleton') {
       for (const extra of records.slice(1)) {
         diagnostics.push({
           severity: 'error',
@@ -167,7 +232,6 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
     }
     checkSecrets(definition, records, diagnostics);
     identified.set(definition.key, identifyRecords(definition, records, diagnostics));
-    secretPaths.set(definition.key, definition.secretFields.map((p) => p.join('.')));
     for (const finding of definition.checkRecords?.(records.map((r) => r.record)) ?? []) {
       const located = records.find((r) => r.record === finding.record);
       diagnostics.push({
@@ -181,27 +245,12 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
     }
   }
   const declaredNames = (kind: KindKey, scope: string | undefined): ReadonlySet<string> => {
-    const definition = getKindDefinition(kind);
-    return new Set(
-      (identified.get(kind) ?? [])
-        .filter((r) => !definition.scopeField || scope === undefined || normalizeName(String(r.record.value[definition.scopeField] ?? '')) === scope)
-        .map((r) => r.name),
-    );
+    const definition = registry.kind(kind);
+    const inScope = (r: IdentifiedRecord) => !definition.scopeField || scope === undefined || normalizeName(String(r.record.value[definition.scopeField] ?? '')) === scope;
+    return new Set((identified.get(kind) ?? []).filter(inScope).map((r) => r.name));
   };
-  for (const definition of kindDefinitions) {
-    checkCrossReferences(definition, byKind.get(definition.key) ?? [], declaredNames, diagnostics);
-  }
-
-  diagnostics.sort(compareDiagnostics);
-  const files = displayed;
-  if (hasErrors(diagnostics)) return { diagnostics, files };
-
-  const records = new Map<KindKey, DesiredRecord[]>();
-  for (const [kind, list] of identified) {
-    records.set(kind, list.map((r) => toDesiredRecord(r, secretPaths.get(kind) ?? [])));
-  }
-  const desired: DesiredState = { files, digest: hash.digest('hex'), declaredKinds, records, policy };
-  return { desired, diagnostics, files };
+  for (const definition of registry.kinds) checkCrossReferences(definition, byKind.get(definition.key) ?? [], declaredNames, diagnostics);
+  return identified;
 }
 
 function toDesiredRecord(r: IdentifiedRecord, secretPaths: readonly string[]): DesiredRecord {
@@ -232,7 +281,7 @@ function mergePolicies(declarations: readonly PolicyDeclaration[], diagnostics: 
   const value = first.value;
   return {
     prune: (value.prune as KindKey[] | undefined) ?? defaultPolicy.prune,
-    maxDeletes: (value.maxDeletes as number | undefined) ?? defaultPolicy.maxDeletes,
+    ...(typeof value.maxDeletes === 'number' ? { maxDeletes: value.maxDeletes } : {}),
     retireInsteadOfDelete: (value.retireInsteadOfDelete as KindKey[] | undefined) ?? defaultPolicy.retireInsteadOfDelete,
     ignore: (value.ignore as Policy['ignore'] | undefined) ?? defaultPolicy.ignore,
   };

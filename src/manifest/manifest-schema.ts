@@ -3,8 +3,10 @@
 // self-contained object for ajv; buildSchemaFiles() is the published set in schemas/ (one file
 // per kind plus manifest.schema.json joining them by relative $ref, for editors). Pure: it writes
 // no files (the schema-files test does, on request) and validates nothing itself.
-import type { JsonSchema, KindDefinition, KindKey } from '../kinds/kind.js';
-import { kindDefinitions } from '../kinds/registry.js';
+import type { JsonSchema, KindDefinition } from '../kinds/kind.js';
+import { registry } from '../kinds/registry.js';
+import type { KindKey } from '../model/kinds.js';
+import { defaultMaxDeletes } from '../model/desired.js';
 
 const schemaBaseUrl = 'https://erpsync.dev/schemas/';
 const draft = 'https://json-schema.org/draft/2020-12/schema';
@@ -23,22 +25,22 @@ export function kindSchemaFileName(key: KindKey): string {
 }
 
 /** One schema object for ajv (draft-07 or 2020-12 classes, strict mode): kinds sit under $defs. */
-export function buildManifestSchema(): JsonSchema {
+export function buildManifestSchema(kinds: readonly KindDefinition[] = registry.kinds): JsonSchema {
   const defs: Record<string, JsonSchema> = {};
-  for (const definition of kindDefinitions) defs[definition.key] = definition.recordSchema;
-  return composeManifestSchema((definition) => `#/$defs/${definition.key}`, { $defs: defs });
+  for (const definition of kinds) defs[definition.key] = definition.recordSchema;
+  return composeManifestSchema((definition) => `#/$defs/${definition.key}`, { $defs: defs }, kinds);
 }
 
 /** The published files, manifest.schema.json last. */
 export function buildSchemaFiles(): SchemaFile[] {
-  const kindFiles = kindDefinitions.map((definition): SchemaFile => {
+  const kindFiles = registry.kinds.map((definition): SchemaFile => {
     const fileName = kindSchemaFileName(definition.key);
     return {
       fileName,
       schema: { $schema: draft, $id: `${schemaBaseUrl}${fileName}`, ...definition.recordSchema },
     };
   });
-  const manifest = composeManifestSchema((definition) => kindSchemaFileName(definition.key), {});
+  const manifest = composeManifestSchema((definition) => kindSchemaFileName(definition.key), {}, registry.kinds);
   return [
     ...kindFiles,
     { fileName: manifestSchemaFileName, schema: { $schema: draft, $id: `${schemaBaseUrl}${manifestSchemaFileName}`, ...manifest } },
@@ -50,9 +52,9 @@ export function renderSchemaFile(file: SchemaFile): string {
   return `${JSON.stringify(file.schema, null, 2)}\n`;
 }
 
-function composeManifestSchema(refOf: (definition: KindDefinition) => string, extra: JsonSchema): JsonSchema {
+function composeManifestSchema(refOf: (definition: KindDefinition) => string, extra: JsonSchema, kinds: readonly KindDefinition[]): JsonSchema {
   const kindProperties: Record<string, JsonSchema> = {};
-  for (const definition of kindDefinitions) {
+  for (const definition of kinds) {
     const ref = { $ref: refOf(definition) };
     kindProperties[definition.key] =
       definition.shape === 'singleton'
@@ -66,7 +68,7 @@ function composeManifestSchema(refOf: (definition: KindDefinition) => string, ex
     type: 'object',
     properties: {
       version: { const: 1, description: 'Version of the manifest language. Always 1. Required in every file.' },
-      policy: buildPolicySchema(),
+      policy: buildPolicySchema(kinds),
       ...kindProperties,
     },
     required: ['version'],
@@ -80,9 +82,9 @@ function describeListKind(definition: KindDefinition): string {
   return `${title} (${definition.resource}). Listed records are created or updated; live records that no file lists are left alone unless policy.prune names this kind.`;
 }
 
-function buildPolicySchema(): JsonSchema {
-  const listKinds = kindDefinitions.filter((definition) => definition.shape === 'list').map((definition) => definition.key);
-  const allKinds = kindDefinitions.map((definition) => definition.key);
+function buildPolicySchema(kinds: readonly KindDefinition[]): JsonSchema {
+  const listKinds = kinds.filter((definition) => definition.shape === 'list').map((definition) => definition.key);
+  const allKinds = kinds.map((definition) => definition.key);
   return {
     type: 'object',
     description:
@@ -93,13 +95,13 @@ function buildPolicySchema(): JsonSchema {
         items: { enum: listKinds },
         uniqueItems: true,
         description:
-          'Kinds the set owns completely: live records of these kinds that no file declares are deleted (or retired), except protected and built-in ones.',
+          "Kinds the set owns completely: live records of these kinds that no file declares are deleted (or retired), except protected ones and the account's own (built-ins, the default chart). A pruned kind must be declared in some file (`kind: []` declares none).",
       },
       maxDeletes: {
         type: 'integer',
         minimum: 0,
-        default: 10,
-        description: 'Most deletions and retirements one plan may contain; a larger plan is refused. Default 10.',
+        default: defaultMaxDeletes,
+        description: `Most deletions and retirements one plan may contain; a larger plan is refused. Default ${defaultMaxDeletes}.`,
       },
       retireInsteadOfDelete: {
         type: 'array',

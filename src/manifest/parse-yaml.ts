@@ -3,7 +3,7 @@
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments } from 'yaml';
 import type { Node } from 'yaml';
 import type { Diagnostic, SourcePosition } from '../model/diagnostics.js';
-import type { Locator, PathSegment } from './model.js';
+import type { Locator, PathSegment } from '../model/desired.js';
 
 /** Aliases a file may expand before we call it a resource-exhaustion attack (a "billion laughs"). */
 const maxAliasCount = 200;

@@ -14,12 +14,13 @@ import { categoriaReceitaDespesaFieldTables } from '../kinds/categorias-receitas
 import { configuracaoNfseFieldTables } from '../kinds/configuracoes-nfse.js';
 import { formaPagamentoFieldTables } from '../kinds/formas-pagamentos.js';
 import { grupoProdutoFieldTables } from '../kinds/grupos-produtos.js';
-import type { JsonSchema, KindKey } from '../kinds/kind.js';
+import type { JsonSchema } from '../kinds/kind.js';
 import { logisticaFieldTables } from '../kinds/logisticas.js';
-import { kindDefinitions } from '../kinds/registry.js';
+import { registry } from '../kinds/registry.js';
 import type { FieldTableEntry } from '../kinds/shared-schema.js';
 import { situacaoFieldTables } from '../kinds/situacoes.js';
 import { buildManifestSchema, buildSchemaFiles, kindSchemaFileName, manifestSchemaFileName, renderSchemaFile } from './manifest-schema.js';
+import type { KindKey } from '../model/kinds.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const schemasDir = join(root, 'schemas');
@@ -42,7 +43,7 @@ function readPublished(fileName: string): JsonSchema {
 /** ajv over the published files, as an editor or another tool would load them. */
 function compilePublishedManifest() {
   const ajv = new Ajv2020({ strict: true, allErrors: true });
-  for (const definition of kindDefinitions) ajv.addSchema(readPublished(kindSchemaFileName(definition.key)));
+  for (const definition of registry.kinds) ajv.addSchema(readPublished(kindSchemaFileName(definition.key)));
   return ajv.compile(readPublished(manifestSchemaFileName));
 }
 
@@ -99,7 +100,7 @@ describe('published schema files', () => {
     const refs = Object.values(manifest.properties as Record<string, JsonSchema>)
       .map((property) => (property.$ref ?? (property.items as JsonSchema | undefined)?.$ref) as string | undefined)
       .filter((ref): ref is string => ref !== undefined);
-    expect(refs.sort()).toEqual(kindDefinitions.map((definition) => kindSchemaFileName(definition.key)).sort());
+    expect(refs.sort()).toEqual(registry.kinds.map((definition) => kindSchemaFileName(definition.key)).sort());
   });
 
   it('every published file has an $id under erpsync.dev matching its name', () => {
@@ -118,7 +119,7 @@ describe('published schema files', () => {
 });
 
 describe('schemas and manifest types stay in step', () => {
-  for (const definition of kindDefinitions) {
+  for (const definition of registry.kinds) {
     it(`${definition.key}: every field table equals the properties of the schema at its path`, () => {
       const published = readPublished(kindSchemaFileName(definition.key));
       const tables = fieldTablesByKind[definition.key];
@@ -243,7 +244,7 @@ describe('docs/manifest.md', () => {
   const docs = readFileSync(join(root, 'docs', 'manifest.md'), 'utf8');
   const quoted = new Set([...docs.matchAll(/`([^`\n]+)`/g)].flatMap((match) => (match[1] ?? '').split(/[^A-Za-z0-9_-]+/)));
 
-  for (const definition of kindDefinitions) {
+  for (const definition of registry.kinds) {
     it(`documents every field and label of ${definition.key}`, () => {
       expect(docs).toContain(`### \`${definition.key}\``);
       for (const table of fieldTablesByKind[definition.key]) {
@@ -271,7 +272,7 @@ describe('examples', () => {
         .filter((file) => relative(examplesDir, file).startsWith(`loja-nova${sep}`))
         .flatMap((file) => Object.keys(parse(readFileSync(file, 'utf8')) as object)),
     );
-    for (const definition of kindDefinitions) expect(keys, definition.key).toContain(definition.key);
+    for (const definition of registry.kinds) expect(keys, definition.key).toContain(definition.key);
     expect(keys).toContain('policy');
   });
 

@@ -5,18 +5,22 @@ import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Diagnostic } from '../model/diagnostics.js';
 import { buildManifestSchema } from './manifest-schema.js';
-import type { Locator, PathSegment } from './model.js';
 import { suggestClosest } from './suggest.js';
 import { toPointer } from './interpolate.js';
+import type { Locator, PathSegment } from '../model/desired.js';
+import type { KindDefinition } from '../kinds/kind.js';
 
-let compiled: ValidateFunction | undefined;
+/** One compiled validator per list of kinds (the registry's, or a test's own). */
+const compiled = new WeakMap<readonly KindDefinition[], ValidateFunction>();
 
-function manifestValidator(): ValidateFunction {
-  if (!compiled) {
+function manifestValidator(kinds: readonly KindDefinition[]): ValidateFunction {
+  let validate = compiled.get(kinds);
+  if (!validate) {
     const ajv = new Ajv({ allErrors: true, strict: true, verbose: true });
-    compiled = ajv.compile(buildManifestSchema());
+    validate = ajv.compile(buildManifestSchema(kinds));
+    compiled.set(kinds, validate);
   }
-  return compiled;
+  return validate;
 }
 
 function parsePointer(pointer: string): PathSegment[] {
@@ -131,8 +135,8 @@ function article(type: string): string {
 }
 
 /** Validates one document; an empty result means it matches the schema. */
-export function validateAgainstSchema(value: unknown, locate: Locator): Diagnostic[] {
-  const validate = manifestValidator();
+export function validateAgainstSchema(value: unknown, locate: Locator, kinds: readonly KindDefinition[]): Diagnostic[] {
+  const validate = manifestValidator(kinds);
   if (validate(value)) return [];
   const seen = new Set<string>();
   const diagnostics: Diagnostic[] = [];

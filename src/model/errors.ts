@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'CONFIG'
   | 'PLAN_STALE'
   | 'PLAN_INVALID'
+  | 'PLAN_UNVERIFIABLE'
   | 'DELETE_BUDGET'
   | 'CONFIRMATION_REQUIRED'
   | 'SANDBOX_REFUSED'
@@ -28,11 +29,22 @@ export type ErrorCode =
   | 'BASELINE_UNAVAILABLE'
   | 'INTERNAL';
 
-/** Exit codes of DESIGN.md §6. */
-export type ExitCode = 0 | 1 | 2 | 3;
+/**
+ * The exit codes, in one table (the README repeats it):
+ * - 0 `ok`: done, or nothing to change;
+ * - 1 `error`: anything failed — usage mistakes, invalid manifests, API errors, a failed or
+ *   interrupted apply, a declined confirmation, a write that did not take;
+ * - 2 `changes`: changes or drift present (`plan --detailed-exitcode`, `drift`);
+ * - 3 `refused`: erpsync would not go on — a stale or unverifiable saved plan, the delete
+ *   budget, confirmation missing without a terminal, another account, the sandbox under CI.
+ */
+export const exitCodes = { ok: 0, error: 1, changes: 2, refused: 3 } as const;
+
+export type ExitCode = (typeof exitCodes)[keyof typeof exitCodes];
 
 const refusedCodes: ReadonlySet<ErrorCode> = new Set([
   'PLAN_STALE',
+  'PLAN_UNVERIFIABLE',
   'DELETE_BUDGET',
   'CONFIRMATION_REQUIRED',
   'SANDBOX_REFUSED',
@@ -51,8 +63,7 @@ export class ErpsyncError extends Error {
   }
 
   get exitCode(): ExitCode {
-    if (this.code === 'USAGE') return 2;
-    return refusedCodes.has(this.code) ? 3 : 1;
+    return refusedCodes.has(this.code) ? exitCodes.refused : exitCodes.error;
   }
 }
 

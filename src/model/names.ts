@@ -9,3 +9,29 @@ export function normalizeName(name: string): string {
 export function joinPath(segments: readonly string[]): string {
   return segments.join(pathSeparator);
 }
+
+/** The record's own name: the last segment of its identity. */
+export function lastSegment(identity: string): string {
+  const at = identity.lastIndexOf(pathSeparator);
+  return at < 0 ? identity : identity.slice(at + pathSeparator.length);
+}
+
+/** Everything before the last segment (the scope and parent path); undefined for a bare name. */
+export function parentPathOf(identity: string): string | undefined {
+  const at = identity.lastIndexOf(pathSeparator);
+  return at < 0 ? undefined : identity.slice(0, at);
+}
+
+/** The identity with its last segment (the name) replaced. */
+export function withLastSegment(identity: string, name: string): string {
+  const parent = parentPathOf(identity);
+  return parent === undefined ? name : `${parent}${pathSeparator}${name}`;
+}
+
+/**
+ * The identity rule, the one place it is written: the scope (a situation's module), then the
+ * path of parent names from the root, then the record's own name.
+ */
+export function composeIdentity(parts: { scope?: string; parentPath?: readonly string[]; name: string }): string {
+  return joinPath([...(parts.scope ? [parts.scope] : []), ...(parts.parentPath ?? []), parts.name]);
+}

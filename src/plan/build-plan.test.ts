@@ -1,11 +1,12 @@
 // buildPlan is pure: these tests give it desired and live states directly (no API involved) and
 // check matching, actions, dependencies and waves.
 import { describe, expect, it } from 'vitest';
-import type { KindAdapter, LiveRecord } from '../kinds/adapter.js';
 import { gruposProdutos } from '../kinds/grupos-produtos.js';
-import type { DesiredRecord, DesiredState, Policy } from '../manifest/model.js';
-import { defaultPolicy } from '../manifest/model.js';
 import { buildPlan } from './build-plan.js';
+import type { KindAdapter } from '../kinds/kind.js';
+import type { LiveRecord } from '../model/live.js';
+import { defaultPolicy } from '../model/desired.js';
+import type { DesiredRecord, DesiredState, Policy } from '../model/desired.js';
 
 const groups: KindAdapter = {
   kind: 'gruposProdutos',

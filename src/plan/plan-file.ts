@@ -1,17 +1,41 @@
 // Saved plans: `plan --out plan.json` writes one, `apply plan.json` reads it back. A saved plan
-// holds no secret values (only the variables they come from) and refuses to run when the records
-// it touches changed since it was made.
-import type { DesiredUnit, KindAdapter, LiveRecord } from '../kinds/adapter.js';
-import type { LiveState } from '../live/model.js';
+// holds no secret values (only the variables they come from) and a checksum over everything
+// else. Reading one checks that it is whole and consistent — every decision it carries is the
+// one buildPlan would have stored (removal classes, the budget, a precondition for every change
+// it sends) — so a hand-edited plan is refused before anything is read from the account.
+import { createHash } from 'node:crypto';
 import { ErpsyncError } from '../model/errors.js';
-import { pathSeparator } from '../model/names.js';
-import { fingerprintOf } from './build-plan.js';
-import type { Change, Plan, UnitKind } from './model.js';
-import { isPlainRecord, writePath } from '../model/paths.js';
+import { canonicalJson } from '../model/fingerprint.js';
+import { isPlainRecord, removePath, writePath } from '../model/paths.js';
+import type { Change, Plan } from '../model/plan.js';
+import { classifyRemoval, countsAgainstBudget, isActionable } from '../model/plan.js';
 
+const formatVersion = 2;
 
+/** Removes secret values from every change's desired record; their variable names stay in `secrets`. */
+function stripSecrets(plan: Plan): Plan {
+  return {
+    ...plan,
+    changes: plan.changes.map((change) => {
+      if (!change.secrets || !change.desired) return change;
+      let desired: Record<string, unknown> = change.desired;
+      for (const path of Object.keys(change.secrets)) desired = removePath(desired, path.split('.'));
+      return { ...change, desired };
+    }),
+  };
+}
 
-/** Parses a saved plan and puts the secret values back from the environment. */
+function checksumOf(plan: Plan): string {
+  return createHash('sha256').update(canonicalJson(plan)).digest('hex');
+}
+
+/** The plan as JSON (saved plans and `plan --json`): versioned, secret values left out, checksummed. */
+export function serializePlan(plan: Plan): string {
+  const saved = stripSecrets(plan);
+  return `${JSON.stringify({ ...saved, checksum: checksumOf(saved) }, null, 2)}\n`;
+}
+
+/** Parses a saved plan, checks that it is whole and consistent, and puts the secret values back from the environment. */
 export function parsePlanFile(text: string, file: string, env: NodeJS.ProcessEnv): Plan {
   let value: unknown;
   try {
@@ -19,12 +43,42 @@ export function parsePlanFile(text: string, file: string, env: NodeJS.ProcessEnv
   } catch (error) {
     throw new ErpsyncError('PLAN_INVALID', `${file} is not a saved plan: it is not valid JSON`, { cause: error });
   }
-  if (!isPlainRecord(value) || value.formatVersion !== 1 || !Array.isArray(value.changes) || !isPlainRecord(value.fingerprints) || !isPlainRecord(value.target)) {
-    throw new ErpsyncError('PLAN_INVALID', `${file} is not a saved plan of this erpsync version (formatVersion 1 expected)`);
+  if (!isPlainRecord(value) || value.formatVersion !== formatVersion || !Array.isArray(value.changes) || !isPlainRecord(value.budget) || !isPlainRecord(value.target)) {
+    throw new ErpsyncError('PLAN_INVALID', `${file} is not a saved plan of this erpsync version (formatVersion ${formatVersion} expected); plan again`);
   }
-  const plan = value as unknown as Plan;
+  const { checksum, ...rest } = value;
+  const plan = rest as unknown as Plan;
+  if (checksum !== checksumOf(plan)) {
+    throw new ErpsyncError('PLAN_UNVERIFIABLE', `${file} was changed after erpsync wrote it (its checksum does not match); plan again instead of editing a saved plan`);
+  }
+  const problems = findInconsistencies(plan);
+  if (problems.length > 0) throw new ErpsyncError('PLAN_UNVERIFIABLE', `${file} cannot be checked against the account; plan again`, { details: problems });
+  return { ...plan, changes: restoreSecrets(plan.changes, env) };
+}
+
+/** Where a plan contradicts what buildPlan stores: every such plan is refused. */
+function findInconsistencies(plan: Plan): string[] {
+  const problems: string[] = [];
+  for (const change of plan.changes) {
+    if (change.removal !== classifyRemoval(change.action, change.reason)) problems.push(`${change.id}: its removal class is not the one its action has`);
+    if (!isActionable(change)) continue;
+    const requires = Array.isArray(change.requires) ? change.requires : [];
+    const own =
+      change.liveId === undefined
+        ? change.action !== 'create' || change.reason === 'replace' || requires.some((p) => p.type === 'absent' && p.kind === change.kind && p.identity === change.key)
+        : requires.some((p) => p.type === 'record' && p.role === 'self' && p.kind === change.kind && p.id === change.liveId);
+    if (!own) problems.push(`${change.id}: no fingerprint of the record it ${change.action === 'create' ? 'creates (its absence)' : 'changes'}`);
+    if (change.removal !== 'none' && !requires.some((p) => p.type === 'children')) problems.push(`${change.id}: no record of what is inside the record it removes`);
+  }
+  const removals = plan.changes.filter(countsAgainstBudget).length;
+  const budget = plan.budget;
+  if (budget.removals !== removals || budget.exceeded !== removals > budget.limit) problems.push(`the delete budget (${budget.removals} of ${budget.limit}) does not match the plan's ${removals} removal(s)`);
+  return problems;
+}
+
+function restoreSecrets(changes: readonly Change[], env: NodeJS.ProcessEnv): Change[] {
   const missing = new Set<string>();
-  const changes = plan.changes.map((change): Change => {
+  const restored = changes.map((change): Change => {
     if (!change.secrets || !change.desired) return change;
     let desired = change.desired;
     for (const [path, variable] of Object.entries(change.secrets)) {
@@ -37,54 +91,5 @@ export function parsePlanFile(text: string, file: string, env: NodeJS.ProcessEnv
   if (missing.size > 0) {
     throw new ErpsyncError('PLAN_INVALID', `the plan needs the environment variable(s) ${[...missing].sort().join(', ')} for its secret fields`);
   }
-  return { ...plan, changes };
-}
-
-/** Units that make adapters read exactly what the plan read: the changed records, with their desired fields. */
-export function unitsForRecheck(plan: Plan): Map<UnitKind, DesiredUnit[]> {
-  const units = new Map<UnitKind, DesiredUnit[]>();
-  for (const change of plan.changes) {
-    if (change.action === 'blocked' || (!change.desired && change.liveId === undefined)) continue;
-    // Removals carry no desired fields; a unit with none still tells the adapter where to read.
-    const unit: DesiredUnit = {
-      kind: change.kind,
-      identity: change.key,
-      name: change.key.split(pathSeparator).pop() ?? change.key,
-      fields: change.desired ?? {},
-      tool: { ...(change.liveId !== undefined ? { id: change.liveId } : {}), ensure: 'present', protect: false, previousNames: [] },
-      locate: () => ({ file: 'plan', line: 1, col: 1 }),
-    };
-    units.set(change.kind, [...(units.get(change.kind) ?? []), unit]);
-  }
-  return units;
-}
-
-/** Unit kinds to read again: those with changes, and the kinds they nest in. */
-export function kindsForRecheck(plan: Plan, adapters: readonly KindAdapter[]): UnitKind[] {
-  const needed = new Set<UnitKind>(plan.changes.filter((c) => c.action !== 'blocked').map((c) => c.kind));
-  for (const adapter of adapters) if (needed.has(adapter.kind) && adapter.nestedIn) needed.add(adapter.nestedIn);
-  return adapters.filter((a) => needed.has(a.kind)).map((a) => a.kind);
-}
-
-/** What changed in the account since the plan was made; empty when the plan is still valid. */
-export function findStaleRecords(plan: Plan, live: LiveState): string[] {
-  const stale: string[] = [];
-  const find = (kind: UnitKind, id: number): LiveRecord | undefined => (live.records.get(kind) ?? []).find((r) => r.id === id);
-  const readKinds = new Set(live.records.keys());
-  for (const [key, fingerprint] of Object.entries(plan.fingerprints)) {
-    const separator = key.lastIndexOf(':');
-    const kind = key.slice(0, separator) as UnitKind;
-    if (!readKinds.has(kind)) continue;
-    const record = find(kind, Number(key.slice(separator + 1)));
-    if (!record) stale.push(`${kind} id ${key.slice(separator + 1)} no longer exists`);
-    else if (fingerprintOf(record) !== fingerprint) stale.push(`${kind} "${record.identity}" (id ${record.id}) changed since the plan was made`);
-  }
-  for (const entry of plan.absent) {
-    const separator = entry.indexOf(':');
-    const kind = entry.slice(0, separator) as UnitKind;
-    const identity = entry.slice(separator + 1);
-    const record = (live.records.get(kind) ?? []).find((r) => r.identity === identity);
-    if (record) stale.push(`${kind} "${identity}" now exists (id ${record.id}); the plan would create it again`);
-  }
-  return stale;
+  return restored;
 }

@@ -1,9 +1,9 @@
 // The apply tally and its words: counts, rate, time left, durations, outcome lines.
 import { describe, expect, it } from 'vitest';
-import type { ApplyEvent } from '../apply/apply-plan.js';
 import { makeChange } from '../../test/ui/support/plans.js';
 import type { ApplyProgress } from './apply-progress.js';
 import { advanceProgress, createProgress, describeOutcome, describeProgressLine, formatDuration, measureProgress, summarizeApply } from './apply-progress.js';
+import type { ApplyEvent } from '../model/events.js';
 
 const a = makeChange('create', 'A', 1);
 const b = makeChange('create', 'B', 1);

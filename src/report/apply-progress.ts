@@ -1,9 +1,9 @@
 // The running tally of an apply, folded from the ApplyEvent stream, and the words every apply
 // reporter shares (outcome lines, the summary, durations, rates). Pure: the caller passes the
 // clock's reading with each event. It prints nothing and knows nothing of terminals.
-import type { ApplyEvent, ChangeOutcome } from '../apply/apply-plan.js';
-import type { Change } from '../plan/model.js';
 import { printable } from '../model/printable.js';
+import type { Change } from '../model/plan.js';
+import type { ApplyEvent, ChangeOutcome } from '../model/events.js';
 
 /** What has happened so far, in order: a wave began, or a change finished. */
 export type ProgressEntry =

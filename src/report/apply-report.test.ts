@@ -1,7 +1,7 @@
 // Plain and NDJSON apply reporters: the lines each event becomes, with a fixed clock, and never an
 // escape code; the confirmation rule.
 import { describe, expect, it } from 'vitest';
-import { kindAdapters } from '../kinds/registry.js';
+import { registry } from '../kinds/registry.js';
 import { makeChange, makePlan } from '../../test/ui/support/plans.js';
 import type { ApplyReportEvent } from './apply-report.js';
 import { acceptsAnswer, confirmationFor, createJsonApplyReporter, createPlainApplyReporter } from './apply-report.js';
@@ -37,7 +37,7 @@ function feed(make: (write: (line: string) => void, now: () => number) => { repo
 
 describe('plain apply reporter', () => {
   it('prints the plan, a line per wave and finished change, the summary with its cost, and what did not converge', () => {
-    const lines = feed((write, now) => createPlainApplyReporter({ write, now, adapters: kindAdapters }));
+    const lines = feed((write, now) => createPlainApplyReporter({ write, now, adapters: registry.units }));
     const afterPlan = lines.slice(lines.indexOf('Applying 2 change(s) in 2 wave(s)…'));
     expect(lines[0]).toBe('Plan: 1 to create, 0 to change, 1 to delete or retire.');
     expect(afterPlan).toEqual([
@@ -56,7 +56,7 @@ describe('plain apply reporter', () => {
 
   it('says how to finish an interrupted run, and when the person said no', () => {
     const lines: string[] = [];
-    const reporter = createPlainApplyReporter({ write: (line) => lines.push(line), now: () => 0, adapters: kindAdapters });
+    const reporter = createPlainApplyReporter({ write: (line) => lines.push(line), now: () => 0, adapters: registry.units });
     reporter.report({ type: 'apply-start', changes: 1, waves: 1 });
     reporter.report({ type: 'apply-end', applied: 0, failed: 0, skipped: 1, blocked: 0, interrupted: true, requests: 0 });
     reporter.report({ type: 'cancelled' });

@@ -2,11 +2,12 @@
 // NDJSON (`--json`, one object per event). Both take the same event stream as the UI: the
 // plan, the ApplyEvents of the core, the re-read after it, or a refusal at the prompt. They never
 // emit escape codes and hold no state beyond the running tally; where the lines go is the caller's.
-import type { ApplyEvent } from '../apply/apply-plan.js';
-import type { KindAdapter } from '../kinds/adapter.js';
-import type { Change, Plan } from '../plan/model.js';
-import { renderPlanText } from '../plan/render-plan.js';
+import { renderPlanText } from '../report/render-plan.js';
 import { advanceProgress, createProgress, describeCost, describeOutcome, interruptedNote, summarizeApply } from './apply-progress.js';
+import type { KindAdapter } from '../kinds/kind.js';
+import type { Change, Plan } from '../model/plan.js';
+import { removesRecord } from '../model/plan.js';
+import type { ApplyEvent } from '../model/events.js';
 
 export type ApplyReportEvent =
   | { type: 'plan'; plan: Plan }
@@ -30,11 +31,9 @@ export interface Confirmation {
   expected: string;
 }
 
-const isRemoval = (change: Change) => change.action === 'delete' || change.action === 'retire';
-
 /** A plan that deletes asks for the number of deletes, so nobody waves a deletion through by habit. */
 export function confirmationFor(plan: Plan): Confirmation {
-  const removals = plan.changes.filter(isRemoval).length;
+  const removals = plan.changes.filter(removesRecord).length;
   if (removals > 0) return { question: `This deletes or retires ${removals} record(s). Type ${removals} to apply:`, expected: String(removals) };
   return { question: 'Apply these changes? Type yes to apply:', expected: 'yes' };
 }
@@ -124,10 +123,11 @@ function toJsonEvent(event: ApplyReportEvent): Record<string, unknown> {
         summary: {
           create: count((c) => c.action === 'create'),
           change: count((c) => c.action === 'update' || c.action === 'set-status' || c.action === 'set-default'),
-          remove: count(isRemoval),
+          remove: count(removesRecord),
           blocked: count((c) => c.action === 'blocked'),
         },
         changes: plan.changes.map((c) => ({ ...referTo(c), reason: c.reason, fields: c.fields.map((f) => f.path), ...(c.note ? { note: c.note } : {}) })),
+        budget: plan.budget,
         warnings: plan.warnings,
         cost: plan.cost,
       };

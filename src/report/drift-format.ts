@@ -1,7 +1,7 @@
+import type { DriftField, DriftFinding, DriftReport, FindingType } from '../model/drift.js';
+import type { KindAdapter } from '../kinds/kind.js';
 // Wording and value formatting the drift reporters share, so text, markdown and JUnit say the
 // same thing the same way. Pure.
-import type { DriftField, DriftFinding, DriftReport, FindingType } from '../drift/model.js';
-import type { KindAdapter } from '../kinds/adapter.js';
 
 export interface DriftRenderOptions {
   adapters: readonly KindAdapter[];

@@ -2,10 +2,10 @@
 // one test case per managed record (failed when it drifted, skipped when policy.ignore covers it),
 // and one failed test case per unmanaged record. No timings, so the same drift gives the same file.
 // Pure: a string out.
-import type { DriftFinding, DriftReport } from '../drift/model.js';
-import type { UnitKind } from '../plan/model.js';
 import type { DriftRenderOptions } from './drift-format.js';
 import { findingExplanations, findingTitles, formatFieldChange } from './drift-format.js';
+import type { DriftFinding, DriftReport } from '../model/drift.js';
+import type { UnitKind } from '../model/kinds.js';
 
 /** XML 1.0 cannot hold control characters other than tab, line feed and carriage return. */
 function isXmlChar(char: string): boolean {

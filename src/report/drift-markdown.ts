@@ -2,8 +2,6 @@
 // Those hold about 65,536 characters, so the output is capped (60,000 by default): it is cut
 // between findings, never inside one, and the last lines say where it was cut and where the full
 // report is. Pure: a string out.
-import type { DriftFinding, DriftReport } from '../drift/model.js';
-import { findingTypes } from '../drift/model.js';
 import { printable } from '../model/printable.js';
 import type { DriftRenderOptions } from './drift-format.js';
 import {
@@ -16,6 +14,8 @@ import {
   fieldChangeParts,
   shownId,
 } from './drift-format.js';
+import { findingTypes } from '../model/drift.js';
+import type { DriftFinding, DriftReport } from '../model/drift.js';
 
 export const defaultMarkdownLimit = 60_000;
 

@@ -2,13 +2,13 @@
 // cut and where the full report is; JUnit escapes what XML cannot hold and counts right; text
 // says "no drift" plainly.
 import { describe, expect, it } from 'vitest';
-import type { DriftFinding, DriftReport } from '../drift/model.js';
-import { kindAdapters } from '../kinds/registry.js';
+import { registry } from '../kinds/registry.js';
 import { renderDriftJunit } from './drift-junit.js';
 import { renderDriftMarkdown } from './drift-markdown.js';
 import { renderDriftText } from './drift-text.js';
+import type { DriftFinding, DriftReport } from '../model/drift.js';
 
-const options = { adapters: kindAdapters };
+const options = { adapters: registry.units };
 
 function reportWith(findings: DriftFinding[], managed: DriftReport['managed'] = []): DriftReport {
   const count = (type: DriftFinding['type']) => findings.filter((f) => f.type === type).length;

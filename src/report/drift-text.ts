@@ -1,9 +1,7 @@
 // The drift report as plain text lines for a terminal or a log: the verdict first, then the
 // findings grouped by type with their fields (or snippet), the ignore rules and what each kept
 // out, and what the report can and cannot tell. Pure: lines out, nothing printed.
-import type { DriftReport, FindingType } from '../drift/model.js';
 import { printable } from '../model/printable.js';
-import { findingTypes } from '../drift/model.js';
 import type { DriftRenderOptions } from './drift-format.js';
 import {
   describeAccountOwn,
@@ -15,6 +13,8 @@ import {
   findingTitles,
   formatFieldChange,
 } from './drift-format.js';
+import { findingTypes } from '../model/drift.js';
+import type { DriftReport, FindingType } from '../model/drift.js';
 
 const symbols: Record<FindingType, string> = { modified: '~', missing: '+', pending: '>', unmanaged: '?' };
 

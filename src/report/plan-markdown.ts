@@ -2,10 +2,11 @@
 // by kind and action, the deletes spelled out, then every change as a folded diff block. Pure.
 // The whole text stays under a cap (GitHub refuses comments over 65,536 characters); when the
 // details do not fit, it says where they were cut and where the full plan is.
-import type { KindAdapter } from '../kinds/adapter.js';
 import { printable } from '../model/printable.js';
-import type { Change, ChangeAction, Plan } from '../plan/model.js';
-import { renderPlanText, summarizePlan } from '../plan/render-plan.js';
+import { renderPlanText, summarizePlan } from '../report/render-plan.js';
+import type { KindAdapter } from '../kinds/kind.js';
+import type { Change, ChangeAction, Plan } from '../model/plan.js';
+import { removesRecord } from '../model/plan.js';
 
 const markdownCap = 60_000;
 
@@ -57,7 +58,7 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions): st
     });
     head.push(`| ${inlineCode(kind)} | ${cells.join(' | ')} |`);
   }
-  const removals = plan.changes.filter((c) => c.action === 'delete' || c.action === 'retire');
+  const removals = plan.changes.filter(removesRecord);
   if (removals.length > 0) {
     head.push('', `> [!WARNING]`, `> ${removals.length} record(s) will be deleted or retired:`, '');
     head.push(...removals.slice(0, removalsListed).map(describeRemoval));

@@ -2,7 +2,6 @@
 // progress (log, spinners, status line), Ctrl-C asking once before stopping, and the summary.
 import { cleanup, render } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ApplyEvent } from '../apply/apply-plan.js';
 import type { ApplyProgress } from '../report/apply-progress.js';
 import { advanceProgress, createProgress } from '../report/apply-progress.js';
 import { confirmationFor } from '../report/apply-report.js';
@@ -10,6 +9,7 @@ import { makeChange, makePlan } from '../../test/ui/support/plans.js';
 import { typeKeys, waitForFrame } from '../../test/ui/support/ink.js';
 import type { ApplyAppProps } from './apply-app.js';
 import { ApplyApp } from './apply-app.js';
+import type { ApplyEvent } from '../model/events.js';
 
 afterEach(() => cleanup());
 

@@ -1,11 +1,11 @@
 // The lines of an apply that do not change once written (a wave began, a change finished),
 // printed once above the live area so they stay in the terminal's scrollback.
 import { Static, Text } from 'ink';
-import type { ChangeOutcome } from '../apply/apply-plan.js';
 import type { ProgressEntry } from '../report/apply-progress.js';
 import { describeOutcome } from '../report/apply-progress.js';
 import type { Theme, Tone } from './theme.js';
 import { paint } from './theme.js';
+import type { ChangeOutcome } from '../model/events.js';
 
 const marks: Record<ChangeOutcome['status'], { mark: string; tone: Tone }> = {
   applied: { mark: '✓', tone: 'ok' },

@@ -3,21 +3,21 @@
 // turns a confirmed Ctrl-C into `stop` (the CLI passes it to applyPlan, which then starts no
 // more changes). Only src/cli imports this, lazily, so nothing else pays for loading ink.
 import { render } from 'ink';
-import type { CliIO } from '../cli/io.js';
+import type { Readable, Writable } from 'node:stream';
 import { ErpsyncError } from '../model/errors.js';
-import type { Plan } from '../plan/model.js';
-import { summarizePlan } from '../plan/render-plan.js';
+import { summarizePlan } from '../report/render-plan.js';
 import type { ApplyProgress } from '../report/apply-progress.js';
 import { advanceProgress, createProgress } from '../report/apply-progress.js';
 import type { ApplyReporter } from '../report/apply-report.js';
 import { confirmationFor } from '../report/apply-report.js';
 import type { SessionPhase } from './apply-app.js';
 import { ApplyApp } from './apply-app.js';
+import type { Plan } from '../model/plan.js';
 
 export interface InteractiveApplyOptions {
-  stdout: CliIO['stdout'];
-  stdin: CliIO['stdin'];
-  stderr: CliIO['stderr'];
+  stdout: Writable & { isTTY?: boolean; columns?: number };
+  stdin: Readable & { isTTY?: boolean };
+  stderr: Writable & { isTTY?: boolean };
   plan: Plan;
   color: boolean;
   /** Skip the question (--auto-approve) and show progress straight away. */

@@ -88,7 +88,7 @@ describe('erpsync login', () => {
     expect(await main(['login'], noSecret)).toBe(1);
     expect(noSecret.err()).toContain('BLING_CLIENT_SECRET');
     const remote = captureIO({ BLING_CLIENT_ID: 'x', BLING_CLIENT_SECRET: 'y-secret' }, cwd);
-    expect(await main(['login', '--redirect-uri', 'https://example.com/cb'], remote)).toBe(2);
+    expect(await main(['login', '--redirect-uri', 'https://example.com/cb'], remote)).toBe(1);
     expect(remote.err()).toContain('redirect URI must be http://127.0.0.1:PORT');
   });
 });

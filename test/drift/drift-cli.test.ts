@@ -5,10 +5,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DriftReport } from '../../src/drift/model.js';
 import { runCli } from '../support/run-cli.js';
 import { openTestAccount } from '../export/support.js';
 import type { TestAccount } from '../export/support.js';
+import type { DriftReport } from '../../src/model/drift.js';
 
 let account: TestAccount | undefined;
 afterEach(async () => {

@@ -5,11 +5,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DriftReport } from '../../src/drift/model.js';
 import { runCli } from '../support/run-cli.js';
 import type { CliRun } from '../support/run-cli.js';
 import { openDriftAccount } from './support.js';
 import type { DriftAccount } from './support.js';
+import type { DriftReport } from '../../src/model/drift.js';
 
 const golden = (name: string) => path.join(import.meta.dirname, 'golden', name);
 

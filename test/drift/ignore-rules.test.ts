@@ -1,13 +1,13 @@
 // policy.ignore matching shared by plan and drift: records, fields (with `*`), and units nested in
 // another kind's record (logistics services), which rules reach through the container's list field.
 import { describe, expect, it } from 'vitest';
-import { kindAdapters } from '../../src/kinds/registry.js';
-import type { KindAdapter } from '../../src/kinds/adapter.js';
-import type { IgnoreRule } from '../../src/manifest/model.js';
-import { findIgnoreRule, ignoreTargetOf } from '../../src/plan/build-plan.js';
-import type { UnitKind } from '../../src/plan/model.js';
+import { registry } from '../../src/kinds/registry.js';
+import type { KindAdapter } from '../../src/kinds/kind.js';
+import type { IgnoreRule } from '../../src/model/desired.js';
+import type { UnitKind } from '../../src/model/kinds.js';
+import { findIgnoreRule, ignoreTargetOf } from '../../src/model/ignore-rules.js';
 
-const adapter = (kind: UnitKind): KindAdapter => kindAdapters.find((a) => a.kind === kind) as KindAdapter;
+const adapter = (kind: UnitKind): KindAdapter => registry.units.find((a) => a.kind === kind) as KindAdapter;
 const rule = (fields: Omit<IgnoreRule, 'reason'>): IgnoreRule => ({ ...fields, reason: 'tolerated' });
 
 describe('findIgnoreRule', () => {

@@ -2,30 +2,29 @@
 // categories, read from a fresh account over HTTP), and what each kind leaves out of an export.
 import { describe, expect, it } from 'vitest';
 import { createApiClient, createStaticTokenProvider } from '../../src/api/index.js';
-import type { KindAdapter, LiveRecord } from '../../src/kinds/adapter.js';
-import { kindAdapters } from '../../src/kinds/registry.js';
-import type { UnitKind } from '../../src/plan/model.js';
+import { registry } from '../../src/kinds/registry.js';
+import { accountDefaultOf } from '../../src/kinds/categorias-receitas-despesas.js';
 import { openTestAccount } from './support.js';
+import type { KindAdapter } from '../../src/kinds/kind.js';
+import type { LiveRecord } from '../../src/model/live.js';
+import type { UnitKind } from '../../src/model/kinds.js';
 
-const adapter = (kind: UnitKind): KindAdapter => kindAdapters.find((a) => a.kind === kind) as KindAdapter;
+const adapter = (kind: UnitKind): KindAdapter => registry.units.find((a) => a.kind === kind) as KindAdapter;
 
 function record(kind: UnitKind, identity: string, fields: Record<string, unknown>): LiveRecord {
   return { kind, id: 1, identity, name: identity.split(' > ').at(-1) ?? identity, fields, raw: {}, detailLoaded: true };
 }
 
-describe('categoriasReceitasDespesas.isAccountDefault', () => {
-  const isDefault = (identity: string, fields: Record<string, unknown>) =>
-    adapter('categoriasReceitasDespesas').isAccountDefault?.(record('categoriasReceitasDespesas', identity, fields));
-
-  it('knows the untouched chart, and a category of it that someone changed is no longer a default', () => {
-    expect(isDefault('Despesas comerciais', { tipo: 1, grupoDRE: 7 })).toBe(true);
-    expect(isDefault('Despesas comerciais > Brindes', { tipo: 1, grupoDRE: 7, categoriaPai: 'Despesas comerciais' })).toBe(true);
-    expect(isDefault('Despesas comerciais', { tipo: 1, grupoDRE: 9 })).toBe(false);
-    expect(isDefault('Despesas comerciais', { tipo: 3, grupoDRE: 7 })).toBe(false);
-    expect(isDefault('Despesas comerciais', { tipo: 1, grupoDRE: 7, situacao: 0 })).toBe(false);
-    expect(isDefault('Despesas administrativas > Brindes', { tipo: 1 })).toBe(false);
-    expect(isDefault('Despesas comerciais > Brindes > Canetas', { tipo: 1 })).toBe(false);
-    expect(isDefault('Brindes', { tipo: 1, grupoDRE: 7 })).toBe(false);
+describe('the default chart of income and expense categories', () => {
+  it('knows the untouched chart, and a category of it that someone changed is still the account\'s own, but modified', () => {
+    expect(accountDefaultOf('Despesas comerciais', { tipo: 1, grupoDRE: 7 })).toBe('pristine');
+    expect(accountDefaultOf('Despesas comerciais > Brindes', { tipo: 1, grupoDRE: 7, categoriaPai: 'Despesas comerciais' })).toBe('pristine');
+    expect(accountDefaultOf('Despesas comerciais', { tipo: 1, grupoDRE: 9 })).toBe('modified');
+    expect(accountDefaultOf('Despesas comerciais', { tipo: 3, grupoDRE: 7 })).toBe('modified');
+    expect(accountDefaultOf('Despesas comerciais', { tipo: 1, grupoDRE: 7, situacao: 0 })).toBe('modified');
+    expect(accountDefaultOf('Despesas administrativas > Brindes', { tipo: 1 })).toBeUndefined();
+    expect(accountDefaultOf('Despesas comerciais > Brindes > Canetas', { tipo: 1 })).toBeUndefined();
+    expect(accountDefaultOf('Brindes', { tipo: 1, grupoDRE: 7 })).toBeUndefined();
   });
 
   it('covers every category of a fresh account but the system transfers', async () => {
@@ -35,7 +34,7 @@ describe('categoriasReceitasDespesas.isAccountDefault', () => {
       const categories = adapter('categoriasReceitasDespesas');
       const records = await categories.readLive(client, { desired: [], all: true, earlier: new Map(), everyField: true });
       expect(records).toHaveLength(62);
-      expect(records.filter((r) => !r.system && !categories.isAccountDefault?.(r))).toEqual([]);
+      expect(records.filter((r) => !r.system && r.accountDefault !== 'pristine')).toEqual([]);
     } finally {
       await client.close();
       await account.close();

@@ -125,7 +125,7 @@ describe('erpsync export', () => {
   it('refuses an unknown kind with a suggestion', async () => {
     account = await openTestAccount();
     const refused = await runCli(['export', '--kinds', 'gruposProduto'], { cwd: account.dir, env: account.env });
-    expect(refused.code).toBe(2);
+    expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('did you mean `gruposProdutos`');
   });
 });

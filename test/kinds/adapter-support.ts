@@ -9,8 +9,12 @@ import { createApiClient, createStaticTokenProvider } from '../../src/api/index.
 import type { ApiClient } from '../../src/api/index.js';
 import { createEmulator } from '../../src/emulator/index.js';
 import type { Emulator, EmulatorState } from '../../src/emulator/index.js';
-import type { DesiredUnit, KindAdapter, LiveRecord, ReadScope, WriteContext } from '../../src/kinds/adapter.js';
-import type { Change, UnitKind } from '../../src/plan/model.js';
+import type { DesiredUnit } from '../../src/model/desired.js';
+import type { KindAdapter, ReadScope, WriteContext } from '../../src/kinds/kind.js';
+import type { LiveRecord } from '../../src/model/live.js';
+import { classifyRemoval } from '../../src/model/plan.js';
+import type { Change } from '../../src/model/plan.js';
+import type { UnitKind } from '../../src/model/kinds.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 
@@ -75,7 +79,7 @@ export async function readByIdentity(adapter: KindAdapter, client: ApiClient, sc
 
 /** A change as buildPlan would emit it (wave 1, no dependencies). */
 export function planned(kind: UnitKind, action: Change['action'], key: string, extra: Partial<Change> = {}): Change {
-  return { id: `${kind}:${key}:${action}`, action, kind, key, reason: 'drift', fields: [], dependsOn: [], wave: 1, ...extra };
+  return { id: `${kind}:${key}:${action}`, action, kind, key, reason: 'drift', removal: classifyRemoval(action, extra.reason ?? 'drift'), fields: [], dependsOn: [], requires: [], wave: 1, ...extra };
 }
 
 /** The context applyPlan passes: ids of the records read (and created so far) by kind and identity. */

@@ -10,13 +10,13 @@ import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createEmulator } from '../../src/emulator/index.js';
 import type { Emulator, FaultKind } from '../../src/emulator/index.js';
-import type { DesiredState } from '../../src/manifest/model.js';
 import { findChangesOutsidePlan, findDuplicates } from './support/account.js';
 import { generateStore } from './support/generate-store.js';
 import { example, exampleEnv as env, lojaNovaBefore } from './support/stores.js';
 import { actionable, applyOnce, loadDesiredOrThrow, planNow } from './support/pipeline.js';
 import { createRandom } from './support/random.js';
 import { runCli } from '../support/run-cli.js';
+import type { DesiredState } from '../../src/model/desired.js';
 
 interface Store {
   name: string;

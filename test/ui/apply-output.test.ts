@@ -134,9 +134,9 @@ describe('plan --format markdown', () => {
     expect(none.stdout.split('\n')[0]).toBe('### erpsync plan: no changes');
   });
 
-  it('rejects an unknown format and --json with markdown (usage, exit 2)', async () => {
+  it('rejects an unknown format and --json with markdown (usage, exit 1)', async () => {
     writeFileSync(path.join(dir, 'm.yaml'), groups(['Maquiagem']));
-    expect((await runCli(['plan', 'm.yaml', '--format', 'html'], { cwd: dir, env })).code).toBe(2);
-    expect((await runCli(['plan', 'm.yaml', '--format', 'markdown', '--json'], { cwd: dir, env })).code).toBe(2);
+    expect((await runCli(['plan', 'm.yaml', '--format', 'html'], { cwd: dir, env })).code).toBe(1);
+    expect((await runCli(['plan', 'm.yaml', '--format', 'markdown', '--json'], { cwd: dir, env })).code).toBe(1);
   });
 });

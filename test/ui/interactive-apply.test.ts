@@ -55,7 +55,7 @@ describe('interactive apply', () => {
     const run = runCliOnTerminal(['apply', 'm.yaml'], { cwd: dir, env: { ...env, NO_COLOR: '1' } });
     await run.waitFor('Type yes to apply:');
     await run.type('n', 'o', '\r');
-    expect(await run.exit).toBe(0);
+    expect(await run.exit).toBe(1);
     expect(run.stdout.text).toContain('Apply cancelled; nothing was changed.');
     expect(groupNames()).toEqual([]);
     // Cursor movement is the UI's; colour (SGR 30–37, 90–97) is not allowed.
@@ -70,7 +70,7 @@ describe('interactive apply', () => {
     const refused = runCliOnTerminal(['apply', 'm.yaml'], { cwd: dir, env });
     await refused.waitFor('Type 2 to apply:');
     await refused.type('y', 'e', 's', '\r');
-    expect(await refused.exit).toBe(0);
+    expect(await refused.exit).toBe(1);
     expect(groupNames()).toEqual(['A', 'B']);
 
     const accepted = runCliOnTerminal(['apply', 'm.yaml'], { cwd: dir, env });

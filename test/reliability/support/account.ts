@@ -3,7 +3,7 @@
 // identity, duplicate identities, and the records a run changed although its plan did not list them.
 import { isDeepStrictEqual } from 'node:util';
 import type { EmulatorState } from '../../../src/emulator/index.js';
-import type { Plan } from '../../../src/plan/model.js';
+import type { Plan } from '../../../src/model/plan.js';
 
 /** The snapshot's record lists and the plan's unit kind each one holds. */
 const collections = {

@@ -6,18 +6,18 @@
 import { createApiClient, createStaticTokenProvider } from '../../../src/api/index.js';
 import type { ApiClient } from '../../../src/api/index.js';
 import { applyPlan } from '../../../src/apply/apply-plan.js';
-import type { ApplyResult } from '../../../src/apply/apply-plan.js';
 import type { Emulator } from '../../../src/emulator/index.js';
-import { kindAdapters } from '../../../src/kinds/registry.js';
+import { registry } from '../../../src/kinds/registry.js';
 import { fetchLive } from '../../../src/live/fetch-live.js';
-import type { LiveState } from '../../../src/live/model.js';
 import { loadManifests } from '../../../src/manifest/load-manifests.js';
-import type { DesiredState } from '../../../src/manifest/model.js';
 import { hasErrors } from '../../../src/model/diagnostics.js';
 import { buildPlan } from '../../../src/plan/build-plan.js';
-import type { Plan } from '../../../src/plan/model.js';
-import { desiredUnitsByKind, isPruned, selectUnitKinds } from '../../../src/plan/select.js';
+import { deriveDesiredUnits, readsEveryRecord, selectUnitKinds } from '../../../src/kinds/desired-units.js';
 import { renderDiagnosticsText } from '../../../src/report/diagnostics-report.js';
+import type { LiveState } from '../../../src/model/live.js';
+import type { DesiredState } from '../../../src/model/desired.js';
+import type { Plan } from '../../../src/model/plan.js';
+import type { ApplyResult } from '../../../src/model/events.js';
 
 export async function loadDesiredOrThrow(paths: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<DesiredState> {
   const result = await loadManifests(paths, { cwd, env });
@@ -49,18 +49,18 @@ export function openClient(emulator: Emulator, options: ClientOptions = {}): Api
 }
 
 export async function readAccount(client: ApiClient, desired: DesiredState): Promise<LiveState> {
-  return fetchLive(client, kindAdapters, {
-    kinds: selectUnitKinds(desired, kindAdapters),
-    desired: desiredUnitsByKind(desired, kindAdapters),
+  return fetchLive(client, registry.units, {
+    kinds: selectUnitKinds(desired, registry.units),
+    desired: deriveDesiredUnits(desired, registry.units),
     complete: (kind) => {
-      const adapter = kindAdapters.find((a) => a.kind === kind);
-      return adapter ? isPruned(adapter, desired) : false;
+      const adapter = registry.units.find((a) => a.kind === kind);
+      return adapter ? readsEveryRecord(adapter, desired) : false;
     },
   });
 }
 
 export function planFor(desired: DesiredState, live: LiveState, emulator: Emulator): Plan {
-  const { plan, diagnostics } = buildPlan(desired, live, kindAdapters, {
+  const { plan, diagnostics } = buildPlan(desired, live, registry.units, {
     target: { mode: 'remote', id: emulator.baseUrl, name: 'default' },
     allowReplace: false,
     rate: 2.5,
@@ -96,7 +96,7 @@ export async function applyOnce(emulator: Emulator, desired: DesiredState, optio
   try {
     const live = await readAccount(client, desired);
     run.plan = planFor(desired, live, emulator);
-    run.result = await applyPlan(run.plan, { client, adapters: kindAdapters, live, concurrency: options.concurrency ?? 3 });
+    run.result = await applyPlan(run.plan, { client, adapters: registry.units, live, concurrency: options.concurrency ?? 3 });
   } catch (error) {
     run.error = error;
   } finally {

@@ -1,5 +1,6 @@
+import { classifyRemoval, countsAgainstBudget } from '../../../src/model/plan.js';
+import type { Change, ChangeAction, Plan } from '../../../src/model/plan.js';
 // Small plans and change records for reporter and UI tests: plain data, as buildPlan makes them.
-import type { Change, ChangeAction, Plan } from '../../../src/plan/model.js';
 
 export function makeChange(action: ChangeAction, key: string, wave: number, extra: Partial<Change> = {}): Change {
   return {
@@ -8,8 +9,10 @@ export function makeChange(action: ChangeAction, key: string, wave: number, extr
     kind: 'gruposProdutos',
     key,
     reason: action === 'create' ? 'missing' : action === 'delete' ? 'prune' : 'drift',
+    removal: classifyRemoval(action, extra.reason ?? (action === 'create' ? 'missing' : action === 'delete' ? 'prune' : 'drift')),
     fields: action === 'create' ? [{ path: 'nome', before: undefined, after: key }] : [],
     dependsOn: [],
+    requires: [],
     wave,
     ...extra,
   };
@@ -17,13 +20,13 @@ export function makeChange(action: ChangeAction, key: string, wave: number, extr
 
 export function makePlan(changes: Change[]): Plan {
   return {
-    formatVersion: 1,
+    formatVersion: 2,
     target: { mode: 'sandbox', id: 'sandbox:.erpsync/sandbox.json', name: 'sandbox' },
     manifestDigest: 'sha256:0',
     kinds: ['gruposProdutos'],
     changes,
-    fingerprints: {},
-    absent: [],
+    budget: { limit: 10, source: 'default', removals: changes.filter(countsAgainstBudget).length, exceeded: changes.filter(countsAgainstBudget).length > 10 },
+    renames: [],
     warnings: [],
     cost: { reads: 1, writes: changes.length, seconds: Math.ceil(changes.length / 2.5), rate: 2.5 },
   };

@@ -1,7 +1,8 @@
+import type { IgnoreRule } from './desired.js';
+import type { ChangeAction, PlanTarget } from './plan.js';
+import type { UnitKind } from './kinds.js';
 // The drift report: what findDrift decides and the drift reporters (text, JSON, markdown, JUnit)
 // render. Plain data, JSON-serializable; `--json` prints it as is.
-import type { IgnoreRule } from '../manifest/model.js';
-import type { ChangeAction, PlanTarget, UnitKind } from '../plan/model.js';
 
 /**
  * - `modified`: the account differs from what the manifests declare (changed in the ERP).

@@ -1,11 +1,11 @@
 // Plan output for people (text) and machines (JSON). Pure: strings in, strings out. Deletes come
 // first under a warning; long texts show as a line diff; secrets only as "(sensitive) changed".
 import { diffLines } from 'diff';
-import type { KindAdapter } from '../kinds/adapter.js';
 import type { EnumField } from '../kinds/kind.js';
 import { printable } from '../model/printable.js';
-import type { Change, ChangeAction, FieldChange, Plan } from './model.js';
-import { removePath } from '../model/paths.js';
+import type { KindAdapter } from '../kinds/kind.js';
+import type { Change, ChangeAction, FieldChange, Plan } from '../model/plan.js';
+import { removesRecord } from '../model/plan.js';
 
 const actionColumns: readonly ChangeAction[] = ['create', 'update', 'set-status', 'set-default', 'delete', 'retire', 'blocked'];
 const symbols: Record<ChangeAction, string> = {
@@ -74,7 +74,7 @@ export function summarizePlan(plan: Plan): string {
   const parts = [
     `${count('create')} to create`,
     `${count('update') + count('set-status') + count('set-default')} to change`,
-    `${count('delete') + count('retire')} to delete or retire`,
+    `${plan.changes.filter(removesRecord).length} to delete or retire`,
   ];
   if (count('blocked') > 0) parts.push(`${count('blocked')} blocked`);
   return parts.join(', ');
@@ -100,7 +100,7 @@ export function renderPlanText(plan: Plan, options: RenderOptions): string[] {
     lines.push(`  ${kind.padEnd(width)}  ${cells.join('')}`);
   }
 
-  const removals = plan.changes.filter((c) => c.action === 'delete' || c.action === 'retire');
+  const removals = plan.changes.filter(removesRecord);
   if (removals.length > 0) {
     lines.push('', `WARNING: ${removals.length} record(s) will be deleted or retired:`);
     for (const change of removals) lines.push(`  ${describeChange(change)}`);
@@ -125,21 +125,4 @@ function renderCost(plan: Plan): string[] {
   return [`Cost: ${reads} request(s) read the account; ${writes} write(s) planned, about ${seconds} s at ${rate} req/s.`];
 }
 
-/** The plan as JSON: versioned, stable order, secret values never included. */
-export function renderPlanJson(plan: Plan): string {
-  return `${JSON.stringify(stripSecrets(plan), null, 2)}\n`;
-}
-
-/** Removes secret values from every change's desired record; their variable names stay in `secrets`. */
-export function stripSecrets(plan: Plan): Plan {
-  return {
-    ...plan,
-    changes: plan.changes.map((change) => {
-      if (!change.secrets || !change.desired) return change;
-      let desired: Record<string, unknown> = change.desired;
-      for (const path of Object.keys(change.secrets)) desired = removePath(desired, path.split('.'));
-      return { ...change, desired };
-    }),
-  };
-}
 

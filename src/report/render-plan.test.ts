@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { kindAdapters } from '../kinds/registry.js';
-import type { Plan } from './model.js';
-import { renderPlanJson, renderPlanText } from './render-plan.js';
+import { registry } from '../kinds/registry.js';
+import { renderPlanText } from './render-plan.js';
+import type { Plan } from '../model/plan.js';
 
 const base: Plan = {
-  formatVersion: 1,
+  formatVersion: 2,
   target: { mode: 'sandbox', id: 'sandbox:x', name: 'sandbox' },
   manifestDigest: 'd',
   kinds: ['configuracoesNfse'],
   changes: [],
-  fingerprints: {},
-  absent: [],
+  budget: { limit: 10, source: 'default', removals: 0, exceeded: false },
+  renames: [],
   warnings: [],
   cost: { reads: 1, writes: 1, seconds: 0.4, rate: 2.5 },
 };
@@ -27,6 +27,7 @@ describe('renderPlanText', () => {
           key: 'configuracoesNfse',
           liveId: 0,
           reason: 'drift',
+          removal: 'none',
           fields: [
             { path: 'envioEmail.mensagem', before: 'Olá,\nsegue a nota.\nObrigado!', after: 'Olá,\nsegue a sua nota fiscal.\nObrigado!' },
             { path: 'adicionais.cadastroPrefeitura.senha', before: undefined, after: undefined, sensitive: true },
@@ -34,16 +35,14 @@ describe('renderPlanText', () => {
           desired: { adicionais: { cadastroPrefeitura: { senha: 'hunter2' } } },
           secrets: { 'adicionais.cadastroPrefeitura.senha': 'NFSE_SENHA' },
           dependsOn: [],
+          requires: [],
           wave: 1,
         },
       ],
     };
-    const text = renderPlanText(plan, { adapters: kindAdapters }).join('\n');
+    const text = renderPlanText(plan, { adapters: registry.units }).join('\n');
     expect(text).toContain(['    envioEmail.mensagem:', '        Olá,', '      - segue a nota.', '      + segue a sua nota fiscal.', '        Obrigado!'].join('\n'));
     expect(text).toContain('adicionais.cadastroPrefeitura.senha: (sensitive) changed');
     expect(text).not.toContain('hunter2');
-    const json = renderPlanJson(plan);
-    expect(json).not.toContain('hunter2');
-    expect(JSON.parse(json).changes[0].secrets).toEqual({ 'adicionais.cadastroPrefeitura.senha': 'NFSE_SENHA' });
   });
 });

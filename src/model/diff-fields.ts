@@ -1,8 +1,8 @@
 // Field-level differences between what a manifest declares and what the account holds. Only the
 // fields a manifest sets are compared (an omitted field is not managed), objects recursively,
 // lists as a whole.
-import type { FieldChange } from './model.js';
 import { isPlainRecord } from '../model/paths.js';
+import type { FieldChange } from '../model/plan.js';
 
 
 export function deepEqual(a: unknown, b: unknown): boolean {

@@ -1,0 +1,83 @@
+// The apply workflow: a plan in, the account changed out. It owns every check between the two,
+// in this order: a saved plan's preconditions re-read and re-checked (refused when anything it
+// relies on changed), the delete budget as the plan decided it (refused when exceeded), the
+// confirmation (injected: a prompt, the terminal UI, or --auto-approve), the writes, and the
+// re-read that tells whether what was written took. It decides nothing the plan decided and
+// prints nothing: events go to the injected reporter; the CLI only wires arguments to it.
+import type { ApiClient } from '../api/client.js';
+import type { KindAdapter } from '../kinds/kind.js';
+import { ErpsyncError } from '../model/errors.js';
+import type { ApplyReportEvent, ApplyResult } from '../model/events.js';
+import type { AccountReader, LiveState } from '../model/live.js';
+import type { Plan } from '../model/plan.js';
+import { actionableChanges } from '../model/plan.js';
+import { applyPlan } from './apply-plan.js';
+import { findStalePreconditions } from './check-stale.js';
+import { findNonConvergent } from './check-convergence.js';
+import { recheckRequest, verifyRequest } from './read-requests.js';
+
+export interface ApplyWorkflowOptions {
+  client: ApiClient;
+  adapters: readonly KindAdapter[];
+  readAccount: AccountReader;
+  /** The account as read for a plan made in this run; absent for a saved plan (it is re-read). */
+  live?: LiveState;
+  /** Asked once, only when there is something to apply and the budget allows it. */
+  confirm: (plan: Plan) => Promise<boolean>;
+  report: (event: ApplyReportEvent) => void;
+  /** Stops dispatching new changes (Ctrl-C); requests in flight finish. */
+  signal: AbortSignal;
+  concurrency: number;
+}
+
+export type ApplyOutcome =
+  | { status: 'no-changes' }
+  | { status: 'declined' }
+  | { status: 'applied'; result: ApplyResult; notConverged: string[] };
+
+export async function runApplyWorkflow(plan: Plan, options: ApplyWorkflowOptions): Promise<ApplyOutcome> {
+  const live = options.live ?? (await recheckSavedPlan(plan, options));
+  options.report({ type: 'plan', plan });
+  if (actionableChanges(plan).length === 0) return { status: 'no-changes' };
+  if (plan.budget.exceeded) {
+    throw new ErpsyncError('DELETE_BUDGET', `the plan deletes or retires ${plan.budget.removals} records, more than the budget of ${plan.budget.limit}`, {
+      details: [plan.budget.source === 'flag' ? 'plan again with a larger --max-deletes if that is intended' : 'raise policy.maxDeletes, or plan again with --max-deletes, if that is intended'],
+    });
+  }
+  if (options.signal.aborted) throw new ErpsyncError('INTERRUPTED', 'interrupted before applying; nothing was changed');
+  if (!(await options.confirm(plan))) {
+    options.report({ type: 'cancelled' });
+    return { status: 'declined' };
+  }
+  const result = await applyPlan(plan, {
+    client: options.client,
+    adapters: options.adapters,
+    live,
+    concurrency: Math.max(1, options.concurrency),
+    signal: options.signal,
+    onEvent: options.report,
+  });
+  let notConverged: string[] = [];
+  if (!result.interrupted && result.applied > 0) {
+    options.report({ type: 'verify-start' });
+    notConverged = findNonConvergent(result, await options.readAccount(verifyRequest(plan, options.adapters)), options.adapters);
+    options.report({ type: 'verify-end', notConverged });
+  }
+  return { status: 'applied', result, notConverged };
+}
+
+/** Re-reads what a saved plan relies on; refuses when any of it changed since the plan was made. */
+async function recheckSavedPlan(plan: Plan, options: ApplyWorkflowOptions): Promise<LiveState> {
+  const live = await options.readAccount(recheckRequest(plan, options.adapters));
+  const stale = findStalePreconditions(plan, live);
+  if (stale.length > 0) throw new ErpsyncError('PLAN_STALE', 'the account changed since the plan was made; plan again', { details: stale });
+  return live;
+}
+
+/** The exit code of an apply that ran: 1 when anything failed, was interrupted, or did not take. */
+export function exitCodeOfApply(outcome: ApplyOutcome): 0 | 1 {
+  if (outcome.status === 'no-changes') return 0;
+  if (outcome.status === 'declined') return 1;
+  const { result, notConverged } = outcome;
+  return result.failed > 0 || result.interrupted || notConverged.length > 0 ? 1 : 0;
+}

@@ -1,0 +1,48 @@
+// Before a saved plan runs: is every precondition it recorded still true of the account? Each
+// finding names what changed. Pure: compares the plan with the account as re-read.
+import { fingerprintOf } from '../model/fingerprint.js';
+import type { UnitKind } from '../model/kinds.js';
+import type { LiveRecord, LiveState } from '../model/live.js';
+import type { Plan, Precondition } from '../model/plan.js';
+import { isActionable } from '../model/plan.js';
+
+export function findStalePreconditions(plan: Plan, live: LiveState): string[] {
+  const byId = new Map<string, LiveRecord>();
+  const byIdentity = new Map<string, LiveRecord>();
+  for (const [kind, records] of live.records) {
+    for (const r of records) {
+      byId.set(`${kind}\u0000${r.id}`, r);
+      byIdentity.set(`${kind}\u0000${r.identity}`, r);
+    }
+  }
+  const recordsOf = (kind: UnitKind) => live.records.get(kind) ?? [];
+  const stale = new Set<string>();
+  for (const change of plan.changes.filter(isActionable)) {
+    for (const p of change.requires) {
+      const finding = checkPrecondition(p, byId, byIdentity, recordsOf);
+      if (finding) stale.add(finding);
+    }
+  }
+  return [...stale];
+}
+
+function checkPrecondition(
+  p: Precondition,
+  byId: ReadonlyMap<string, LiveRecord>,
+  byIdentity: ReadonlyMap<string, LiveRecord>,
+  recordsOf: (kind: UnitKind) => readonly LiveRecord[],
+): string | undefined {
+  if (p.type === 'record') {
+    const record = byId.get(`${p.kind}\u0000${p.id}`);
+    if (!record) return `${p.kind} "${p.identity}" (id ${p.id}) no longer exists`;
+    if (fingerprintOf(record.raw) !== p.fingerprint) return `${p.kind} "${p.identity}" (id ${p.id}) changed since the plan was made${record.identity === p.identity ? '' : ` (now "${record.identity}")`}`;
+    return undefined;
+  }
+  if (p.type === 'absent') {
+    const record = byIdentity.get(`${p.kind}\u0000${p.identity}`);
+    return record ? `${p.kind} "${p.identity}" now exists (id ${record.id}); the plan would create it again` : undefined;
+  }
+  const known = new Set(p.children.map((c) => `${c.kind}\u0000${c.id}`));
+  const added = p.childKinds.flatMap((kind) => recordsOf(kind).filter((r) => r.parent === p.parent && !known.has(`${kind}\u0000${r.id}`)));
+  return added.length > 0 ? `${added.map((r) => `${r.kind} "${r.identity}" (id ${r.id})`).join(', ')} was added inside ${p.kind} "${p.parent}", which the plan removes` : undefined;
+}

@@ -1,0 +1,69 @@
+// What apply reads of the account around a plan: before a saved plan runs, exactly the records
+// its changes rely on (with the details the plan read); after the writes, the records written.
+// Pure: the reads themselves go through the injected AccountReader.
+import type { KindAdapter } from '../kinds/kind.js';
+import type { DesiredUnit } from '../model/desired.js';
+import type { UnitKind } from '../model/kinds.js';
+import type { ReadRequest } from '../model/live.js';
+import { lastSegment } from '../model/names.js';
+import type { Plan } from '../model/plan.js';
+import { isActionable } from '../model/plan.js';
+
+function unitAt(kind: UnitKind, identity: string, fields: Record<string, unknown>, id?: number): DesiredUnit {
+  return {
+    kind,
+    identity,
+    name: lastSegment(identity),
+    fields,
+    tool: { ...(id === undefined ? {} : { id }), ensure: 'present', protect: false, previousNames: [] },
+    locate: () => ({ file: 'plan', line: 1, col: 1 }),
+  };
+}
+
+/** The kinds in registry order, with the kinds they nest in (their records give nested units their identity). */
+function orderKinds(kinds: ReadonlySet<UnitKind>, adapters: readonly KindAdapter[]): UnitKind[] {
+  const needed = new Set(kinds);
+  for (const adapter of adapters) if (needed.has(adapter.kind) && adapter.nestedIn) needed.add(adapter.nestedIn);
+  return adapters.filter((a) => needed.has(a.kind)).map((a) => a.kind);
+}
+
+function addTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  map.set(key, [...(map.get(key) ?? []), value]);
+}
+
+/** The read that re-checks a saved plan's preconditions: every record they name, nothing more. */
+export function recheckRequest(plan: Plan, adapters: readonly KindAdapter[]): ReadRequest {
+  const kinds = new Set<UnitKind>();
+  const complete = new Set<UnitKind>();
+  const desired = new Map<UnitKind, DesiredUnit[]>();
+  const detailIds = new Map<UnitKind, Set<number>>();
+  for (const change of plan.changes.filter(isActionable)) {
+    for (const p of change.requires) {
+      if (p.type === 'children') {
+        for (const kind of p.childKinds) {
+          kinds.add(kind);
+          complete.add(kind);
+        }
+        continue;
+      }
+      kinds.add(p.kind);
+      // No desired fields: which details to read is the plan's record of what it read, not a guess.
+      addTo(desired, p.kind, unitAt(p.kind, p.identity, {}, p.type === 'record' ? p.id : undefined));
+      if (p.type === 'record' && p.detail) detailIds.set(p.kind, new Set([...(detailIds.get(p.kind) ?? []), p.id]));
+    }
+  }
+  return { kinds: orderKinds(kinds, adapters), desired, complete: (kind) => complete.has(kind), detailIds };
+}
+
+/** The read after apply: the records the plan changed, with the fields it set (details where needed). */
+export function verifyRequest(plan: Plan, adapters: readonly KindAdapter[]): ReadRequest {
+  const kinds = new Set<UnitKind>();
+  const desired = new Map<UnitKind, DesiredUnit[]>();
+  for (const change of plan.changes.filter(isActionable)) {
+    if (!change.desired && change.liveId === undefined) continue;
+    kinds.add(change.kind);
+    // Removals carry no desired fields; a unit with none still tells the kind where to read.
+    addTo(desired, change.kind, unitAt(change.kind, change.key, change.desired ?? {}, change.liveId));
+  }
+  return { kinds: orderKinds(kinds, adapters), desired, complete: () => false };
+}

@@ -1,0 +1,104 @@
+// Manifest records → desired units, derived once and shared by reading (which kinds to read,
+// which records deserve a detail GET) and planning (what to match and compare). The rule for
+// which live records a unit could pair with is written here, once: the reader uses it to pick
+// detail reads, the planner's matcher proposes pairs from the same keys.
+import type { DesiredRecord, DesiredState, DesiredUnit } from '../model/desired.js';
+import { prunesKind } from '../model/desired.js';
+import type { UnitKind } from '../model/kinds.js';
+import { lastSegment, withLastSegment } from '../model/names.js';
+import type { KindAdapter } from './kind.js';
+
+export function toDesiredUnit(record: DesiredRecord): DesiredUnit {
+  return {
+    kind: record.kind,
+    identity: record.identity,
+    name: record.name,
+    fields: record.fields,
+    tool: record.tool,
+    secretVariables: record.secretVariables,
+    locate: (path) => record.locate(path),
+  };
+}
+
+/** Unit kinds a run touches, in dependency order: declared or pruned kinds, and the units nested in them. */
+export function selectUnitKinds(desired: Pick<DesiredState, 'declaredKinds' | 'policy'>, units: readonly KindAdapter[]): UnitKind[] {
+  const selected: UnitKind[] = [];
+  for (const unit of units) {
+    const key = unit.definition?.key;
+    const touched = key ? desired.declaredKinds.has(key) || desired.policy.prune.includes(key) : unit.nestedIn !== undefined && selected.includes(unit.nestedIn);
+    if (touched) selected.push(unit.kind);
+  }
+  return selected;
+}
+
+/** Whether every live record of the unit kind is needed: the kind it belongs to is pruned. */
+export function readsEveryRecord(unit: KindAdapter, desired: Pick<DesiredState, 'declaredKinds' | 'policy'>): boolean {
+  const key = unit.definition?.key ?? unit.nestedIn;
+  return key !== undefined && prunesKind(desired, key);
+}
+
+/** Desired units of every unit kind, nested ones derived from their (present) parents. */
+export function deriveDesiredUnits(desired: Pick<DesiredState, 'records'>, units: readonly KindAdapter[]): Map<UnitKind, DesiredUnit[]> {
+  const byKind = new Map<UnitKind, DesiredUnit[]>();
+  for (const unit of units) {
+    if (unit.definition) byKind.set(unit.kind, (desired.records.get(unit.definition.key) ?? []).map(toDesiredUnit));
+    else if (unit.nestedIn) byKind.set(unit.kind, deriveNestedUnits(unit, byKind.get(unit.nestedIn) ?? []));
+  }
+  return byKind;
+}
+
+/** The units a nested kind declares inside its parents (only parents that stay in the account). */
+export function deriveNestedUnits(unit: KindAdapter, parents: readonly DesiredUnit[]): DesiredUnit[] {
+  return parents.filter((p) => p.tool.ensure === 'present').flatMap((p) => unit.deriveDesired?.(p) ?? []);
+}
+
+/** What a live record is known by before its detail is read. */
+export interface LiveKey {
+  id: number;
+  identity: string;
+  name: string;
+}
+
+/** The keys a desired unit may pair with a live record by, in the order the planner tries them. */
+export interface MatchKeys {
+  /** A pinned id: the only key when present. */
+  id?: number;
+  /** Identities it had before (previousNames), each under its current parent path. */
+  previousIdentities: string[];
+  identity: string;
+  /**
+   * Tree kinds only: bare names (its own and previous ones) it may be found under elsewhere in the
+   * tree — it was moved, or its parent is a live-only record named by its bare name.
+   */
+  anyParentNames: string[];
+}
+
+export function matchKeysOf(unit: DesiredUnit, tree: boolean): MatchKeys {
+  return {
+    ...(unit.tool.id === undefined ? {} : { id: unit.tool.id }),
+    previousIdentities: unit.tool.previousNames.map((previous) => withLastSegment(unit.identity, previous)),
+    identity: unit.identity,
+    anyParentNames: tree ? [lastSegment(unit.identity), ...unit.tool.previousNames] : [],
+  };
+}
+
+/** Whether the planner could pair this live record with a unit that has these keys. */
+export function couldMatch(record: LiveKey, keys: MatchKeys): boolean {
+  if (keys.id !== undefined) return keys.id === record.id;
+  return record.identity === keys.identity || keys.previousIdentities.includes(record.identity) || keys.anyParentNames.includes(record.name);
+}
+
+/**
+ * The live records worth a detail GET: those some present unit that `needsDetail` could match,
+ * and those a caller names (a saved plan re-reads what it read).
+ */
+export function selectDetailReads<T extends LiveKey>(
+  records: readonly T[],
+  desired: readonly DesiredUnit[],
+  needsDetail: (unit: DesiredUnit) => boolean,
+  tree: boolean,
+  detailIds?: ReadonlySet<number>,
+): T[] {
+  const wanting = desired.filter((unit) => unit.tool.ensure === 'present' && needsDetail(unit)).map((unit) => matchKeysOf(unit, tree));
+  return records.filter((record) => detailIds?.has(record.id) === true || wanting.some((keys) => couldMatch(record, keys)));
+}

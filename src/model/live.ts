@@ -1,0 +1,60 @@
+// The account as read for one run: live records per unit kind, in the manifest's shape so they
+// compare with the desired state. Which records are the account's own is decided when reading
+// (by the kind that knows) and carried here, so planning, drift and export ask the same question.
+import type { DesiredUnit } from './desired.js';
+import type { UnitKind } from './kinds.js';
+
+export interface LiveRecord {
+  kind: UnitKind;
+  id: number;
+  /** Path of names, same rules as the manifest's identities. */
+  identity: string;
+  name: string;
+  /** API field names, enum codes, references as the identity of their target. */
+  fields: Record<string, unknown>;
+  /** As the API returned it (list item, merged with the detail when read): the base of PUT merges. */
+  raw: Record<string, unknown>;
+  /** Records of the account itself that erpsync never deletes or changes. */
+  system?: 'built-in' | 'fixa' | 'native';
+  /**
+   * Part of the set every new account starts with (the default chart of categories): never
+   * pruned, changed or removed only when a manifest names it. `pristine` while still as the
+   * account made it (drift and export leave those out too), `modified` once someone changed it.
+   */
+  accountDefault?: 'pristine' | 'modified';
+  /** Identity of the parent record (tree kinds, services), for ordering deletes. */
+  parent?: string;
+  detailLoaded: boolean;
+}
+
+export interface LiveState {
+  records: ReadonlyMap<UnitKind, readonly LiveRecord[]>;
+  /** Requests spent reading. */
+  reads: number;
+}
+
+/** The account's own records (built-ins, `fixa`, native, the default set): pruning never removes them. */
+export function isAccountOwn(record: LiveRecord): boolean {
+  return record.system !== undefined || record.accountDefault !== undefined;
+}
+
+/** The account's own records as it made them: drift does not call them unmanaged, export leaves them out. */
+export function isPristineAccountRecord(record: LiveRecord): boolean {
+  return record.system !== undefined || record.accountDefault === 'pristine';
+}
+
+/** What to read of the account: which unit kinds, for which desired units, and how completely. */
+export interface ReadRequest {
+  kinds: readonly UnitKind[];
+  /** Desired units per kind: a kind reads details only for records these could match. */
+  desired: ReadonlyMap<UnitKind, readonly DesiredUnit[]>;
+  /** Kinds whose every record is needed (pruned kinds; drift and export read all). */
+  complete: (kind: UnitKind) => boolean;
+  /** Read detail-only fields of every record too (export; drift's snippets of unmanaged records). */
+  everyField?: boolean;
+  /** Records whose detail must be read whatever the desired units say, per kind (a saved plan's re-check). */
+  detailIds?: ReadonlyMap<UnitKind, ReadonlySet<number>>;
+}
+
+/** Reads the account for a request; the CLI wires the real reader (live/fetch-live) into workflows. */
+export type AccountReader = (request: ReadRequest) => Promise<LiveState>;

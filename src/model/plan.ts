@@ -1,0 +1,175 @@
+// The Plan: what buildPlan decides and applyPlan executes. Plain data, JSON-serializable, so a
+// saved plan file is exactly what runs later. Every safety decision travels in it — what counts
+// as a removal, the delete budget and whether it is exceeded, the renames, and what each change
+// depends on in the account — so no later stage decides any of them again.
+import type { UnitKind } from './kinds.js';
+
+export type ChangeAction = 'create' | 'update' | 'set-status' | 'set-default' | 'delete' | 'retire' | 'blocked';
+
+export type ChangeReason =
+  | 'missing' // declared, not in the account
+  | 'drift' // declared, differs from the account
+  | 'rename' // found under one of its previousNames
+  | 'tombstone' // ensure: absent
+  | 'prune' // owned kind, not declared
+  | 'replace' // cannot be changed in place (re-parenting a product category), replaced on request
+  | 'built-in' // the account's own record: never deleted or changed
+  | 'protected' // protect: true
+  | 'not-supported'; // the API cannot make this change
+
+/**
+ * What a change does to the set of records in the account:
+ * - `none`: the record stays (creates, updates, blocked changes);
+ * - `removal`: a record leaves the account (deleted or retired) and counts against the delete budget;
+ * - `replacement`: the delete half of a delete + create the user asked for (--allow-replace); the
+ *   record comes back in the same plan, so it does not count against the budget.
+ */
+export type RemovalClass = 'none' | 'removal' | 'replacement';
+
+export interface FieldChange {
+  /** Dot path of the field, e.g. `taxas.aliquota`. */
+  path: string;
+  before: unknown;
+  after: unknown;
+  /** Secret: the values are never shown or saved, only that they differ. */
+  sensitive?: boolean;
+}
+
+/** A live record a change relies on, as it was when the plan was made. */
+export interface RecordPrecondition {
+  type: 'record';
+  /** `self`: the record the change acts on; `parent`/`reference`: a record it names. */
+  role: 'self' | 'parent' | 'reference';
+  kind: UnitKind;
+  id: number;
+  identity: string;
+  /** Hash of the record as read (see model/fingerprint). */
+  fingerprint: string;
+  /** Whether the fingerprint covers the record's detail (detail-only fields): a re-check reads it too. */
+  detail: boolean;
+}
+
+/** A create relies on its identity still being free: otherwise it would duplicate a record. */
+export interface AbsencePrecondition {
+  type: 'absent';
+  kind: UnitKind;
+  identity: string;
+}
+
+/** A removal relies on the records inside the removed one being exactly those it knew of. */
+export interface ChildrenPrecondition {
+  type: 'children';
+  kind: UnitKind;
+  /** Identity of the record being removed. */
+  parent: string;
+  /** Unit kinds whose records can sit inside it (the kind itself for trees, nested kinds). */
+  childKinds: UnitKind[];
+  /** The records inside it when the plan was made (all of them planned for removal too). */
+  children: { kind: UnitKind; id: number }[];
+}
+
+export type Precondition = RecordPrecondition | AbsencePrecondition | ChildrenPrecondition;
+
+export interface Change {
+  /** Stable within a plan, unique, opaque: never parsed back into its parts. */
+  id: string;
+  action: ChangeAction;
+  kind: UnitKind;
+  /** Identity of the record: path of names, e.g. `Despesas administrativas > Aluguel`. */
+  key: string;
+  /** Id of the live record the change acts on; absent for creates. */
+  liveId?: number;
+  reason: ChangeReason;
+  /** Decided by buildPlan (classifyRemoval); everyone else reads it. */
+  removal: RemovalClass;
+  fields: FieldChange[];
+  /**
+   * What the record must look like after the change (manifest shape: API field names, codes,
+   * references as identities). Secret values are left out of saved plans.
+   */
+  desired?: Record<string, unknown>;
+  /** Secret field (dot path) → environment variable; saved plans hold the name, never the value. */
+  secrets?: Record<string, string>;
+  /** Changes that must succeed first (parents, referenced records). */
+  dependsOn: string[];
+  /** What in the account this change relies on; a saved plan re-checks exactly these. */
+  requires: Precondition[];
+  /** 1-based execution wave; all changes of a wave may run concurrently. */
+  wave: number;
+  /** Why a change is blocked or special, in words. */
+  note?: string;
+}
+
+export interface PlanTarget {
+  mode: 'sandbox' | 'remote';
+  /** The base URL, or `sandbox:<state file>`: a saved plan applies only to the target it was made for. */
+  id: string;
+  name: string;
+}
+
+/** The delete budget, decided when planning: apply refuses a plan whose budget is exceeded. */
+export interface PlanBudget {
+  /** Records the plan may delete or retire. */
+  limit: number;
+  source: 'flag' | 'policy' | 'default';
+  /** Changes whose removal class is `removal`. */
+  removals: number;
+  exceeded: boolean;
+}
+
+/** A live record that this plan gives a new identity (renamed, or under a renamed parent). */
+export interface PlanRename {
+  kind: UnitKind;
+  liveId: number;
+  from: string;
+  to: string;
+}
+
+export interface Plan {
+  formatVersion: 2;
+  target: PlanTarget;
+  manifestDigest: string;
+  /** Kinds whose live records were read for this plan. */
+  kinds: UnitKind[];
+  changes: Change[];
+  budget: PlanBudget;
+  renames: PlanRename[];
+  warnings: string[];
+  cost: PlanCost;
+}
+
+export interface PlanCost {
+  /** Requests spent reading the account for this plan. */
+  reads: number;
+  /** Write requests the plan will send. */
+  writes: number;
+  /** Seconds the writes take at the configured rate. */
+  seconds: number;
+  rate: number;
+}
+
+/** The one answer to "is this change a removal?"; buildPlan stores it in every change. */
+export function classifyRemoval(action: ChangeAction, reason: ChangeReason): RemovalClass {
+  if (action !== 'delete' && action !== 'retire') return 'none';
+  return reason === 'replace' ? 'replacement' : 'removal';
+}
+
+/** Whether a change takes a record out of the account (deleted or retired), replacements included. */
+export function removesRecord(change: Pick<Change, 'removal'>): boolean {
+  return change.removal !== 'none';
+}
+
+/** Whether a change counts against the delete budget. */
+export function countsAgainstBudget(change: Pick<Change, 'removal'>): boolean {
+  return change.removal === 'removal';
+}
+
+/** Whether apply sends anything for the change (blocked changes are shown, never sent). */
+export function isActionable(change: Pick<Change, 'action'>): boolean {
+  return change.action !== 'blocked';
+}
+
+/** Changes apply would send. */
+export function actionableChanges(plan: Pick<Plan, 'changes'>): Change[] {
+  return plan.changes.filter(isActionable);
+}

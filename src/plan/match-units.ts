@@ -1,0 +1,177 @@
+// Pairs the desired units of one unit kind with its live records: a pinned id first, then
+// renames (previous names, swaps included), then the identity, then — for tree kinds — a unique
+// name elsewhere in the tree (the record was moved to another parent). The keys tried come from
+// kinds/desired-units (matchKeysOf), the same rule the reader uses to choose detail reads.
+// Problems of identity are diagnostics: live records sharing one identity, one id pinned twice,
+// a tombstone pinned to a record of another name.
+import { matchKeysOf } from '../kinds/desired-units.js';
+import type { DesiredUnit } from '../model/desired.js';
+import type { Diagnostic, SourcePosition } from '../model/diagnostics.js';
+import { formatPosition } from '../model/diagnostics.js';
+import type { UnitKind } from '../model/kinds.js';
+import type { LiveRecord } from '../model/live.js';
+import { pathSeparator } from '../model/names.js';
+import { renameAncestors } from './canonical-units.js';
+
+export interface Match {
+  desired: DesiredUnit;
+  live?: LiveRecord;
+  via: 'id' | 'identity' | 'previous-name' | 'name';
+}
+
+interface MatchState {
+  matches: Map<DesiredUnit, Match>;
+  claimed: Set<number>;
+  byIdentity: Map<string, LiveRecord[]>;
+  /** live identity → the identity of the desired unit that claimed it, for records moving with an ancestor. */
+  treeRenames: Map<string, string>;
+}
+
+export function matchUnits(units: readonly DesiredUnit[], liveRecords: readonly LiveRecord[], diagnostics: Diagnostic[], kind: UnitKind, tree: boolean): Match[] {
+  const state: MatchState = { matches: new Map(), claimed: new Set(), byIdentity: new Map(), treeRenames: new Map() };
+  const reindex = () => {
+    state.byIdentity.clear();
+    for (const record of liveRecords) {
+      const identity = renameAncestors(record.identity, state.treeRenames);
+      state.byIdentity.set(identity, [...(state.byIdentity.get(identity) ?? []), record]);
+    }
+  };
+  reindex();
+  matchPinned(units, liveRecords, state, diagnostics, kind);
+  matchPreviousNames(units, state, reindex);
+  matchIdentities(units, state, reindex, diagnostics, kind);
+  matchMoved(units, liveRecords, state, tree);
+  return units.map((u) => state.matches.get(u) as Match);
+}
+
+function claim(state: MatchState, unit: DesiredUnit, record: LiveRecord | undefined, via: Match['via']): void {
+  state.matches.set(unit, { desired: unit, ...(record ? { live: record } : {}), via });
+  if (!record) return;
+  state.claimed.add(record.id);
+  if (record.identity !== unit.identity) state.treeRenames.set(record.identity, unit.identity);
+}
+
+const unclaimedWith = (state: MatchState, identity: string) => (state.byIdentity.get(identity) ?? []).filter((r) => !state.claimed.has(r.id));
+const depthOf = (unit: DesiredUnit) => unit.identity.split(pathSeparator).length;
+
+function matchPinned(units: readonly DesiredUnit[], liveRecords: readonly LiveRecord[], state: MatchState, diagnostics: Diagnostic[], kind: UnitKind): void {
+  const liveById = new Map(liveRecords.map((r) => [r.id, r]));
+  const pinnedBy = new Map<number, DesiredUnit>();
+  const declared = new Map(units.map((u) => [u.identity, u]));
+  for (const unit of units) {
+    const id = unit.tool.id;
+    if (id === undefined) continue;
+    const first = pinnedBy.get(id);
+    if (first) {
+      diagnostics.push(pinnedTwice(unit, first, id, kind));
+      claim(state, unit, undefined, 'id');
+      continue;
+    }
+    pinnedBy.set(id, unit);
+    const record = liveById.get(id);
+    if (!record) {
+      diagnostics.push({ severity: 'error', code: 'pinned-id-not-found', message: `no ${kind} record with id ${id} exists in the account`, position: unit.locate(['id']) });
+      claim(state, unit, undefined, 'id');
+      continue;
+    }
+    const keys = matchKeysOf(unit, false);
+    if (unit.tool.ensure === 'absent' && record.identity !== unit.identity && !keys.previousIdentities.includes(record.identity)) {
+      diagnostics.push(tombstoneOfAnother(unit, record, declared.get(record.identity), kind));
+      claim(state, unit, undefined, 'id');
+      continue;
+    }
+    claim(state, unit, record, 'id');
+  }
+}
+
+function pinnedTwice(unit: DesiredUnit, first: DesiredUnit, id: number, kind: UnitKind): Diagnostic {
+  return {
+    severity: 'error',
+    code: 'duplicate-pinned-id',
+    message: `id ${id} is pinned by two ${kind} records: \`${unit.identity}\` here and \`${first.identity}\` at ${where(first.locate(['id']))}`,
+    hint: 'a live record can be managed by one manifest record only; remove one of the pins',
+    position: unit.locate(['id']),
+  };
+}
+
+function tombstoneOfAnother(unit: DesiredUnit, record: LiveRecord, declaredThere: DesiredUnit | undefined, kind: UnitKind): Diagnostic {
+  const also = declaredThere ? `, which the manifests declare at ${where(declaredThere.locate([]))}` : '';
+  return {
+    severity: 'error',
+    code: 'pinned-tombstone-mismatch',
+    message: `\`${unit.identity}\` is to be removed (ensure: absent), but its id ${record.id} is the ${kind} record \`${record.identity}\`${also}`,
+    hint: 'a tombstone removes only the record it names: fix the id, or name the record it pins',
+    position: unit.locate(['id']),
+  };
+}
+
+function where(position: SourcePosition): string {
+  return formatPosition(position);
+}
+
+/**
+ * Renames: a previous name is taken unless a declared record keeps that name and is not itself
+ * moving away. Shallowest first: a child's previous name is looked up under its parent's new
+ * name, since the parent may be renamed in the same plan (swaps stay among siblings).
+ */
+function matchPreviousNames(units: readonly DesiredUnit[], state: MatchState, reindex: () => void): void {
+  const open = () => units.filter((u) => !state.matches.has(u));
+  for (const depth of [...new Set(open().map(depthOf))].sort((a, b) => a - b)) {
+    const proposals = new Map<DesiredUnit, LiveRecord>();
+    for (const unit of open().filter((u) => depthOf(u) === depth)) {
+      for (const previous of matchKeysOf(unit, false).previousIdentities) {
+        const candidates = unclaimedWith(state, previous);
+        if (candidates.length === 1 && candidates[0]) {
+          proposals.set(unit, candidates[0]);
+          break;
+        }
+      }
+    }
+    for (const [unit, record] of proposals) {
+      const current = renameAncestors(record.identity, state.treeRenames);
+      const keeper = units.find((u) => u.identity === current && u !== unit);
+      if (keeper && !proposals.has(keeper)) continue;
+      claim(state, unit, record, 'previous-name');
+    }
+    reindex();
+  }
+}
+
+/** Identity, shallowest first so a renamed parent carries its children's identities along. */
+function matchIdentities(units: readonly DesiredUnit[], state: MatchState, reindex: () => void, diagnostics: Diagnostic[], kind: UnitKind): void {
+  const byDepth = units.filter((u) => !state.matches.has(u)).sort((a, b) => depthOf(a) - depthOf(b));
+  let indexedDepth = 0;
+  for (const unit of byDepth) {
+    // A claim only moves the records below the claimed one, so one re-index per depth suffices.
+    if (depthOf(unit) !== indexedDepth) {
+      reindex();
+      indexedDepth = depthOf(unit);
+    }
+    const candidates = unclaimedWith(state, unit.identity);
+    if (candidates.length > 1) {
+      diagnostics.push({
+        severity: 'error',
+        code: 'duplicate-live-records',
+        message: `the account holds ${candidates.length} ${kind} records named \`${unit.identity}\` (ids ${candidates.map((c) => c.id).join(', ')})`,
+        hint: 'pin the one to manage with `id:`, and remove or rename the others',
+        position: unit.locate([]),
+      });
+      claim(state, unit, undefined, 'identity');
+      continue;
+    }
+    if (candidates[0]) claim(state, unit, candidates[0], 'identity');
+  }
+}
+
+/** Moved to another parent: the same name, found exactly once among unclaimed live records. */
+function matchMoved(units: readonly DesiredUnit[], liveRecords: readonly LiveRecord[], state: MatchState, tree: boolean): void {
+  const desiredIdentities = new Set(units.map((u) => u.identity));
+  for (const unit of units.filter((u) => !state.matches.has(u))) {
+    if (!tree || unit.tool.ensure === 'absent') {
+      claim(state, unit, undefined, 'identity');
+      continue;
+    }
+    const sameName = liveRecords.filter((r) => !state.claimed.has(r.id) && r.name === unit.name && !desiredIdentities.has(r.identity));
+    claim(state, unit, sameName.length === 1 ? sameName[0] : undefined, 'name');
+  }
+}
