@@ -1,6 +1,44 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// Imports flow one way (DESIGN §1): cli → (manifest, live, plan, apply, export, report, ui) →
+// (kinds, api) → model. Stages of one level do not import each other, with two exceptions
+// that build on another stage by design: drift is reported from plans (it runs buildPlan and
+// renders export's snippets), and ui draws what report computes. The emulator stands apart.
+const allowed = {
+  model: [],
+  api: ['model'],
+  kinds: ['api', 'model'],
+  manifest: ['kinds', 'api', 'model'],
+  live: ['kinds', 'api', 'model'],
+  plan: ['kinds', 'api', 'model'],
+  apply: ['kinds', 'api', 'model'],
+  export: ['kinds', 'api', 'model'],
+  report: ['kinds', 'api', 'model'],
+  drift: ['manifest', 'live', 'plan', 'export', 'kinds', 'api', 'model'],
+  ui: ['report', 'kinds', 'api', 'model'],
+  emulator: ['model'],
+};
+const folders = [...Object.keys(allowed), 'cli'];
+
+const layerRules = Object.entries(allowed).map(([folder, may]) => ({
+  files: [`src/${folder}/**/*.ts`, `src/${folder}/**/*.tsx`],
+  ignores: ['**/*.test.ts', '**/*.test.tsx'],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          {
+            group: folders.filter((other) => other !== folder && !may.includes(other)).flatMap((other) => [`../${other}/*`, `../../${other}/*`]),
+            message: `src/${folder} may import only from ${may.length > 0 ? may.map((m) => `src/${m}`).join(', ') : 'itself'} (imports flow one way: see eslint.config.js)`,
+          },
+        ],
+      },
+    ],
+  },
+}));
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.erpsync/**'] },
   js.configs.recommended,
@@ -12,4 +50,5 @@ export default tseslint.config(
     },
   },
   { files: ['src/cli/bin.ts'], rules: { 'no-restricted-syntax': 'off' } },
+  ...layerRules,
 );

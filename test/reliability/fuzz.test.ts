@@ -175,7 +175,8 @@ const batches = Array.from({ length: Math.ceil(cases / batchSize) }, (_, b) => (
 
 describe('mutation fuzzer over the valid manifests of the project', () => {
   it('has a corpus of examples and scenario manifests', () => {
-    expect(corpus.filter((s) => s.file.includes('/examples/')).length).toBeGreaterThanOrEqual(8);
+    // examples/loja-nova/politica.yaml prunes kinds it does not declare: on its own it is refused.
+    expect(corpus.filter((s) => s.file.includes('/examples/')).length).toBeGreaterThanOrEqual(7);
     expect(corpus.filter((s) => s.file.includes('/test/scenarios/')).length).toBeGreaterThanOrEqual(40);
   });
 
