@@ -4,7 +4,7 @@
 // come from ${VAR}. Then each kind's own checks (checkRecords in its adapter).
 import type { Diagnostic, SourcePosition } from '../model/diagnostics.js';
 import type { KindDefinition } from '../kinds/kind.js';
-import { normalizeName, pathSeparator } from '../model/names.js';
+import { composeIdentity, normalizeName, pathSeparator } from '../model/names.js';
 import { readPath } from '../model/paths.js';
 import type { ManifestRecord, PathSegment } from '../model/desired.js';
 
@@ -36,77 +36,62 @@ export interface IdentifiedRecord extends LocatedRecord {
 }
 
 /**
- * Computes identities and reports the generic problems of one kind's records.
- * Tree kinds: identity = parent path + name; the parent named by a bare name must be unique.
+ * Computes identities and reports the generic problems of one kind's records. The identity rule
+ * is model/names' composeIdentity, the one the planner uses: scope, parent path, name.
  */
 export function identifyRecords(definition: KindDefinition, records: readonly LocatedRecord[], diagnostics: Diagnostic[]): IdentifiedRecord[] {
   const nameField = definition.nameField;
   if (!nameField) return records.map((r) => ({ ...r, identity: definition.key, name: '' }));
-  const parentRef = definition.references.find((ref) => ref.parent && ref.target === definition.key);
   const nameOf = (r: LocatedRecord) => normalizeName(String(r.record.value[nameField] ?? ''));
+  const parentPaths = resolveParentPaths(definition, records, nameOf, diagnostics);
+  const identified = records.map((r) => {
+    const scope = definition.scopeField ? normalizeName(String(r.record.value[definition.scopeField] ?? '')) : undefined;
+    return { ...r, name: nameOf(r), identity: composeIdentity({ ...(scope ? { scope } : {}), parentPath: parentPaths.get(r) ?? [], name: nameOf(r) }) };
+  });
+  reportDuplicates(definition, nameField, identified, diagnostics);
+  return identified;
+}
 
+/**
+ * The parent path of every record of a tree kind, from the parent references (a bare name must
+ * name one declared record; an undeclared parent keeps the path as written). Loops are reported.
+ */
+function resolveParentPaths(definition: KindDefinition, records: readonly LocatedRecord[], nameOf: (r: LocatedRecord) => string, diagnostics: Diagnostic[]): Map<LocatedRecord, string[]> {
+  const parentRef = definition.references.find((ref) => ref.parent && ref.target === definition.key);
   const byName = new Map<string, LocatedRecord[]>();
   for (const r of records) byName.set(nameOf(r), [...(byName.get(nameOf(r)) ?? []), r]);
-
   const paths = new Map<LocatedRecord, string[]>();
   const inProgress = new Set<LocatedRecord>();
   const cyclic = new Set<LocatedRecord>();
-
-  const pathOf = (r: LocatedRecord): string[] => {
+  const reported = new Set<LocatedRecord>();
+  const fullPath = (r: LocatedRecord): string[] => [...parentPathOf(r), nameOf(r)];
+  const parentPathOf = (r: LocatedRecord): string[] => {
     const known = paths.get(r);
     if (known) return known;
     if (inProgress.has(r)) {
       cyclic.add(r);
-      return [nameOf(r)];
+      return [];
     }
     inProgress.add(r);
-    let result = [nameOf(r)];
+    let result: string[] = [];
     const reference = parentRef ? readPath(r.record.value, parentRef.path) : undefined;
     if (parentRef && typeof reference === 'string' && reference.trim() !== '') {
       const segments = splitPath(reference);
-      const parent = resolveParent(segments, r, parentRef.path);
-      result = parent ? [...pathOf(parent), nameOf(r)] : [...segments, nameOf(r)];
+      const leaf = segments[segments.length - 1] ?? '';
+      const candidates = byName.get(leaf) ?? [];
+      const matching = segments.length === 1 ? candidates : candidates.filter((c) => fullPath(c).join('\u0000') === segments.join('\u0000'));
+      if (matching.length === 1 && matching[0]) result = fullPath(matching[0]);
+      else {
+        result = segments;
+        if (!reported.has(r)) reportParent(r, segments, matching.map(fullPath), parentRef.path, diagnostics);
+        reported.add(r);
+      }
     }
     inProgress.delete(r);
     paths.set(r, result);
     return result;
   };
-
-  const reportedRefs = new Set<LocatedRecord>();
-  const resolveParent = (segments: string[], child: LocatedRecord, refPath: readonly string[]): LocatedRecord | undefined => {
-    const leaf = segments[segments.length - 1] ?? '';
-    const candidates = byName.get(leaf) ?? [];
-    const matching = segments.length === 1 ? candidates : candidates.filter((c) => pathOf(c).join('\u0000') === segments.join('\u0000'));
-    if (matching.length === 1) return matching[0];
-    if (reportedRefs.has(child)) return undefined;
-    reportedRefs.add(child);
-    if (matching.length > 1) {
-      diagnostics.push({
-        severity: 'error',
-        code: 'ambiguous-reference',
-        message: `\`${segments.join(pathSeparator)}\` names ${matching.length} declared records`,
-        hint: `name the parent by its path, e.g. \`${matching.map((m) => pathOf(m).join(pathSeparator))[0] ?? leaf}\``,
-        position: child.locate(refPath),
-        path: `${child.record.pointer}/${refPath.join('/')}`,
-      });
-    } else {
-      diagnostics.push({
-        severity: 'note',
-        code: 'unresolved-reference',
-        message: `\`${segments.join(pathSeparator)}\` is not declared in these manifests; it must exist in the account when you plan`,
-        position: child.locate(refPath),
-        path: `${child.record.pointer}/${refPath.join('/')}`,
-      });
-    }
-    return undefined;
-  };
-
-  const identified = records.map((r) => {
-    const scope = definition.scopeField ? normalizeName(String(r.record.value[definition.scopeField] ?? '')) : undefined;
-    const segments = pathOf(r);
-    return { ...r, name: nameOf(r), identity: [...(scope ? [scope] : []), ...segments].join(pathSeparator) };
-  });
-
+  for (const r of records) parentPathOf(r);
   for (const r of cyclic) {
     diagnostics.push({
       severity: 'error',
@@ -117,7 +102,33 @@ export function identifyRecords(definition: KindDefinition, records: readonly Lo
       path: r.record.pointer,
     });
   }
+  return paths;
+}
 
+function reportParent(child: LocatedRecord, segments: readonly string[], matching: readonly string[][], refPath: readonly string[], diagnostics: Diagnostic[]): void {
+  const path = `${child.record.pointer}/${refPath.join('/')}`;
+  if (matching.length > 1) {
+    diagnostics.push({
+      severity: 'error',
+      code: 'ambiguous-reference',
+      message: `\`${segments.join(pathSeparator)}\` names ${matching.length} declared records`,
+      hint: `name the parent by its path, e.g. \`${matching[0]?.join(pathSeparator) ?? segments.join(pathSeparator)}\``,
+      position: child.locate(refPath),
+      path,
+    });
+    return;
+  }
+  diagnostics.push({
+    severity: 'note',
+    code: 'unresolved-reference',
+    message: `\`${segments.join(pathSeparator)}\` is not declared in these manifests; it must exist in the account when you plan`,
+    position: child.locate(refPath),
+    path,
+  });
+}
+
+/** The same identity twice is an error; identities that differ only in case or accents, a warning. */
+function reportDuplicates(definition: KindDefinition, nameField: string, identified: readonly IdentifiedRecord[], diagnostics: Diagnostic[]): void {
   const seen = new Map<string, IdentifiedRecord>();
   const folded = new Map<string, IdentifiedRecord>();
   for (const r of identified) {
@@ -159,7 +170,6 @@ export function identifyRecords(definition: KindDefinition, records: readonly Lo
       });
     }
   }
-  return identified;
 }
 
 /** Secret fields are accepted only through ${VAR}, so a secret never sits in git. */
