@@ -1,5 +1,5 @@
 // One way for every command to read its flags: node:util parseArgs, with a mistake turned into a
-// usage error (exit 2) that points at the command's --help.
+// usage error (exit 1) that points at the command's --help.
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { ErpsyncError } from '../model/errors.js';

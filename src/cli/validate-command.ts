@@ -17,7 +17,7 @@ options:
   --quiet     hide notes
   -h, --help  show this help
 
-exit codes: 0 valid (warnings allowed), 1 invalid, 2 usage error`;
+exit codes: 0 valid (warnings allowed), 1 invalid or a usage error`;
 
 export async function runValidateCommand(args: string[], io: CliIO): Promise<number> {
   const parsed = parseCommandArgs('validate', args, { json: { type: 'boolean' }, quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, debug: { type: 'boolean' } });
