@@ -1,10 +1,14 @@
 // applyPlan executes a given Plan: wave by wave, a bounded number of changes at a time inside a
 // wave (the client paces every request), skipping the dependents of a failed change while
-// independent changes go on. A create whose outcome is unknown is looked up by its identity
-// before anything is sent again, so no run duplicates a record. It decides nothing about WHAT to
-// change (that is buildPlan's job) and prints nothing: progress goes to the injected listener.
+// independent changes go on. A create is sent at most once: when its outcome is unknown (a
+// timeout, a lost connection, a 5xx), the server may still commit it, so it is looked up by its
+// identity over a bounded window and reported as "outcome unknown" when it has not appeared —
+// never sent again. It decides nothing about WHAT to change (that is buildPlan's job) and prints
+// nothing: progress goes to the injected listener.
 import type { ApiClient } from '../api/client.js';
+import { setTimeout as delay } from 'node:timers/promises';
 import { ApiOutcomeUnknownError } from '../api/errors.js';
+import { ErpsyncError } from '../model/errors.js';
 import type { KindAdapter } from '../kinds/kind.js';
 import type { LiveRecord, LiveState } from '../model/live.js';
 import type { Change, Plan } from '../model/plan.js';
@@ -20,7 +24,17 @@ export interface ApplyOptions {
   concurrency?: number;
   signal?: AbortSignal;
   onEvent?: (event: ApplyEvent) => void;
+  /**
+   * How long a create whose outcome is unknown may still commit on the server: it is looked up
+   * over this window (first at once, then every `lookupEveryMs`), never sent a second time.
+   */
+  outcomeWindowMs?: number;
+  lookupEveryMs?: number;
 }
+
+/** The server may go on processing a request well after the client gave up on it (30 s: the client's own timeout). */
+export const defaultOutcomeWindowMs = 30_000;
+const defaultLookupEveryMs = 3_000;
 
 function describeError(error: unknown, client: ApiClient): { error: string; code: string } {
   const message = error instanceof Error ? error.message : String(error);
@@ -126,10 +140,24 @@ async function executeChange(
     return await adapter.execute(change, context);
   } catch (error) {
     if (!(error instanceof ApiOutcomeUnknownError)) throw error;
-    // The POST may have committed: look the record up by its identity before sending it again.
-    const found = await findByIdentity(change, adapter, options);
+    const windowMs = options.outcomeWindowMs ?? defaultOutcomeWindowMs;
+    const found = await awaitCommittedCreate(change, adapter, options, windowMs);
     if (found !== undefined) return { id: found, adopted: true };
-    return adapter.execute(change, context);
+    throw new ErpsyncError('API_OUTCOME_UNKNOWN', `${error.message}; it did not appear within ${Math.round(windowMs / 100) / 10} s`, {
+      cause: error,
+      details: ['erpsync never sends a create again while the first may still commit: run apply again to finish (it finds the record if it was made)'],
+    });
+  }
+}
+
+/** Looks the record up by its identity until it appears or the window ends; undefined when it never did. */
+async function awaitCommittedCreate(change: Change, adapter: KindAdapter, options: ApplyOptions, windowMs: number): Promise<number | undefined> {
+  const deadline = Date.now() + windowMs;
+  for (;;) {
+    const found = await findByIdentity(change, adapter, options);
+    const left = deadline - Date.now();
+    if (found !== undefined || left <= 0) return found;
+    await delay(Math.min(left, options.lookupEveryMs ?? defaultLookupEveryMs));
   }
 }
 

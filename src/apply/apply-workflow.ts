@@ -28,6 +28,8 @@ export interface ApplyWorkflowOptions {
   /** Stops dispatching new changes (Ctrl-C); requests in flight finish. */
   signal: AbortSignal;
   concurrency: number;
+  /** How long a create of unknown outcome may still commit (see applyPlan). */
+  outcomeWindowMs?: number;
 }
 
 export type ApplyOutcome =
@@ -56,6 +58,7 @@ export async function runApplyWorkflow(plan: Plan, options: ApplyWorkflowOptions
     concurrency: Math.max(1, options.concurrency),
     signal: options.signal,
     onEvent: options.report,
+    ...(options.outcomeWindowMs === undefined ? {} : { outcomeWindowMs: options.outcomeWindowMs }),
   });
   let notConverged: string[] = [];
   if (!result.interrupted && result.applied > 0) {

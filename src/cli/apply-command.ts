@@ -5,6 +5,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { exitCodeOfApply, runApplyWorkflow } from '../apply/apply-workflow.js';
+import { defaultOutcomeWindowMs } from '../apply/apply-plan.js';
+import type { HeldLock } from '../api/lease-lock.js';
+import { lockAccount } from './account-lock.js';
 import { isCi } from '../api/index.js';
 import { registry } from '../kinds/registry.js';
 import { fetchLive } from '../live/fetch-live.js';
@@ -37,6 +40,11 @@ const help = [
   '  --allow-replace        delete and re-create records the API cannot change in place',
   '  --max-deletes N        delete budget of this run (default: policy.maxDeletes, 10)',
   '  --concurrency N        changes in flight at once inside a wave (default 3)',
+  '  --lock-timeout S       seconds to wait while another apply holds the account (default 0:',
+  '                         refuse at once, exit 3; ERPSYNC_LOCK_TIMEOUT)',
+  '  --outcome-wait S       seconds a create of unknown outcome (timeout, lost connection) may still',
+  '                         commit: it is looked up that long, never sent twice (default 30;',
+  '                         ERPSYNC_OUTCOME_WAIT)',
   '  --json                 one JSON object per event on stdout (NDJSON), no prompts',
   ...targetFlagHelp,
 ].join('\n');
@@ -73,6 +81,8 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
     'allow-replace': { type: 'boolean' },
     'max-deletes': { type: 'string' },
     concurrency: { type: 'string' },
+    'outcome-wait': { type: 'string' },
+    'lock-timeout': { type: 'string' },
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
     ...targetFlagOptions,
@@ -84,6 +94,8 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
   }
   const maxDeletes = parseCount(flags['max-deletes'], '--max-deletes');
   const concurrency = parseCount(flags.concurrency, '--concurrency') ?? 3;
+  const outcomeWait = parseCount(flags['outcome-wait'] ?? (io.env.ERPSYNC_OUTCOME_WAIT || undefined), '--outcome-wait');
+  const lockTimeout = parseCount(flags['lock-timeout'] ?? (io.env.ERPSYNC_LOCK_TIMEOUT || undefined), '--lock-timeout') ?? 0;
   const planFile = await looksLikePlanFile(parsed.positionals, io.cwd);
   if (planFile && (maxDeletes !== undefined || flags['allow-replace'])) {
     throw new ErpsyncError('USAGE', 'a saved plan carries its own delete budget and replacements; plan again with --max-deletes or --allow-replace');
@@ -97,9 +109,12 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
   // once), so the client does not share the interrupt signal.
   const opened = await openTarget(flags, io, { client: { signal: new AbortController().signal } });
   const ui = createApplyUi(io, mode, flags['auto-approve'] === true);
+  let lock: HeldLock | undefined;
   try {
     // NDJSON owns stdout: the banner goes to stderr then.
     if (opened.banner) writeLine(mode === 'json' ? io.stderr : io.stdout, opened.banner);
+    const outcomeWindowMs = (outcomeWait ?? defaultOutcomeWindowMs / 1000) * 1000;
+    lock = await lockAccount(io, { key: opened.target.id, timeoutMs: lockTimeout * 1000, inFlightMs: outcomeWindowMs });
     let plan = savedPlan;
     let live;
     if (!plan) {
@@ -122,10 +137,12 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
       report: ui.report,
       signal: AbortSignal.any([io.signal, ui.stop]),
       concurrency: Math.max(1, concurrency),
+      outcomeWindowMs,
     });
     return exitCodeOfApply(outcome);
   } finally {
     await ui.close();
+    await lock?.release();
     await opened.close();
   }
 }

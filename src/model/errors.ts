@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'PLAN_STALE'
   | 'PLAN_INVALID'
   | 'PLAN_UNVERIFIABLE'
+  | 'LOCKED'
   | 'DELETE_BUDGET'
   | 'CONFIRMATION_REQUIRED'
   | 'SANDBOX_REFUSED'
@@ -36,7 +37,7 @@ export type ErrorCode =
  *   interrupted apply, a declined confirmation, a write that did not take;
  * - 2 `changes`: changes or drift present (`plan --detailed-exitcode`, `drift`);
  * - 3 `refused`: erpsync would not go on — a stale or unverifiable saved plan, the delete
- *   budget, confirmation missing without a terminal, another account, the sandbox under CI.
+ *   budget, another run holding the account's lock, confirmation missing without a terminal, another account, the sandbox under CI.
  */
 export const exitCodes = { ok: 0, error: 1, changes: 2, refused: 3 } as const;
 
@@ -45,6 +46,7 @@ export type ExitCode = (typeof exitCodes)[keyof typeof exitCodes];
 const refusedCodes: ReadonlySet<ErrorCode> = new Set([
   'PLAN_STALE',
   'PLAN_UNVERIFIABLE',
+  'LOCKED',
   'DELETE_BUDGET',
   'CONFIRMATION_REQUIRED',
   'SANDBOX_REFUSED',

@@ -15,7 +15,7 @@ export interface TestAccount {
 export async function openTestAccount(prefix: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<TestAccount> {
   const emulator = await createEmulator({ seed: 'fresh', rateLimit: 0 });
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
-  return { emulator, dir, env: { BLING_ACCESS_TOKEN: emulator.token, ERPSYNC_BASE_URL: emulator.baseUrl, ERPSYNC_RATE: '1000', ...extraEnv } };
+  return { emulator, dir, env: { BLING_ACCESS_TOKEN: emulator.token, ERPSYNC_BASE_URL: emulator.baseUrl, ERPSYNC_RATE: '1000', ERPSYNC_LOCK_DIR: path.join(dir, '.locks'), ...extraEnv } };
 }
 
 export async function closeTestAccount(account: Pick<TestAccount, 'emulator' | 'dir'>): Promise<void> {

@@ -90,13 +90,13 @@ export interface ApplyRun {
 }
 
 /** One `erpsync apply --auto-approve`: read, plan, apply wave by wave. Never throws. */
-export async function applyOnce(emulator: Emulator, desired: DesiredState, options: ClientOptions & { concurrency?: number } = {}): Promise<ApplyRun> {
+export async function applyOnce(emulator: Emulator, desired: DesiredState, options: ClientOptions & { concurrency?: number; outcomeWindowMs?: number } = {}): Promise<ApplyRun> {
   const client = openClient(emulator, options);
   const run: ApplyRun = {};
   try {
     const live = await readAccount(client, desired);
     run.plan = planFor(desired, live, emulator);
-    run.result = await applyPlan(run.plan, { client, adapters: registry.units, live, concurrency: options.concurrency ?? 3 });
+    run.result = await applyPlan(run.plan, { client, adapters: registry.units, live, concurrency: options.concurrency ?? 3, outcomeWindowMs: options.outcomeWindowMs ?? 300, lookupEveryMs: 100 });
   } catch (error) {
     run.error = error;
   } finally {

@@ -1,0 +1,173 @@
+// Cross-process lease locks on this machine: one apply per account, one refresh of a credentials
+// file at a time. A lock is a small JSON file created exclusively (O_EXCL), naming its owner
+// (host, pid, start, command) and renewed by a live holder. Another process takes it over only
+// when the lease expired or the owner is provably dead on this host — and then says whose lock it
+// took, so the caller can wait out what the dead owner may still have in flight. Takeovers are
+// serialized by a second, short-lived file so two waiters never both take the same stale lock.
+// Beyond one machine this is no lock at all: a pipeline's concurrency group must serialize runs.
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { dirname } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { ErpsyncError } from '../model/errors.js';
+
+export interface LockOwner {
+  host: string;
+  pid: number;
+  startedAt: string;
+  command: string;
+}
+
+export interface LockRecord {
+  key: string;
+  owner: LockOwner;
+  /** Unique to one holding: a holder renews and releases only its own lock. */
+  token: string;
+  /** Epoch ms of the last renewal; the lease ends `leaseMs` later. */
+  renewedAt: number;
+  leaseMs: number;
+}
+
+export interface HeldLock {
+  record: LockRecord;
+  /** The lock of a dead or silent owner this holding replaced, if any. */
+  tookOverFrom?: LockRecord;
+  release(): Promise<void>;
+}
+
+export interface LockOptions {
+  /** What the lock protects, shown to whoever finds it held. */
+  key: string;
+  command: string;
+  /** A holder renews every third of it; a silent holder loses the lock after it. */
+  leaseMs?: number;
+  /** How long to wait for a held lock; 0 refuses at once. */
+  timeoutMs?: number;
+  pollMs?: number;
+  /** Whether a process of this host is alive (tests replace it). */
+  isAlive?: (pid: number) => boolean;
+}
+
+const defaultLeaseMs = 60_000;
+/** A takeover guard older than this was left by a crashed taker. */
+const takeoverGuardMs = 10_000;
+
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Why a lock may be taken over, or undefined while its holder may still be working. */
+export function staleReason(record: LockRecord, now: number, isAlive: (pid: number) => boolean): string | undefined {
+  if (record.renewedAt + record.leaseMs < now) return 'its lease expired';
+  if (record.owner.host === hostname() && !isAlive(record.owner.pid)) return `process ${record.owner.pid} is no longer running`;
+  return undefined;
+}
+
+export function describeOwner(record: LockRecord): string {
+  const { owner } = record;
+  return `\`${owner.command}\` (pid ${owner.pid} on ${owner.host}, since ${owner.startedAt})`;
+}
+
+async function readLock(file: string): Promise<LockRecord | undefined> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as LockRecord;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    // A lock file cut short by a crash while it was written names no live owner.
+    if (error instanceof SyntaxError) return { key: '?', owner: { host: '?', pid: 0, startedAt: '?', command: '?' }, token: '', renewedAt: 0, leaseMs: 0 };
+    throw error;
+  }
+}
+
+async function createExclusive(file: string, content: string): Promise<boolean> {
+  try {
+    const handle = await open(file, 'wx', 0o600);
+    try {
+      await handle.writeFile(content, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+/** Removes a stale lock, if it is still the one judged stale; one taker at a time (false: another is taking it). */
+async function removeStale(file: string, judged: LockRecord): Promise<boolean> {
+  const guard = `${file}.takeover`;
+  if (!(await createExclusive(guard, String(process.pid)))) {
+    const age = Date.now() - (await stat(guard).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs;
+    if (age > takeoverGuardMs) await rm(guard, { force: true });
+    return false;
+  }
+  try {
+    const current = await readLock(file);
+    if (current && current.token === judged.token && current.renewedAt === judged.renewedAt) await rm(file, { force: true });
+    return true;
+  } finally {
+    await rm(guard, { force: true });
+  }
+}
+
+/** Takes the lock in `file`, waiting up to `timeoutMs`; refuses (exit 3) naming the holder. */
+export async function acquireLeaseLock(file: string, options: LockOptions): Promise<HeldLock> {
+  const leaseMs = options.leaseMs ?? defaultLeaseMs;
+  const isAlive = options.isAlive ?? isProcessAlive;
+  const deadline = Date.now() + (options.timeoutMs ?? 0);
+  const owner: LockOwner = { host: hostname(), pid: process.pid, startedAt: new Date().toISOString(), command: options.command };
+  const record: LockRecord = { key: options.key, owner, token: randomBytes(12).toString('hex'), renewedAt: Date.now(), leaseMs };
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  let tookOverFrom: LockRecord | undefined;
+  for (;;) {
+    record.renewedAt = Date.now();
+    if (await createExclusive(file, JSON.stringify(record))) return holdLock(file, record, tookOverFrom);
+    const holder = await readLock(file);
+    if (!holder) continue;
+    if (staleReason(holder, Date.now(), isAlive) !== undefined) {
+      tookOverFrom = holder;
+      if (!(await removeStale(file, holder))) await delay(options.pollMs ?? 500);
+      continue;
+    }
+    tookOverFrom = undefined;
+    if (Date.now() >= deadline) {
+      throw new ErpsyncError('LOCKED', `${options.key} is locked by ${describeOwner(holder)}`, {
+        details: ['one run at a time may change an account: wait for it, or pass --lock-timeout SECONDS to wait here'],
+      });
+    }
+    await delay(Math.min(options.pollMs ?? 500, Math.max(1, deadline - Date.now())));
+  }
+}
+
+/** A held lock: renewed while the process lives, released once. */
+function holdLock(file: string, record: LockRecord, tookOverFrom: LockRecord | undefined): HeldLock {
+  const renew = async () => {
+    const current = await readLock(file).catch(() => undefined);
+    if (current?.token !== record.token) return;
+    record.renewedAt = Date.now();
+    const temp = `${file}.${record.token}.tmp`;
+    if (await createExclusive(temp, JSON.stringify(record)).catch(() => false)) await rename(temp, file).catch(() => rm(temp, { force: true }));
+  };
+  const timer = setInterval(() => void renew(), Math.max(1_000, record.leaseMs / 3));
+  timer.unref();
+  let released = false;
+  return {
+    record,
+    ...(tookOverFrom ? { tookOverFrom } : {}),
+    async release() {
+      if (released) return;
+      released = true;
+      clearInterval(timer);
+      const current = await readLock(file).catch(() => undefined);
+      if (current?.token === record.token) await rm(file, { force: true });
+    },
+  };
+}
