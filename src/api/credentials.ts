@@ -1,14 +1,18 @@
 // Where access tokens come from: a static bearer token, or OAuth refresh with a credentials file.
 // Refresh tokens rotate (each refresh invalidates the previous one), so the new set is written to
-// disk (temp file + rename, mode 0600) BEFORE the new access token is handed out: a crash after
-// the token response can never leave the only valid refresh token in a dead process's memory.
-// Concurrent callers share one refresh. Nothing here prints; secrets are exposed only through
-// `secrets()` so the client can redact them.
+// disk (temp file, fsync, rename, fsync of the folder; mode 0600) BEFORE the new access token is
+// handed out: once a refresh has returned, no crash can leave the only valid refresh token in a
+// dead process's memory. One refresh at a time per credentials file, across processes (a lease
+// lock beside it): a waiting process re-reads the file and uses what the other one stored. The
+// one window no client can close is a crash between the token endpoint's answer and the write:
+// the next run is refused (invalid_grant) and says to log in again. Concurrent callers of one
+// process share one refresh. Nothing here prints; secrets are exposed only through `secrets()`.
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { ErpsyncError } from '../model/errors.js';
+import { acquireLeaseLock } from './lease-lock.js';
 import { requestToken } from './oauth.js';
 import type { TokenSet } from './oauth.js';
 import { isPlainRecord } from '../model/paths.js';
@@ -98,6 +102,8 @@ export async function writeCredentialsFile(file: string, credentials: StoredCred
     // The creation mode is filtered by the umask; make sure no group/other bit survives.
     await chmod(temp, 0o600);
     await rename(temp, file);
+    // The rename itself must survive a crash too: flush the folder's entry.
+    await syncDirectory(dirname(file));
   } catch (error) {
     // Best effort: the temp file may never have been created (e.g. the folder is not a folder).
     await rm(temp, { force: true }).catch(() => undefined);
@@ -162,36 +168,59 @@ export function createOAuthProvider(options: OAuthProviderOptions): CredentialPr
   };
 
   const refresh = (signal?: AbortSignal): Promise<string> => {
+    // One refresher per credentials file across processes: a refresh token works once, so two
+    // processes refreshing with the same one would leave one of them with a dead token.
     inFlight ??= (async () => {
-      const current = await load();
-      const clientId = options.clientId ?? current.clientId;
-      const tokenUrl = options.tokenUrl ?? current.tokenUrl;
-      if (!clientId || !options.clientSecret) {
-        throw new ErpsyncError('AUTH_MISSING', 'the access token must be refreshed but the OAuth client id or secret is not set', {
-          details: ['set BLING_CLIENT_ID and BLING_CLIENT_SECRET (or the variables your target names)'],
-        });
+      const lock = await acquireLeaseLock(`${options.file}.lock`, { key: `the credentials in ${options.file}`, command: 'erpsync (token refresh)', timeoutMs: 60_000, leaseMs: 30_000, pollMs: 100 });
+      try {
+        return await refreshUnderLock(signal);
+      } finally {
+        await lock.release();
       }
-      if (!tokenUrl) throw new ErpsyncError('CONFIG', `no token URL for the credentials in ${options.file}`);
-      const tokens = await requestToken({
-        tokenUrl,
-        clientId,
-        clientSecret: options.clientSecret,
-        grant: { type: 'refresh_token', refreshToken: current.refreshToken },
-        signal,
-        dispatcher: options.dispatcher,
-      });
-      seen.add(tokens.accessToken);
-      seen.add(tokens.refreshToken);
-      const next = storedFromTokenSet(tokens, { clientId, tokenUrl, now: now() });
-      // Persist before anyone may use the new access token (see the file header).
-      await writeCredentialsFile(options.file, next);
-      remember(next);
-      refreshedAt = now();
-      return tokens.accessToken;
     })().finally(() => {
       inFlight = undefined;
     });
     return inFlight;
+  };
+
+  /** The file is the truth: another process may have rotated the tokens while this one waited. */
+  const adoptNewerFile = async (): Promise<string | undefined> => {
+    const known = await load();
+    const onDisk = await readCredentialsFile(options.file);
+    if (onDisk.refreshToken === known.refreshToken) return undefined;
+    remember(onDisk);
+    return isUsable(onDisk) ? onDisk.accessToken : undefined;
+  };
+
+  const refreshUnderLock = async (signal?: AbortSignal): Promise<string> => {
+    const rotatedMeanwhile = await adoptNewerFile();
+    if (rotatedMeanwhile) return rotatedMeanwhile;
+    const current = await load();
+    const clientId = options.clientId ?? current.clientId;
+    const tokenUrl = options.tokenUrl ?? current.tokenUrl;
+    if (!clientId || !options.clientSecret) {
+      throw new ErpsyncError('AUTH_MISSING', 'the access token must be refreshed but the OAuth client id or secret is not set', {
+        details: ['set BLING_CLIENT_ID and BLING_CLIENT_SECRET (or the variables your target names)'],
+      });
+    }
+    if (!tokenUrl) throw new ErpsyncError('CONFIG', `no token URL for the credentials in ${options.file}`);
+    let tokens: TokenSet;
+    try {
+      tokens = await requestToken({ tokenUrl, clientId, clientSecret: options.clientSecret, grant: { type: 'refresh_token', refreshToken: current.refreshToken }, signal, dispatcher: options.dispatcher });
+    } catch (error) {
+      // Refused: if another process rotated after all (outside this lock's reach), its tokens are on disk.
+      const rotated = error instanceof ErpsyncError && error.code === 'AUTH_FAILED' ? await adoptNewerFile() : undefined;
+      if (rotated) return rotated;
+      throw error;
+    }
+    seen.add(tokens.accessToken);
+    seen.add(tokens.refreshToken);
+    const next = storedFromTokenSet(tokens, { clientId, tokenUrl, now: now() });
+    // Durable before anyone may use the new access token (see the file header).
+    await writeCredentialsFile(options.file, next);
+    remember(next);
+    refreshedAt = now();
+    return tokens.accessToken;
   };
 
   const isUsable = (credentials: StoredCredentials): credentials is StoredCredentials & { accessToken: string } => {
@@ -216,6 +245,15 @@ export function createOAuthProvider(options: OAuthProviderOptions): CredentialPr
     },
     secrets: () => [...seen],
   };
+}
+
+async function syncDirectory(directory: string): Promise<void> {
+  const handle = await open(directory, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 /** File-system errors keep their code and message (paths, never secrets) but lose the stack noise. */

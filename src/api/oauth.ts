@@ -102,7 +102,7 @@ export async function requestToken(options: TokenRequestOptions): Promise<TokenS
     const said = [body.type, body.message ?? body.description].filter(Boolean).join(': ');
     const hint =
       options.grant.type === 'refresh_token'
-        ? 'the refresh token may have expired, been used already or been revoked: run `erpsync login` again'
+        ? 'the refresh token was used already (each works once: another run may have rotated it, or one was stopped between the answer and saving the new one), expired or was revoked: run `erpsync login` again'
         : 'authorization codes expire after a minute and work once: run `erpsync login` again';
     throw new ErpsyncError('AUTH_FAILED', redactor.redact(`the token endpoint refused the ${grantLabel(options.grant)} (${status}${said ? ` ${said}` : ''})`), {
       details: [hint],
