@@ -1,9 +1,17 @@
 // Scenario folders: `before/` manifests are applied to a fresh sandbox first (when present), then
 // `erpsync plan` runs on `manifests/`; its text and JSON output must equal the golden files.
-// `scenario.json` may give extra plan arguments and environment variables.
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+// `scenario.json` may give extra plan arguments, environment variables, other manifest paths, and
+// a saved-plan flow: the plan is saved with --out, `between/` is applied behind its back (as a
+// person in the ERP would), the file may be tampered with, then `apply <plan> --auto-approve`
+// must print the golden `apply.txt`. A refused apply (exit 3) must leave the account as it was;
+// a successful one must leave nothing to plan.
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../src/model/fingerprint.js';
+import type { Plan } from '../../src/model/plan.js';
+import type { CliRun } from '../support/run-cli.js';
 import { runCli } from '../support/run-cli.js';
 
 const root = fileURLToPath(new URL('./', import.meta.url));
@@ -17,7 +25,38 @@ interface ScenarioConfig {
   env?: Record<string, string>;
   /** Environment of the `before/` apply, when it differs (e.g. an older secret). */
   beforeEnv?: Record<string, string>;
+  /** What `plan` is given instead of `manifests` (e.g. one file of the set). */
+  manifests?: string[];
+  savedPlan?: {
+    /** Folder of manifests applied after the plan was saved; default `between` (when present). */
+    between?: string;
+    tamper?: keyof typeof tampering;
+    /** Apply must refuse (exit 3). */
+    refused?: boolean;
+  };
 }
+
+type SavedPlan = Plan & { checksum: string };
+
+/** Hand edits of a saved plan, as someone might make them. */
+const tampering = {
+  /** Drops the first sent change's fingerprint of its own record, and re-computes the checksum as erpsync does. */
+  'drop-self-precondition': ({ checksum: _, ...plan }: SavedPlan): SavedPlan => {
+    const change = plan.changes.find((c) => c.action !== 'blocked' && c.requires.some((p) => p.type === 'record' && p.role === 'self'));
+    if (!change) throw new Error('no change with a self precondition to drop');
+    change.requires = change.requires.filter((p) => !(p.type === 'record' && p.role === 'self'));
+    return { ...plan, checksum: createHash('sha256').update(canonicalJson(plan)).digest('hex') };
+  },
+  /** Changes the first change's first new value, leaving the checksum as it was. */
+  'edit-value': (plan: SavedPlan): SavedPlan => {
+    const field = plan.changes[0]?.fields[0];
+    if (!field) throw new Error('no field value to edit');
+    field.after = `${String(field.after)} (edited)`;
+    return plan;
+  },
+};
+
+const exitText = (run: CliRun) => `# exit ${run.code}\n${run.stdout}${run.stderr ? `# stderr\n${run.stderr}` : ''}`;
 
 describe('plan scenarios', () => {
   it('has at least 20 scenarios', () => {
@@ -29,18 +68,42 @@ describe('plan scenarios', () => {
     const config: ScenarioConfig = existsSync(`${cwd}/scenario.json`) ? (JSON.parse(readFileSync(`${cwd}/scenario.json`, 'utf8')) as ScenarioConfig) : {};
     const env = { ...config.env };
     const state = ['--sandbox', '--sandbox-state', '.erpsync/state.json'];
+    const manifests = config.manifests ?? ['manifests'];
+    const planFile = '.erpsync/plan.json';
+    const run = (args: string[], runEnv = env) => runCli([...args, ...state], { cwd, env: runEnv });
+    const applyManifests = async (folder: string, runEnv = env) => {
+      const setup = await run(['apply', folder, '--auto-approve'], runEnv);
+      expect(setup.stderr).toBe('');
+      expect(setup.code).toBe(0);
+    };
     rmSync(`${cwd}/.erpsync`, { recursive: true, force: true });
     try {
-      if (existsSync(`${cwd}/before`)) {
-        const setup = await runCli(['apply', 'before', '--auto-approve', ...state], { cwd, env: { ...env, ...config.beforeEnv } });
-        expect(setup.stderr).toBe('');
-        expect(setup.code).toBe(0);
+      if (existsSync(`${cwd}/before`)) await applyManifests('before', { ...env, ...config.beforeEnv });
+      const saveArgs = config.savedPlan ? ['--out', planFile] : [];
+      const text = await run(['plan', ...manifests, ...saveArgs, ...(config.args ?? [])]);
+      await expect(exitText(text)).toMatchFileSnapshot(`${cwd}/plan.txt`);
+      const json = await run(['plan', ...manifests, '--json', ...(config.args ?? [])]);
+      await expect(json.stdout.replaceAll(cwd, '<scenario>')).toMatchFileSnapshot(`${cwd}/plan.json`);
+      if (!config.savedPlan) return;
+
+      const { between = 'between', tamper, refused } = config.savedPlan;
+      if (existsSync(`${cwd}/${between}`)) await applyManifests(between);
+      if (tamper) {
+        const saved = tampering[tamper](JSON.parse(readFileSync(`${cwd}/${planFile}`, 'utf8')) as SavedPlan);
+        writeFileSync(`${cwd}/${planFile}`, `${JSON.stringify(saved, null, 2)}\n`);
       }
-      const text = await runCli(['plan', 'manifests', ...state, ...(config.args ?? [])], { cwd, env });
-      await expect(`# exit ${text.code}\n${text.stdout}${text.stderr ? `# stderr\n${text.stderr}` : ''}`).toMatchFileSnapshot(`${cwd}/plan.txt`);
-      const json = await runCli(['plan', 'manifests', '--json', ...state, ...(config.args ?? [])], { cwd, env });
-      const normalized = json.stdout.replaceAll(cwd, '<scenario>');
-      await expect(normalized).toMatchFileSnapshot(`${cwd}/plan.json`);
+      const account = () => (JSON.parse(readFileSync(`${cwd}/.erpsync/state.json`, 'utf8')) as { state: unknown }).state;
+      const accountBefore = account();
+      const applied = await run(['apply', planFile, '--auto-approve']);
+      const timing = /in \d+:\d\d \([\d.]+ req\/s\)/g; // how long it took varies from run to run
+      await expect(exitText(applied).replace(timing, 'in <time>')).toMatchFileSnapshot(`${cwd}/apply.txt`);
+      if (refused) {
+        expect(applied.code).toBe(3);
+        expect(account()).toEqual(accountBefore);
+      } else {
+        expect(applied.code).toBe(0);
+        expect((await run(['plan', ...manifests, '--detailed-exitcode', ...(config.args ?? [])])).code).toBe(0);
+      }
     } finally {
       rmSync(`${cwd}/.erpsync`, { recursive: true, force: true });
     }
