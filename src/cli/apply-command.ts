@@ -120,10 +120,8 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
     if (!plan) {
       live = await readAccount(opened, desired as DesiredState);
       const result = makePlan(desired as DesiredState, live, opened, { allowReplace: flags['allow-replace'] === true, ...(maxDeletes !== undefined ? { maxDeletes } : {}) });
-      if (hasErrors(result.diagnostics)) {
-        printDiagnostics(result.diagnostics, io);
-        return 1;
-      }
+      printDiagnostics(result.diagnostics, io);
+      if (hasErrors(result.diagnostics)) return 1;
       plan = result.plan;
     } else if (plan.target.id !== planTargetOf(opened).id) {
       throw new ErpsyncError('PLAN_STALE', `the plan was made for ${plan.target.id}, not for ${planTargetOf(opened).id}`);

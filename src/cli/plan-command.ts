@@ -63,10 +63,8 @@ export async function runPlanCommand(args: string[], io: CliIO): Promise<number>
     if (opened.banner) writeLine(flags.json || format === 'markdown' ? io.stderr : io.stdout, opened.banner);
     const live = await readAccount(opened, desired);
     const { plan, diagnostics } = makePlan(desired, live, opened, { allowReplace: flags['allow-replace'] === true, ...(maxDeletes !== undefined ? { maxDeletes } : {}) });
-    if (hasErrors(diagnostics)) {
-      printDiagnostics(diagnostics, io);
-      return 1;
-    }
+    printDiagnostics(diagnostics, io);
+    if (hasErrors(diagnostics)) return 1;
     if (flags.out) {
       const file = path.resolve(io.cwd, flags.out);
       await mkdir(path.dirname(file), { recursive: true });

@@ -57,7 +57,7 @@ interface Gathered {
   declaredKinds: Set<KindKey>;
   policies: PolicyDeclaration[];
   /** Files (or documents) that declare nothing: empty, or comments only. */
-  emptyFiles: { position: SourcePosition; what: 'file' | 'document' }[];
+  emptyFiles: { position: SourcePosition; what: string }[];
 }
 
 export async function loadManifests(paths: readonly string[], options: LoadOptions): Promise<LoadResult> {
@@ -122,10 +122,10 @@ function describeTopLevel(value: unknown): string {
 function gatherFile(shown: string, bytes: Uint8Array, registry: Registry, options: LoadOptions, gathered: Gathered): void {
   const parsed = parseYamlFile(shown, bytes);
   gathered.diagnostics.push(...parsed.diagnostics);
-  if (parsed.documents.length === 0 && parsed.diagnostics.length === 0) gathered.emptyFiles.push({ position: { file: shown, line: 1, col: 1 }, what: 'file' });
+  if (parsed.documents.length === 0 && parsed.diagnostics.length === 0) gathered.emptyFiles.push({ position: { file: shown, line: 1, col: 1 }, what: 'the file is empty' });
   for (const doc of parsed.documents) {
     if (doc.empty) {
-      gathered.emptyFiles.push({ position: doc.locate([]), what: 'document' });
+      gathered.emptyFiles.push({ position: doc.locate([]), what: 'the document is empty' });
       continue;
     }
     if (!isPlainRecord(doc.value)) {
@@ -148,6 +148,9 @@ function gatherDocument(shown: string, doc: ParsedDocument, registry: Registry, 
   const schemaProblems = validateAgainstSchema(interpolated.value, doc.locate, registry.kinds);
   gathered.diagnostics.push(...schemaProblems);
   if (schemaProblems.length > 0 || hasErrors(interpolated.diagnostics)) return;
+  if (Object.keys(interpolated.value as Record<string, unknown>).every((key) => key === 'version')) {
+    gathered.emptyFiles.push({ position: doc.locate([]), what: 'the document declares nothing but its version' });
+  }
   for (const [key, content] of Object.entries(interpolated.value as Record<string, unknown>)) {
     if (key === 'version') continue;
     if (key === 'policy') {
@@ -193,11 +196,11 @@ function checkPruneDeclarations(policy: Policy, gathered: Gathered, diagnostics:
         ? {
             severity: 'error',
             code: 'empty-file',
-            message: `the ${what} is empty, and the manifest set prunes`,
+            message: `${what}, and the manifest set prunes`,
             hint: 'pruning removes every record the set does not declare: remove the file, or declare what it was meant to hold',
             position,
           }
-        : { severity: 'warning', code: 'empty-file', message: `the ${what} is empty`, position },
+        : { severity: 'warning', code: 'empty-file', message: what, position },
     );
   }
   policy.prune.forEach((kind, index) => {

@@ -93,12 +93,19 @@ describe('buildPlan', () => {
     expect(result.plan.changes[1]?.fields).toEqual([{ path: 'nome', before: 'Óleos', after: 'Séruns' }]);
   });
 
-  it('swaps two names by renaming both records', () => {
+  it('matches the current name before a previous one: a swap by names alone is no change, and says so', () => {
     const result = plan(
       [desiredGroup('B', { previousNames: ['A'] }), desiredGroup('A', { previousNames: ['B'] })],
       [liveGroup(1, 'A'), liveGroup(2, 'B')],
     );
+    expect(summary(result)).toEqual([]);
+    expect(result.diagnostics.map((d) => `${d.severity} ${d.code}`)).toEqual(['warning previous-name-in-use', 'warning previous-name-in-use']);
+  });
+
+  it('swaps two names by renaming both records when each is pinned by id, and the swap settles', () => {
+    const result = plan([desiredGroup('B', { id: 1 }), desiredGroup('A', { id: 2 })], [liveGroup(1, 'A'), liveGroup(2, 'B')]);
     expect(summary(result).sort()).toEqual(['update A #2 w1', 'update B #1 w1']);
+    expect(summary(plan([desiredGroup('B', { id: 1 }), desiredGroup('A', { id: 2 })], [liveGroup(1, 'B'), liveGroup(2, 'A')]))).toEqual([]);
   });
 
   it('moves a record to another parent when its name is found elsewhere', () => {

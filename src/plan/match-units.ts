@@ -1,6 +1,8 @@
-// Pairs the desired units of one unit kind with its live records: a pinned id first, then
-// renames (previous names, swaps included), then the identity, then — for tree kinds — a unique
-// name elsewhere in the tree (the record was moved to another parent). The keys tried come from
+// Pairs the desired units of one unit kind with its live records: a pinned id first; then, depth
+// by depth from the root, the identity and — for units whose identity the account does not hold —
+// a previous name; last, for tree kinds, a unique name elsewhere in the tree (the record was
+// moved). The current name wins over a previous one: names alone cannot tell a swap from its
+// result, so a swap matched by previous names would flip back on every plan (pin ids to swap). The keys tried come from
 // kinds/desired-units (matchKeysOf), the same rule the reader uses to choose detail reads.
 // Problems of identity are diagnostics: live records sharing one identity, one id pinned twice,
 // a tombstone pinned to a record of another name.
@@ -38,8 +40,13 @@ export function matchUnits(units: readonly DesiredUnit[], liveRecords: readonly 
   };
   reindex();
   matchPinned(units, liveRecords, state, diagnostics, kind);
-  matchPreviousNames(units, state, reindex);
-  matchIdentities(units, state, reindex, diagnostics, kind);
+  // A claim only moves the records below the claimed one, so one re-index per depth suffices.
+  for (const depth of [...new Set(units.map(depthOf))].sort((a, b) => a - b)) {
+    const atDepth = units.filter((u) => depthOf(u) === depth);
+    reindex();
+    matchIdentities(atDepth, state, diagnostics, kind);
+    matchPreviousNames(atDepth, units, state);
+  }
   matchMoved(units, liveRecords, state, tree);
   return units.map((u) => state.matches.get(u) as Match);
 }
@@ -110,43 +117,31 @@ function where(position: SourcePosition): string {
 }
 
 /**
- * Renames: a previous name is taken unless a declared record keeps that name and is not itself
- * moving away. Shallowest first: a child's previous name is looked up under its parent's new
- * name, since the parent may be renamed in the same plan (swaps stay among siblings).
+ * Renames, for units the identity did not match: a previous name is taken unless a declared record
+ * keeps that name and is not itself moving away.
  */
-function matchPreviousNames(units: readonly DesiredUnit[], state: MatchState, reindex: () => void): void {
-  const open = () => units.filter((u) => !state.matches.has(u));
-  for (const depth of [...new Set(open().map(depthOf))].sort((a, b) => a - b)) {
-    const proposals = new Map<DesiredUnit, LiveRecord>();
-    for (const unit of open().filter((u) => depthOf(u) === depth)) {
-      for (const previous of matchKeysOf(unit, false).previousIdentities) {
-        const candidates = unclaimedWith(state, previous);
-        if (candidates.length === 1 && candidates[0]) {
-          proposals.set(unit, candidates[0]);
-          break;
-        }
+function matchPreviousNames(atDepth: readonly DesiredUnit[], units: readonly DesiredUnit[], state: MatchState): void {
+  const proposals = new Map<DesiredUnit, LiveRecord>();
+  for (const unit of atDepth.filter((u) => !state.matches.has(u))) {
+    for (const previous of matchKeysOf(unit, false).previousIdentities) {
+      const candidates = unclaimedWith(state, previous);
+      if (candidates.length === 1 && candidates[0]) {
+        proposals.set(unit, candidates[0]);
+        break;
       }
     }
-    for (const [unit, record] of proposals) {
-      const current = renameAncestors(record.identity, state.treeRenames);
-      const keeper = units.find((u) => u.identity === current && u !== unit);
-      if (keeper && !proposals.has(keeper)) continue;
-      claim(state, unit, record, 'previous-name');
-    }
-    reindex();
+  }
+  for (const [unit, record] of proposals) {
+    const current = renameAncestors(record.identity, state.treeRenames);
+    const keeper = units.find((u) => u.identity === current && u !== unit);
+    if (keeper && !proposals.has(keeper)) continue;
+    claim(state, unit, record, 'previous-name');
   }
 }
 
-/** Identity, shallowest first so a renamed parent carries its children's identities along. */
-function matchIdentities(units: readonly DesiredUnit[], state: MatchState, reindex: () => void, diagnostics: Diagnostic[], kind: UnitKind): void {
-  const byDepth = units.filter((u) => !state.matches.has(u)).sort((a, b) => depthOf(a) - depthOf(b));
-  let indexedDepth = 0;
-  for (const unit of byDepth) {
-    // A claim only moves the records below the claimed one, so one re-index per depth suffices.
-    if (depthOf(unit) !== indexedDepth) {
-      reindex();
-      indexedDepth = depthOf(unit);
-    }
+/** Units found under their own identity; a previous name that names another live record then only warns. */
+function matchIdentities(atDepth: readonly DesiredUnit[], state: MatchState, diagnostics: Diagnostic[], kind: UnitKind): void {
+  for (const unit of atDepth.filter((u) => !state.matches.has(u))) {
     const candidates = unclaimedWith(state, unit.identity);
     if (candidates.length > 1) {
       diagnostics.push({
@@ -159,7 +154,18 @@ function matchIdentities(units: readonly DesiredUnit[], state: MatchState, reind
       claim(state, unit, undefined, 'identity');
       continue;
     }
-    if (candidates[0]) claim(state, unit, candidates[0], 'identity');
+    if (!candidates[0]) continue;
+    claim(state, unit, candidates[0], 'identity');
+    const shadowed = matchKeysOf(unit, false).previousIdentities.find((previous) => (state.byIdentity.get(previous) ?? []).length > 0);
+    if (shadowed !== undefined) {
+      diagnostics.push({
+        severity: 'warning',
+        code: 'previous-name-in-use',
+        message: `\`${unit.identity}\` is in the account under its own name, so it is managed as that record; its previous name \`${shadowed}\` names another record there`,
+        hint: 'names alone cannot tell a swap from its result: to swap two names, pin each record with `id:`',
+        position: unit.locate(['previousNames']),
+      });
+    }
   }
 }
 

@@ -82,7 +82,9 @@ export function planMatch(match: Match, context: KindPlanContext): Change[] {
   }
   const immutable = differences.filter((d) => adapter.immutableFields?.includes(d.path.split('.')[0] ?? ''));
   if (immutable.length > 0) return planReplacement(unit, live, differences, immutable, context);
-  const reason: ChangeReason = match.via === 'previous-name' ? 'rename' : 'drift';
+  // A record found under a previous name, or pinned by id under another name, is being renamed.
+  const renamed = match.via === 'previous-name' || (match.via === 'id' && live.identity !== unit.identity);
+  const reason: ChangeReason = renamed ? 'rename' : 'drift';
   const parts = adapter.splitUpdate?.(differences) ?? [{ action: 'update' as const, fields: differences }];
   return parts.map((part) => {
     if (part.action === 'blocked') {

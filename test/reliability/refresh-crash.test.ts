@@ -65,7 +65,7 @@ describe('refresh tokens under SIGKILL', () => {
       const before = tokenRequests();
       const run = startCli(['plan', 'm.yaml'], { cwd: dir, env });
       // Half the kills land right when the token endpoint answers (the narrowest window), half at any time.
-      const aim = kill % 2 === 0 ? { afterToken: random.int(0, 2) } : { afterMs: random.int(0, 900) };
+      const aim: { afterToken: number } | { afterMs: number } = kill % 2 === 0 ? { afterToken: random.int(0, 2) } : { afterMs: random.int(0, 900) };
       const started = Date.now();
       await new Promise<void>((resolve) => {
         const timer = setInterval(() => {
