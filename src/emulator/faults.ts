@@ -12,9 +12,12 @@ export const faultKinds: readonly FaultKind[] = [
   'latency',
   'reset-before',
   'reset-after',
+  'late-commit',
+  'slow-response',
 ];
 
 export const defaultLatencyMs = 250;
+export const defaultHoldMs = 1000;
 
 export interface FaultPlan {
   spec: FaultSpec;
@@ -30,7 +33,7 @@ function isFaultKind(value: string): value is FaultKind {
 function invalid(message: string): ErpsyncError {
   return new ErpsyncError('CONFIG', `invalid fault spec: ${message}`, {
     details: [
-      'syntax: p=0.2,seed=7,kinds=http500+http503,latency=300,POST/formas-pagamentos#2=reset-after',
+      'syntax: p=0.2,seed=7,kinds=http500+late-commit,latency=300,hold=1500,methods=POST,POST/formas-pagamentos#2=reset-after',
       `fault kinds: ${faultKinds.join(', ')}`,
     ],
   });
@@ -38,7 +41,8 @@ function invalid(message: string): ErpsyncError {
 
 /**
  * Parses `--faults`. Either JSON (a FaultSpec) or comma-separated items:
- * `p=0.2` (or `probability=`), `seed=7`, `kinds=http500+http503`, `latency=300`, and schedule
+ * `p=0.2` (or `probability=`), `seed=7`, `kinds=http500+http503`, `latency=300`, `hold=1500`,
+ * `methods=POST+PUT`, and schedule
  * items `[METHOD][/path]#N=kind`, e.g. `POST/formas-pagamentos#2=reset-after` or `#5=http503`.
  */
 export function parseFaultSpec(text: string): FaultSpec {
@@ -80,6 +84,13 @@ export function parseFaultSpec(text: string): FaultSpec {
       case 'latencyMs':
         spec.latencyMs = Number(value);
         break;
+      case 'hold':
+      case 'holdMs':
+        spec.holdMs = Number(value);
+        break;
+      case 'methods':
+        spec.methods = value.split('+').map((m) => m.toUpperCase());
+        break;
       case 'kinds':
         spec.kinds = value.split('+').map((k) => {
           if (!isFaultKind(k)) throw invalid(`unknown fault kind '${k}'`);
@@ -101,6 +112,7 @@ export function checkFaultSpec(spec: FaultSpec): FaultSpec {
   if (spec.latencyMs !== undefined && !(Number.isFinite(spec.latencyMs) && spec.latencyMs >= 0)) {
     throw invalid('latency must be a non-negative number of milliseconds');
   }
+  if (spec.holdMs !== undefined && !(Number.isFinite(spec.holdMs) && spec.holdMs >= 0)) throw invalid('hold must be a non-negative number of milliseconds');
   for (const kind of spec.kinds ?? []) if (!isFaultKind(kind)) throw invalid(`unknown fault kind '${String(kind)}'`);
   if (spec.kinds?.length === 0) throw invalid('kinds must not be empty');
   for (const entry of spec.schedule ?? []) {
@@ -133,7 +145,7 @@ export function pickFault(plan: FaultPlan | undefined, method: string, path: str
   });
   if (scheduled) return scheduled;
   const p = plan.spec.probability ?? 0;
-  if (p <= 0 || plan.random() >= p) return undefined;
+  if (p <= 0 || (plan.spec.methods !== undefined && !plan.spec.methods.includes(method)) || plan.random() >= p) return undefined;
   const kinds = plan.spec.kinds ?? faultKinds;
   return kinds[Math.floor(plan.random() * kinds.length)] ?? kinds[0];
 }

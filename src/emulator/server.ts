@@ -16,7 +16,7 @@ import {
 import type { AuthStore } from './auth.js';
 import { checkBearer } from './auth.js';
 import type { FaultPlan } from './faults.js';
-import { defaultLatencyMs, pickFault } from './faults.js';
+import { defaultHoldMs, defaultLatencyMs, pickFault } from './faults.js';
 import type { RawResponse } from './oauth.js';
 import { handleOAuth, jsonResponse } from './oauth.js';
 import type { DailyCounter, TokenBucket } from './rate-limit.js';
@@ -78,6 +78,9 @@ export async function serveRequest(runtime: EmulatorRuntime, req: IncomingMessag
   }
 
   const body = await readRequestBody(req);
+  const holdMs = runtime.faults?.spec.holdMs ?? defaultHoldMs;
+  // The request is in: the server goes on with it even if the client gives up meanwhile.
+  if (fault === 'late-commit') await delay(holdMs);
   let response: RawResponse;
   try {
     response = url.pathname.startsWith(`${apiPrefix}/`)
@@ -87,6 +90,7 @@ export async function serveRequest(runtime: EmulatorRuntime, req: IncomingMessag
     response = jsonResponse(500, errorEnvelope(serverErrorPayload()));
   }
   entry.status = response.status;
+  if (fault === 'slow-response') await delay(holdMs);
   if (fault === 'reset-after') {
     // The change is committed (and persisted); only the answer is lost.
     req.socket.destroy();
@@ -216,6 +220,8 @@ async function readRequestBody(req: IncomingMessage): Promise<string> {
 }
 
 function send(res: ServerResponse, response: RawResponse): void {
+  // A client that gave up on a held request is gone: the work is done, the answer has nowhere to go.
+  if (res.destroyed || res.socket?.destroyed) return;
   const body = response.body ?? '';
   // A 204 must not carry Content-Length (RFC 9110 §8.6); everything else states its length.
   const length = response.status === 204 ? {} : { 'content-length': String(Buffer.byteLength(body)) };

@@ -10,7 +10,11 @@ export type FaultKind =
   | 'http429-html'
   | 'latency'
   | 'reset-before'
-  | 'reset-after';
+  | 'reset-after'
+  /** The server keeps processing after the client gave up: the write commits `holdMs` later, whether or not anyone waits for the answer. */
+  | 'late-commit'
+  /** The write commits at once; the answer comes `holdMs` later, beyond a short client timeout. */
+  | 'slow-response';
 
 export interface FaultScheduleEntry {
   method?: string;
@@ -30,6 +34,10 @@ export interface FaultSpec {
   kinds?: FaultKind[];
   /** Extra delay of the `latency` fault. */
   latencyMs?: number;
+  /** How long `late-commit` holds a write before committing it, and `slow-response` its answer. Default 1000. */
+  holdMs?: number;
+  /** Methods `probability` draws faults for (e.g. only POST, to fault creates); default: every method. */
+  methods?: string[];
   schedule?: FaultScheduleEntry[];
 }
 

@@ -1,5 +1,5 @@
 // Chaos: the emulator injects 20% faults of every kind (429 JSON and HTML, 500/502/503, latency,
-// connection reset before and after the write commits) while apply runs the example store and a
+// connection reset before and after the write commits, late commits and slow answers) while apply runs the example store and a
 // generated store of a few hundred records over an account that already holds work of every sort.
 // Every seeded run must: leave no duplicate records, change nothing its plan does not list, and
 // converge within two applies (the second one runs without faults; a re-plan is then empty).
@@ -66,7 +66,7 @@ async function chaosRun(store: Store, seed: number): Promise<void> {
   expect(actionable(preview).length).toBeGreaterThan(0);
 
   emulator.clearLog();
-  emulator.setFaults({ probability: 0.2, seed, latencyMs: 3 });
+  emulator.setFaults({ probability: 0.2, seed, latencyMs: 3, holdMs: 3 });
   const first = await applyOnce(emulator, desired, { random: createRandom(seed).next });
   const log = emulator.requestLog();
   for (const entry of log) if (entry.fault) faultsMet.add(entry.fault);
@@ -107,7 +107,7 @@ async function chaosCliRun(seed: number): Promise<void> {
   const before = emulator.snapshot();
   const preview = await planNow(emulator, desired);
 
-  emulator.setFaults({ probability: 0.2, seed, latencyMs: 3 });
+  emulator.setFaults({ probability: 0.2, seed, latencyMs: 3, holdMs: 3 });
   const first = await runCli(['apply', example, '--auto-approve'], { cwd: dir, env: cliEnv });
   expect([0, 1]).toContain(first.code);
   expect(first.stderr).not.toMatch(/internal error|\n\s+at /);
@@ -129,6 +129,6 @@ describe('chaos: 20% faults of every kind while apply runs', () => {
 
 afterAll(() => {
   // Across the runs every fault kind was met (each run draws its own sequence).
-  expect([...faultsMet].sort()).toEqual(['http429', 'http429-html', 'http500', 'http502', 'http503', 'latency', 'reset-after', 'reset-before']);
+  expect([...faultsMet].sort()).toEqual(['http429', 'http429-html', 'http500', 'http502', 'http503', 'late-commit', 'latency', 'reset-after', 'reset-before', 'slow-response']);
   console.info(`chaos: the first apply alone converged in ${firstApplyConverged} of ${runs} runs`);
 });

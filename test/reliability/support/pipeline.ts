@@ -30,6 +30,8 @@ export async function loadDesiredOrThrow(paths: readonly string[], cwd: string, 
 export interface ClientOptions {
   /** Jitter source of the retry backoff; seeded so a run replays. */
   random?: () => number;
+  /** How long the client waits for an answer before giving up (the CLI's default: 30 s). */
+  headersMs?: number;
 }
 
 /**
@@ -45,6 +47,7 @@ export function openClient(emulator: Emulator, options: ClientOptions = {}): Api
     retry: { baseDelayMs: 2, maxDelayMs: 20 },
     circuit: { maxErrors: 1_000_000 },
     ...(options.random ? { random: options.random } : {}),
+    ...(options.headersMs ? { timeouts: { headersMs: options.headersMs } } : {}),
   });
 }
 
@@ -90,13 +93,13 @@ export interface ApplyRun {
 }
 
 /** One `erpsync apply --auto-approve`: read, plan, apply wave by wave. Never throws. */
-export async function applyOnce(emulator: Emulator, desired: DesiredState, options: ClientOptions & { concurrency?: number; outcomeWindowMs?: number } = {}): Promise<ApplyRun> {
+export async function applyOnce(emulator: Emulator, desired: DesiredState, options: ClientOptions & { concurrency?: number; outcomeWindowMs?: number; lookupEveryMs?: number } = {}): Promise<ApplyRun> {
   const client = openClient(emulator, options);
   const run: ApplyRun = {};
   try {
     const live = await readAccount(client, desired);
     run.plan = planFor(desired, live, emulator);
-    run.result = await applyPlan(run.plan, { client, adapters: registry.units, live, concurrency: options.concurrency ?? 3, outcomeWindowMs: options.outcomeWindowMs ?? 300, lookupEveryMs: 100 });
+    run.result = await applyPlan(run.plan, { client, adapters: registry.units, live, concurrency: options.concurrency ?? 3, outcomeWindowMs: options.outcomeWindowMs ?? 300, lookupEveryMs: options.lookupEveryMs ?? 100 });
   } catch (error) {
     run.error = error;
   } finally {
