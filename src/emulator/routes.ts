@@ -7,6 +7,7 @@ import { paymentMethodRoutes } from './resources/payment-methods.js';
 import { productCategoryRoutes } from './resources/product-categories.js';
 import { productGroupRoutes } from './resources/product-groups.js';
 import { situationRoutes } from './resources/situations.js';
+import { transitionRoutes } from './resources/transitions.js';
 import { compileRoutes } from './router.js';
 
 export const emulatorRoutes = compileRoutes([
@@ -14,6 +15,7 @@ export const emulatorRoutes = compileRoutes([
   ...incomeExpenseCategoryRoutes,
   ...productCategoryRoutes,
   ...productGroupRoutes,
+  ...transitionRoutes,
   ...situationRoutes,
   ...logisticsRoutes,
   ...nfseSettingsRoutes,
