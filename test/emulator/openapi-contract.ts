@@ -81,6 +81,9 @@ function validatorFor(ref: string): ValidateFunction {
 /** Operation/status pairs seen, as `METHOD template status`. */
 export const exercised = new Set<string>();
 
+/** How many responses were checked against the document. */
+export const checkedResponses = { count: 0 };
+
 /**
  * Statuses an operation may answer beyond the ones it names, each for a documented reason:
  * - 404 on an operation addressing a record by id (service interface, errors rule 1), where the
@@ -103,6 +106,7 @@ export function expectContract(method: string, template: string, res: CallResult
   const response = operation?.responses[status];
   const label = `${method} ${template} → ${status}`;
   exercised.add(`${method} ${template} ${status}`);
+  checkedResponses.count += 1;
   if (!response) {
     expect(allowedExtra(method, template, res.status), `${label} is not named by the spec`).toBe(true);
     const validate = validatorFor(pointer('components', 'schemas', 'ErrorResponse'));

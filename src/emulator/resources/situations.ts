@@ -58,6 +58,7 @@ function createSituation(ctx: RouteContext) {
   const input = requireBody(ctx.body, situationSpec(mode, true), mode) as unknown as SituationInput & { idModuloSistema: number };
   const module: SituationModuleRecord | undefined = state.modulos.find((m) => m.id === input.idModuloSistema);
   checkReference(mode, module !== undefined, 'idModuloSistema', `O módulo ${input.idModuloSistema} não existe`);
+  // situation-module-creatable (documented, both modes).
   if (module && !module.criarSituacoes) {
     throw ruleFailure('rule', 'idModuloSistema', `O módulo ${module.nome} não permite criar situações.`);
   }
@@ -66,6 +67,7 @@ function createSituation(ctx: RouteContext) {
     idModuloSistema: input.idModuloSistema,
     nome: input.nome,
     idHerdado: resolveBase(ctx, input.idModuloSistema, input.idHerdado),
+    // situation-colour-case: custom situations keep their colour lowercase.
     cor: input.cor.toLowerCase(),
   };
   tx.push(state.situacoes, record);
