@@ -2,39 +2,19 @@
 // both modes, must answer a status the official spec names (or the service interface's rules
 // allow) with a body that validates against that status's schema. The last test checks that
 // every operation/status pair of both OpenAPI cuts was exercised, and prints the figures.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator, EmulatorMode } from '../../src/emulator/index.js';
 import { createEmulator } from '../../src/emulator/index.js';
-import { buildSeed } from '../../src/emulator/seed.js';
 import type { CallOptions, CallResult } from './http-client.js';
 import { call, dataOf } from './http-client.js';
 import { checkedResponses, exercised, expectContract, openApi } from './openapi-contract.js';
+import { storeId, writeStoreSeed } from './seeds.js';
 
 let emulator: Emulator;
 const missingId = 99_999_999_999;
-const storeId = 14_693_300_001;
-
-/** A fresh account plus what no API call can create: a store (sales channel), a payment account, a record in use. */
-function writeSeed(dir: string): string {
-  const seed = buildSeed('fresh');
-  seed.canaisVenda.push({
-    id: storeId,
-    descricao: 'Loja virtual',
-    tipo: 'LojaIntegrada',
-    situacao: 1,
-    agrupador: 1,
-    filiais: [{ cnpj: '12.345.678/0001-95', idUnidadeNegocio: 1, unidadeNegocio: 'Matriz', deposito: { id: 14_693_216_731 }, padrao: true }],
-  });
-  // A transition that orders use, so deleting it is refused (rule in-use).
-  seed.emUso.push(seed.transicoes[0]?.id ?? 0);
-  seed.contasContabeis.push({ id: 14_693_300_002, descricao: 'Bling Conta', tipo: 'integracao-pagamento', aliasIntegracao: 'BlingPagamentos', situacao: 1, invisivel: false });
-  const file = join(dir, 'seed.json');
-  writeFileSync(file, JSON.stringify(seed));
-  return file;
-}
 
 async function hit(method: string, template: string, path: string, options?: CallOptions): Promise<CallResult> {
   const res = await call(emulator, method, path, options);
@@ -45,7 +25,7 @@ async function hit(method: string, template: string, path: string, options?: Cal
 describe.each(['strict', 'lenient'] as EmulatorMode[])('%s mode', (mode) => {
   const dir = mkdtempSync(join(tmpdir(), 'erpsync-contract-'));
   beforeAll(async () => {
-    emulator = await createEmulator({ rateLimit: 0, mode, seed: writeSeed(dir) });
+    emulator = await createEmulator({ rateLimit: 0, mode, seed: writeStoreSeed(dir) });
   });
   afterAll(async () => {
     await emulator.close();
