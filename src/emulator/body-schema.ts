@@ -1,8 +1,13 @@
 // Reads a JSON request body against a small field description: checks types strictly (the real
-// service is strict on write: "17" is not an integer, "true" is not a boolean), reports every
-// problem with its element path, ignores unknown members, and fills omitted optional fields with
-// their defaults, which is how a full-replacement PUT resets them. Pure; no HTTP here.
+// service is strict on write: "17" is not an integer, "true" is not a boolean — rule
+// schema-members), reports every problem with its element path, ignores unknown members
+// (unknown-members-ignored), and fills omitted optional fields with their defaults, which is how
+// a full-replacement PUT resets them (put-replaces). Minimums, patterns and the refusal of `null`
+// are inferences the schemas do not state, so they apply in strict mode only (rules.ts).
+// Pure; no HTTP here.
 import type { FieldProblem } from './api-error.js';
+import type { EmulatorMode, RuleId } from './rules.js';
+import { enforces } from './rules.js';
 
 interface BaseSpec {
   required?: boolean;
@@ -12,8 +17,8 @@ export interface StringSpec extends BaseSpec {
   type: 'string';
   enum?: readonly string[];
   default?: string;
-  /** Regular expression the value must match, and the wording used when it does not. */
-  pattern?: { regex: RegExp; hint: string };
+  /** Regular expression the value must match, the wording used when it does not, and the rule it enforces. */
+  pattern?: { regex: RegExp; hint: string; rule: RuleId };
 }
 
 export interface IntegerSpec extends BaseSpec {
@@ -55,11 +60,17 @@ export interface ReadResult {
   problems: FieldProblem[];
 }
 
+/** Where one read is: the problems found so far and the mode that decides the inferred checks. */
+interface Reading {
+  problems: FieldProblem[];
+  mode: EmulatorMode;
+}
+
 /** Reads `body` as the object `spec` describes; `value` is only meaningful when `problems` is empty. */
-export function readBody(body: unknown, spec: ObjectSpec): ReadResult {
-  const problems: FieldProblem[] = [];
-  const value = readObject(body, spec, '', problems);
-  return { value: value ?? {}, problems };
+export function readBody(body: unknown, spec: ObjectSpec, mode: EmulatorMode = 'strict'): ReadResult {
+  const reading: Reading = { problems: [], mode };
+  const value = readObject(body, spec, '', reading);
+  return { value: value ?? {}, problems: reading.problems };
 }
 
 /** The value an omitted optional field takes. */
@@ -89,12 +100,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function readObject(
-  body: unknown,
-  spec: ObjectSpec,
-  element: string,
-  problems: FieldProblem[],
-): Record<string, unknown> | undefined {
+function readObject(body: unknown, spec: ObjectSpec, element: string, reading: Reading): Record<string, unknown> | undefined {
+  const { problems } = reading;
   if (!isPlainObject(body)) {
     problems.push({ kind: 'wrongType', element: element || 'body', msg: `${element || 'O corpo'} deve ser um objeto` });
     return undefined;
@@ -103,7 +110,7 @@ function readObject(
   for (const [key, child] of Object.entries(spec.properties)) {
     const path = join(element, key);
     const raw = body[key];
-    if (raw === undefined) {
+    if (raw === undefined || (raw === null && !enforces(reading.mode, 'null-members'))) {
       if (child.required) {
         problems.push({ kind: 'missing', element: path, msg: `O campo ${path} é obrigatório` });
         continue;
@@ -112,13 +119,18 @@ function readObject(
       if (d !== undefined) out[key] = d;
       continue;
     }
-    const read = readField(raw, child, path, problems);
+    const read = readField(raw, child, path, reading);
     if (read !== undefined) out[key] = read;
   }
   return out;
 }
 
-function readField(raw: unknown, spec: FieldSpec, path: string, problems: FieldProblem[]): unknown {
+function belowMinimum(value: number, min: number | undefined, reading: Reading): boolean {
+  return min !== undefined && value < min && enforces(reading.mode, 'non-negative-numbers');
+}
+
+function readField(raw: unknown, spec: FieldSpec, path: string, reading: Reading): unknown {
+  const { problems } = reading;
   switch (spec.type) {
     case 'string': {
       if (typeof raw !== 'string') {
@@ -133,7 +145,7 @@ function readField(raw: unknown, spec: FieldSpec, path: string, problems: FieldP
         problems.push({ kind: 'notAllowed', element: path, msg: `O campo ${path} aceita: ${spec.enum.join(', ')}` });
         return undefined;
       }
-      if (spec.pattern && !spec.pattern.regex.test(raw)) {
+      if (spec.pattern && enforces(reading.mode, spec.pattern.rule) && !spec.pattern.regex.test(raw)) {
         problems.push({ kind: 'notAllowed', element: path, msg: `O campo ${path} ${spec.pattern.hint}` });
         return undefined;
       }
@@ -148,7 +160,7 @@ function readField(raw: unknown, spec: FieldSpec, path: string, problems: FieldP
         problems.push({ kind: 'notAllowed', element: path, msg: `O campo ${path} aceita: ${spec.enum.join(', ')}` });
         return undefined;
       }
-      if (spec.min !== undefined && raw < spec.min) {
+      if (belowMinimum(raw, spec.min, reading)) {
         problems.push({ kind: 'notAllowed', element: path, msg: `O campo ${path} deve ser maior ou igual a ${spec.min}` });
         return undefined;
       }
@@ -159,7 +171,7 @@ function readField(raw: unknown, spec: FieldSpec, path: string, problems: FieldP
         problems.push({ kind: 'wrongType', element: path, msg: `O campo ${path} deve ser numérico` });
         return undefined;
       }
-      if (spec.min !== undefined && raw < spec.min) {
+      if (belowMinimum(raw, spec.min, reading)) {
         problems.push({ kind: 'notAllowed', element: path, msg: `O campo ${path} deve ser maior ou igual a ${spec.min}` });
         return undefined;
       }
@@ -173,13 +185,13 @@ function readField(raw: unknown, spec: FieldSpec, path: string, problems: FieldP
       return raw;
     }
     case 'object':
-      return readObject(raw, spec, path, problems);
+      return readObject(raw, spec, path, reading);
     case 'array': {
       if (!Array.isArray(raw)) {
         problems.push({ kind: 'wrongType', element: path, msg: `O campo ${path} deve ser uma lista` });
         return undefined;
       }
-      return raw.map((item, index) => readField(item, spec.items, `${path}[${index}]`, problems));
+      return raw.map((item, index) => readField(item, spec.items, `${path}[${index}]`, reading));
     }
   }
 }

@@ -17,6 +17,7 @@ import { parseStateDocument, readStateFile, writeStateFile } from './persistence
 import { createBucket, createDailyCounter, setBucketRate } from './rate-limit.js';
 import { countRequests } from './request-log.js';
 import { emulatorRoutes } from './routes.js';
+import { modeFromEnvironment } from './rules.js';
 import { buildSeed } from './seed.js';
 import type { EmulatorRuntime } from './server.js';
 import { apiPrefix, serveRequest } from './server.js';
@@ -24,6 +25,8 @@ import { cloneState } from './state.js';
 import type { Emulator, EmulatorOptions, FaultSpec } from './types.js';
 
 export type { EmulatorState } from './state.js';
+export type { EmulatorMode, EmulatorRule, RuleId } from './rules.js';
+export { emulatorRules, modeFromEnvironment } from './rules.js';
 export type { Emulator, EmulatorOptions, FaultKind, FaultScheduleEntry, FaultSpec, OAuthClient, RequestLogEntry } from './types.js';
 export { parseFaultSpec } from './faults.js';
 export { defaultOAuthClient } from './oauth.js';
@@ -58,13 +61,19 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   addAccessToken(auth, { token, scopes: [...defaultScopes], expiresAt: null });
 
   let saving: Promise<void> = Promise.resolve();
+  let queued: Promise<void> | undefined;
   const save = (): Promise<void> => {
     const file = options.stateFile;
     if (!file) return saving;
-    // Each save writes the state as it is when its turn comes; saves never overlap.
-    const run = saving.then(() =>
-      writeStateFile(file, { formatVersion: 1, state: runtime.state, auth: persistAuth(auth, token, now()) }),
-    );
+    // Each save writes the state as it is when its turn comes; saves never overlap. A save still
+    // waiting for its turn will write this change too, so callers share it: a burst of writes
+    // costs a few file writes, not one per change.
+    if (queued) return queued;
+    const run = saving.then(() => {
+      queued = undefined;
+      return writeStateFile(file, { formatVersion: 1, state: runtime.state, auth: persistAuth(auth, token, now()) });
+    });
+    queued = run;
     saving = run.catch(() => undefined);
     return run;
   };
@@ -98,6 +107,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
 
   const runtime: EmulatorRuntime = {
     state: initial.state,
+    mode: options.mode ?? modeFromEnvironment(),
     routes: emulatorRoutes,
     auth,
     oauthClients: options.oauthClients ?? [defaultOAuthClient],
@@ -131,6 +141,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
 
   return {
     baseUrl: `http://${hostInUrl}:${address.port}${apiPrefix}`,
+    mode: runtime.mode,
     token,
     requestLog: () => runtime.log.entries.map((e) => ({ ...e })),
     counters: () => countRequests(runtime.log.entries),

@@ -1,5 +1,6 @@
-// Query handling shared by the list endpoints: `pagina`/`limite` paging and typed filters.
-// Paging has no totals or links, like the real service: a client walks pages until one is short.
+// Query handling shared by the list endpoints: `pagina`/`limite` paging (rule paging) and typed
+// filters whose values outside their enums answer 400 (filter-values). Paging has no totals or
+// links, like the real service: a client walks pages until one is short.
 import { validationFailure } from './api-error.js';
 
 /** The real maximum is undocumented; 100 is the community's observation. Larger values are
@@ -56,7 +57,7 @@ export function paginate<T>(items: readonly T[], query: URLSearchParams): T[] {
 }
 
 /**
- * Text filters match case- and accent-insensitively anywhere in the value. The real matching rule
+ * Rule text-filters: text filters match case- and accent-insensitively anywhere in the value. The real matching rule
  * is undocumented; a loose match is the stricter choice, since a client that trusts a name filter
  * to return exactly its record (create-dedup lookups) must still compare names itself.
  */

@@ -8,7 +8,9 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ErpsyncError } from '../model/errors.js';
 import type { PersistedAuth } from './auth.js';
+import { buildSeed } from './seed.js';
 import type { EmulatorState } from './state.js';
+import { recordLists } from './state.js';
 
 export interface StateFile {
   formatVersion: 1;
@@ -16,18 +18,27 @@ export interface StateFile {
   auth: PersistedAuth;
 }
 
-const stateKeys: readonly (keyof EmulatorState)[] = [
-  'formasPagamentos',
-  'categoriasReceitasDespesas',
-  'categoriasProdutos',
-  'gruposProdutos',
-  'modulos',
-  'situacoes',
-  'transicoes',
-  'logisticas',
-  'servicosLogisticas',
-  'emUso',
-];
+/** Resources added after a state file was written start as the system made them (the `empty` seed's). */
+const addedLater = [
+  'depositos',
+  'modulosCamposCustomizados',
+  'tiposCamposCustomizados',
+  'camposCustomizados',
+  'categoriasLojas',
+  'canaisVenda',
+  'naturezasOperacoes',
+  'contasContabeis',
+  'tiposContatos',
+  'empresa',
+] as const satisfies readonly (keyof EmulatorState)[];
+
+function upgradeState(state: EmulatorState): EmulatorState {
+  if (typeof state !== 'object' || state === null || addedLater.every((key) => key in state)) return state;
+  const system = buildSeed('empty');
+  const upgraded: Record<string, unknown> = { ...state };
+  for (const key of addedLater) upgraded[key] ??= system[key];
+  return upgraded as unknown as EmulatorState;
+}
 
 /** Accepts a state file or a bare state object (a hand-written seed); `key` opens sealed secrets. */
 export function parseStateDocument(text: string, path: string, key?: Buffer): StateFile {
@@ -38,7 +49,7 @@ export function parseStateDocument(text: string, path: string, key?: Buffer): St
     throw new ErpsyncError('STATE_FILE', `sandbox state ${path} is not valid JSON`, { cause: error });
   }
   const doc = parsed as Partial<StateFile> & Partial<EmulatorState>;
-  const state = (doc.state ?? doc) as EmulatorState;
+  const state = upgradeState((doc.state ?? doc) as EmulatorState);
   const problems = checkState(state);
   if (problems.length > 0) {
     throw new ErpsyncError('STATE_FILE', `sandbox state ${path} is not an erpsync sandbox state`, { details: problems });
@@ -55,7 +66,8 @@ function checkState(state: EmulatorState): string[] {
   const problems: string[] = [];
   if (state.formatVersion !== 1) problems.push('formatVersion must be 1');
   if (!Number.isSafeInteger(state.nextId)) problems.push('nextId must be an integer');
-  for (const key of stateKeys) if (!Array.isArray(state[key])) problems.push(`${key} must be an array`);
+  for (const key of recordLists) if (!Array.isArray(state[key])) problems.push(`${key} must be an array`);
+  if (typeof state.empresa !== 'object' || state.empresa === null) problems.push('empresa must be an object');
   if (typeof state.nfseConfiguracoes !== 'object' || state.nfseConfiguracoes === null) {
     problems.push('nfseConfiguracoes must be an object');
   }

@@ -1,10 +1,15 @@
 // Route table of the emulated API: `METHOD /path/{idParam}` templates, matched against a request
 // path relative to the base URL. Path parameters are integers like the real ones; anything else
 // does not match, so `/formas-pagamentos/abc` is an unknown route (404), as on the real service.
+import type { Journal } from './journal.js';
+import type { EmulatorMode } from './rules.js';
 import type { EmulatorState } from './state.js';
 
 export interface RouteContext {
   state: EmulatorState;
+  /** Every change to `state` goes through it, so a failed request can be undone. */
+  tx: Journal;
+  mode: EmulatorMode;
   params: Record<string, number>;
   query: URLSearchParams;
   /** Parsed JSON body; undefined when the request had none. */
@@ -66,6 +71,11 @@ export function matchRoute(routes: readonly CompiledRoute[], method: string, pat
     if (safe) return { route, params };
   }
   return undefined;
+}
+
+/** Whether some route serves `path` with another method (for 405 versus 404). */
+export function servesPath(routes: readonly CompiledRoute[], path: string): boolean {
+  return routes.some((route) => route.regex.test(path));
 }
 
 export function ok(body: unknown, status = 200): RouteResult {

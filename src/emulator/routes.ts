@@ -7,6 +7,11 @@ import { paymentMethodRoutes } from './resources/payment-methods.js';
 import { productCategoryRoutes } from './resources/product-categories.js';
 import { productGroupRoutes } from './resources/product-groups.js';
 import { situationRoutes } from './resources/situations.js';
+import { transitionRoutes } from './resources/transitions.js';
+import { customFieldRoutes } from './resources/custom-fields.js';
+import { readOnlyRoutes } from './resources/read-only.js';
+import { storeCategoryRoutes } from './resources/store-categories.js';
+import { warehouseRoutes } from './resources/warehouses.js';
 import { compileRoutes } from './router.js';
 
 export const emulatorRoutes = compileRoutes([
@@ -14,7 +19,12 @@ export const emulatorRoutes = compileRoutes([
   ...incomeExpenseCategoryRoutes,
   ...productCategoryRoutes,
   ...productGroupRoutes,
+  ...transitionRoutes,
   ...situationRoutes,
   ...logisticsRoutes,
   ...nfseSettingsRoutes,
+  ...warehouseRoutes,
+  ...customFieldRoutes,
+  ...storeCategoryRoutes,
+  ...readOnlyRoutes,
 ]);

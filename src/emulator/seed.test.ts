@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { buildSeed } from './seed.js';
 import { defaultChart } from './seed-chart.js';
 
-const referenceChart = new URL('../../../shared/reference/default-chart.json', import.meta.url);
+const referenceChart = new URL('../../test/fixtures/reference/default-chart.json', import.meta.url);
 
 describe('fresh seed', () => {
   it('carries the reference default chart verbatim (62 records)', async () => {

@@ -1,9 +1,16 @@
 // Initial states: `fresh` is a newly opened account (default chart of categories, default payment
 // methods, the system's situation modules with their built-ins, a native logistics, NFS-e
-// settings); `empty` keeps only what the system itself owns (modules, built-in situations,
-// settings). Built-in situation ids and colours are the real Vendas ones; other ids are ours.
+// settings, a default warehouse, operation natures, a cash account); `empty` keeps only what the
+// system itself owns (situation modules and built-ins, custom-field modules and types, contact
+// types, the company record, settings). Documented: the default chart (api-facts §7.7, S6), the
+// Vendas built-ins with their ids and colours and the Vendas module (api-facts §2.5, S8). Inferred
+// (plausible, not documented): the other modules and their built-ins, the payment methods, the
+// Correios logistics, and everything of the configuration API beyond those — names follow the
+// OpenAPI examples where they give one ("Inteiro", "Clientes e Fornecedores", "Compra de
+// Mercadoria", "Fornecedor"). Other ids are ours.
 import { defaultNfseSettings } from './resources/nfse-settings.js';
 import { defaultChart } from './seed-chart.js';
+import { addFreshConfiguration, addSystemConfiguration } from './seed-configuration.js';
 import type { EmulatorState, PaymentMethodRecord, SituationRecord } from './state.js';
 import { allocateId } from './state.js';
 
@@ -27,6 +34,7 @@ export function buildSeed(name: SeedName): EmulatorState {
     logisticas: [],
     servicosLogisticas: [],
     nfseConfiguracoes: defaultNfseSettings(),
+    ...addSystemConfiguration(),
     emUso: [],
   };
   addSystemSituations(state);
@@ -34,6 +42,7 @@ export function buildSeed(name: SeedName): EmulatorState {
     state.categoriasReceitasDespesas = defaultChart.map((c) => ({ ...c, situacao: 1 }));
     addPaymentMethods(state);
     addNativeLogistics(state);
+    addFreshConfiguration(state);
   }
   return state;
 }

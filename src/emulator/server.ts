@@ -1,7 +1,7 @@
 // The HTTP edge of the emulator (node:http). One request goes: inspection routes (no auth, not
 // logged) → fault injection → auth → rate and daily limits → route → JSON body → handler, with
-// the state restored if the handler fails half-way and persisted before the answer when it
-// changed. It does not model resources itself: that is the resource modules' job.
+// the handler's changes undone (its journal) if it fails half-way and persisted before the answer
+// when it changed. It does not model resources itself: that is the resource modules' job.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -16,6 +16,7 @@ import {
 import type { AuthStore } from './auth.js';
 import { checkBearer } from './auth.js';
 import type { FaultPlan } from './faults.js';
+import { Journal } from './journal.js';
 import { defaultHoldMs, defaultLatencyMs, pickFault } from './faults.js';
 import type { RawResponse } from './oauth.js';
 import { handleOAuth, jsonResponse } from './oauth.js';
@@ -24,9 +25,10 @@ import { countDailyRequest, takeToken } from './rate-limit.js';
 import type { RequestLog } from './request-log.js';
 import { appendLogEntry } from './request-log.js';
 import type { CompiledRoute, RouteResult } from './router.js';
-import { matchRoute } from './router.js';
+import { matchRoute, servesPath } from './router.js';
+import type { EmulatorMode } from './rules.js';
+import { enforces } from './rules.js';
 import type { EmulatorState } from './state.js';
-import { cloneState } from './state.js';
 import type { FaultKind, OAuthClient, RequestLogEntry } from './types.js';
 
 export const apiPrefix = '/Api/v3';
@@ -34,6 +36,7 @@ const maxBodyBytes = 1 << 20;
 
 export interface EmulatorRuntime {
   state: EmulatorState;
+  mode: EmulatorMode;
   routes: readonly CompiledRoute[];
   auth: AuthStore;
   oauthClients: readonly OAuthClient[];
@@ -138,13 +141,16 @@ async function dispatch(
     return jsonResponse(429, errorEnvelope(tooManyRequestsPayload('day', runtime.daily.limit)));
   }
 
-  const match = matchRoute(runtime.routes, method, path);
-  if (!match) return failureResponse(routeNotFound());
+  // Rule trailing-slash: strict mode knows no `/path/`; lenient mode serves it as `/path`.
+  const routePath = path.length > 1 && path.endsWith('/') && !enforces(runtime.mode, 'trailing-slash') ? path.replace(/\/+$/, '') : path;
+  const match = matchRoute(runtime.routes, method, routePath);
+  if (!match) return failureResponse(unmatched(runtime, routePath));
   entry.route = `${method} ${match.route.template}`;
 
   let parsed: unknown;
   if (body.trim() !== '') {
-    if (!(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) {
+    // Rule json-content-type (strict only); rule malformed-json (both modes).
+    if (!(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json') && enforces(runtime.mode, 'json-content-type')) {
       return failureResponse(malformedBodyFailure('O corpo da requisição deve ser enviado como application/json.'));
     }
     try {
@@ -155,13 +161,16 @@ async function dispatch(
   }
 
   const mutating = method !== 'GET';
-  // Handlers run synchronously, so restoring this copy on failure cannot undo another request.
-  const before = mutating ? cloneState(runtime.state) : undefined;
+  // Handlers run synchronously and change the state only through the journal, so undoing it on
+  // failure cannot touch another request's changes, and costs only what this one changed.
+  const tx = new Journal();
+  const nextId = runtime.state.nextId;
   let result: RouteResult;
   try {
-    result = match.route.handle({ state: runtime.state, params: match.params, query, body: parsed, now: runtime.now() });
+    result = match.route.handle({ state: runtime.state, tx, mode: runtime.mode, params: match.params, query, body: parsed, now: runtime.now() });
   } catch (error) {
-    if (before) runtime.state = before;
+    tx.rollback();
+    runtime.state.nextId = nextId;
     if (error instanceof ApiFailure) return failureResponse(error);
     throw error;
   }
@@ -169,6 +178,16 @@ async function dispatch(
   return result.body === undefined
     ? { status: result.status, headers: result.status === 204 ? {} : { 'content-type': 'application/json; charset=utf-8' } }
     : jsonResponse(result.status, result.body);
+}
+
+/** Rule method-not-allowed: a path served for other methods answers 404 (strict) or 405 (lenient). */
+function unmatched(runtime: EmulatorRuntime, path: string): ApiFailure {
+  if (enforces(runtime.mode, 'method-not-allowed') || !servesPath(runtime.routes, path)) return routeNotFound();
+  return new ApiFailure(405, {
+    type: 'METHOD_NOT_ALLOWED',
+    message: 'Método não permitido',
+    description: 'O método HTTP não é aceito por este recurso.',
+  });
 }
 
 function failureResponse(failure: ApiFailure): RawResponse {

@@ -143,6 +143,95 @@ export interface NfseSettings {
   };
 }
 
+export interface WarehouseRecord {
+  id: number;
+  descricao: string;
+  /** 0 inactive, 1 active. */
+  situacao: number;
+  padrao: boolean;
+  desconsiderarSaldo: boolean;
+}
+
+export interface CustomFieldModuleRecord {
+  id: number;
+  nome: string;
+  modulo: string;
+  /** The record attribute custom fields of the module group by ('' when none). */
+  agrupador: string;
+  permissoes: { nome: string; modulo: string; autorizado: boolean }[];
+}
+
+export interface CustomFieldTypeRecord {
+  id: number;
+  nome: string;
+  mascara: string;
+}
+
+export interface CustomFieldRecord {
+  id: number;
+  idModulo: number;
+  idTipoCampo: number;
+  nome: string;
+  situacao: number;
+  placeholder: string;
+  obrigatorio: boolean;
+  opcoes: { id: number; nome: string }[];
+  tamanho: { minimo: number; maximo: number };
+  /** The grouping records (product categories, contact types) and the id of each link. */
+  agrupadores: { id: number; idVinculo: number }[];
+}
+
+export interface StoreCategoryRecord {
+  id: number;
+  idLoja: number;
+  descricao: string;
+  codigo: string;
+  idCategoriaProduto: number;
+}
+
+export interface SalesChannelRecord {
+  id: number;
+  descricao: string;
+  tipo: string;
+  /** 1 enabled, 2 disabled. */
+  situacao: number;
+  /** 1…4, the channel type's group (the `agrupador` filter). */
+  agrupador: number;
+  filiais: { cnpj: string; idUnidadeNegocio: number; unidadeNegocio: string; deposito: { id: number }; padrao: boolean }[];
+}
+
+export interface OperationNatureRecord {
+  id: number;
+  situacao: number;
+  /** 0 none, 1 sale, 2 purchase, … 9 (the documented list). */
+  padrao: number;
+  descricao: string;
+}
+
+export interface FinancialAccountRecord {
+  id: number;
+  descricao: string;
+  tipo: string;
+  aliasIntegracao: string;
+  /** 1 active, 2 inactive, 3 pending, 4 cancelled (the `situacoes` filter). */
+  situacao: number;
+  invisivel: boolean;
+}
+
+export interface ContactTypeRecord {
+  id: number;
+  descricao: string;
+}
+
+export interface CompanyRecord {
+  /** A hash string, unlike every other id. */
+  id: string;
+  nome: string;
+  cnpj: string;
+  email: string;
+  dataContrato: string;
+}
+
 export interface EmulatorState {
   formatVersion: 1;
   /** Next id to hand out; one sequence for every resource, like the real large sequential ids. */
@@ -159,12 +248,45 @@ export interface EmulatorState {
   logisticas: LogisticsRecord[];
   servicosLogisticas: LogisticsServiceRecord[];
   nfseConfiguracoes: NfseSettings;
+  depositos: WarehouseRecord[];
+  modulosCamposCustomizados: CustomFieldModuleRecord[];
+  tiposCamposCustomizados: CustomFieldTypeRecord[];
+  camposCustomizados: CustomFieldRecord[];
+  categoriasLojas: StoreCategoryRecord[];
+  canaisVenda: SalesChannelRecord[];
+  naturezasOperacoes: OperationNatureRecord[];
+  contasContabeis: FinancialAccountRecord[];
+  tiposContatos: ContactTypeRecord[];
+  empresa: CompanyRecord;
   /**
    * Ids referenced by documents the emulator does not model (orders, invoices, receivables).
    * Deleting one of them is refused like the real "record in use" case; seeds and tests fill it.
    */
   emUso: number[];
 }
+
+/** The record lists of the state, which the persistence checks and an older state file is upgraded by. */
+export const recordLists = [
+  'formasPagamentos',
+  'categoriasReceitasDespesas',
+  'categoriasProdutos',
+  'gruposProdutos',
+  'modulos',
+  'situacoes',
+  'transicoes',
+  'logisticas',
+  'servicosLogisticas',
+  'depositos',
+  'modulosCamposCustomizados',
+  'tiposCamposCustomizados',
+  'camposCustomizados',
+  'categoriasLojas',
+  'canaisVenda',
+  'naturezasOperacoes',
+  'contasContabeis',
+  'tiposContatos',
+  'emUso',
+] as const satisfies readonly (keyof EmulatorState)[];
 
 /** Hands out the next id and advances the sequence. */
 export function allocateId(state: EmulatorState): number {

@@ -1,5 +1,6 @@
 // Public types of the embedded emulator: the options a test or the CLI passes in and the handle
 // it gets back. Other modules of erpsync code against these names, so they change only with care.
+import type { EmulatorMode } from './rules.js';
 import type { EmulatorState } from './state.js';
 
 export type FaultKind =
@@ -48,6 +49,12 @@ export interface OAuthClient {
 }
 
 export interface EmulatorOptions {
+  /**
+   * `strict` applies the inferred rules of rules.ts (RULES.md) as well as the documented ones;
+   * `lenient` takes the other plausible reading where the references are silent. Default: the
+   * `ERPSYNC_EMULATOR_MODE` environment variable, else strict.
+   */
+  mode?: EmulatorMode;
   /** `fresh` (default): a new account's defaults; `empty`: system records only; else a JSON file path. */
   seed?: 'fresh' | 'empty' | string;
   /** Loaded when it exists (else the seed is used); every change is persisted to it atomically. */
@@ -87,6 +94,7 @@ export interface RequestLogEntry {
 export interface Emulator {
   /** e.g. http://127.0.0.1:PORT/Api/v3; the API and /oauth/* live under it. */
   baseUrl: string;
+  mode: EmulatorMode;
   token: string;
   requestLog(): readonly RequestLogEntry[];
   /** Requests per `METHOD path`, e.g. `{ 'GET /formas-pagamentos': 3 }`. */

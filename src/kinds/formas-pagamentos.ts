@@ -380,7 +380,9 @@ async function updatePaymentMethod(change: Change, context: WriteContext): Promi
   const raw = await loadFullRecord(context.client, context.live);
   // PUT replaces the whole record: everything as read (typed), then what the manifest sets.
   const merged = mergeRecords(mergeRecords(raw, readPaymentMethodFields(raw)), canonicalizePaymentMethod(change.desired ?? {}));
-  const { id: _id, fixa: _fixa, ...body } = merged;
+  // padrao stays out: the schema lets a PUT set it, and the value read at plan time may be stale
+  // once a set-default in the same apply moved the default elsewhere; it moves only by PATCH.
+  const { id: _id, fixa: _fixa, padrao: _padrao, ...body } = merged;
   await context.client.request({ method: 'PUT', path: `${resource}/${id}`, body, kind });
 }
 

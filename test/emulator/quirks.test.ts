@@ -29,10 +29,10 @@ async function create(emulator: Emulator, path: string, body: unknown): Promise<
 }
 
 describe('api-facts §7 quirks', () => {
-  it('1. padrao: PATCH takes 1/2/3, moves the default from its previous holder, 3 never shows; POST cannot set it', async () => {
+  it('1. padrao: PATCH takes 1/2/3, moves the default from its previous holder, 3 never shows; POST and PUT bodies set it as the schema allows', async () => {
     const emulator = await start();
     const before = dataOf<Row[]>(await call(emulator, 'GET', '/formas-pagamentos')).find((m) => m.padrao === 1);
-    const id = await create(emulator, '/formas-pagamentos', { ...boleto, padrao: 1 });
+    const id = await create(emulator, '/formas-pagamentos', boleto);
     expect(dataOf(await call(emulator, 'GET', `/formas-pagamentos/${id}`))).toMatchObject({ padrao: 0 });
 
     expect((await call(emulator, 'PATCH', `/formas-pagamentos/${id}/padrao`, { body: { padrao: 1 } })).status).toBe(204);
@@ -45,6 +45,17 @@ describe('api-facts §7 quirks', () => {
     const zero = await call(emulator, 'PATCH', `/formas-pagamentos/${id}/padrao`, { body: { padrao: 0 } });
     expect(zero.status).toBe(400);
     expect(zero.json).toMatchObject({ error: { type: 'VALIDATION_ERROR', fields: [{ element: 'padrao' }] } });
+
+    // The schema lists padrao (0/1/2) as writable: a POST with padrao 2 takes the returns default;
+    // a PUT without padrao keeps it, a PUT with padrao 1 moves the payment default back.
+    const devolucao = await create(emulator, '/formas-pagamentos', { ...boleto, padrao: 2 });
+    expect(dataOf(await call(emulator, 'GET', `/formas-pagamentos/${devolucao}`))).toMatchObject({ padrao: 2 });
+    expect((await call(emulator, 'PUT', `/formas-pagamentos/${devolucao}`, { body: { ...boleto, juros: 1 } })).status).toBe(200);
+    expect(dataOf(await call(emulator, 'GET', `/formas-pagamentos/${devolucao}`))).toMatchObject({ padrao: 2, juros: 1 });
+    expect((await call(emulator, 'PUT', `/formas-pagamentos/${before?.id ?? 0}`, { body: { ...boleto, padrao: 1 } })).status).toBe(200);
+    const after = dataOf<Row[]>(await call(emulator, 'GET', '/formas-pagamentos'));
+    expect(after.filter((m) => m.padrao === 1).map((m) => m.id)).toEqual([before?.id]);
+    expect((await call(emulator, 'POST', '/formas-pagamentos', { body: { ...boleto, padrao: 3 } })).status).toBe(400);
   });
 
   it('2. fixa is read-only and fixa methods cannot be deleted', async () => {
@@ -163,14 +174,13 @@ describe('api-facts §7 quirks', () => {
     expect([logisticsDelete.status, logisticsDelete.text]).toEqual([200, '']);
   });
 
-  it('10. product-category PUT has no categoriaPai: moving is refused, the parent stays', async () => {
+  it('10. product-category PUT has no categoriaPai: one sent is ignored (the schema reading of "silently ignored"), the parent stays', async () => {
     const emulator = await start();
     const a = await create(emulator, '/categorias/produtos', { descricao: 'Roupas' });
     const b = await create(emulator, '/categorias/produtos', { descricao: 'Calçados' });
     const child = await create(emulator, '/categorias/produtos', { descricao: 'Camisetas', categoriaPai: { id: a } });
-    const moved = await call(emulator, 'PUT', `/categorias/produtos/${child}`, { body: { descricao: 'Camisetas', categoriaPai: { id: b } } });
-    expect(moved.status).toBe(400);
-    expect((await call(emulator, 'PUT', `/categorias/produtos/${child}`, { body: { descricao: 'Camisas' } })).status).toBe(204);
+    const moved = await call(emulator, 'PUT', `/categorias/produtos/${child}`, { body: { descricao: 'Camisas', categoriaPai: { id: b } } });
+    expect(moved.status).toBe(204);
     expect(dataOf(await call(emulator, 'GET', `/categorias/produtos/${child}`))).toEqual({ id: child, descricao: 'Camisas', categoriaPai: { id: a } });
   });
 

@@ -1,4 +1,4 @@
-// Bulk deletes (`DELETE /resource?ids[]=…`): each id is tried in the order given; what can go
+// Bulk deletes (`DELETE /resource?ids[]=…`, rule bulk-delete-alerts): each id is tried in the order given; what can go
 // goes, and every refusal becomes an alert. 204 when all went, else 200 `{data:{alertas:[…]}}`.
 import type { ErrorPayload } from '../api-error.js';
 import { ApiFailure, errorEnvelope, validationFailure } from '../api-error.js';

@@ -1,21 +1,23 @@
 // /categorias/receitas-despesas. Reads carry `idGrupoDre` (not in the spec, but real); writes take
-// `grupoDRE`, and a child always takes its parent's DRE group. The list filters use their own
-// codes (tipo 0 = all; situacao 0 = all, 1 = active, 2 = inactive). The system transfer
-// categories (tipo 4/5) are read-only.
-import { notFound, ruleFailure, validationFailure } from '../api-error.js';
+// `grupoDRE`, and a child always takes its parent's DRE group (rule dre-group). The list filters
+// use their own codes (category-filters). The system transfer categories (tipo 4/5) are
+// read-only in strict mode (transfer-categories-read-only).
+import { notFound, ruleFailure } from '../api-error.js';
 import type { ObjectSpec } from '../body-schema.js';
+import type { Journal } from '../journal.js';
 import { paginate, readEnumParam } from '../listing.js';
-import type { Route } from '../router.js';
+import type { Route, RouteContext } from '../router.js';
 import { noContent, ok } from '../router.js';
+import type { EmulatorMode } from '../rules.js';
 import type { EmulatorState, IncomeExpenseCategoryRecord } from '../state.js';
 import { allocateId } from '../state.js';
 import { deleteInBulk } from './bulk-delete.js';
-import { assertNotInUse, byId, findById, removeById, requireBody } from './common.js';
+import { assertNotInUse, byId, check, checkReference, findById, removeById, requireBody } from './common.js';
 
 const systemTipos: readonly number[] = [4, 5];
 
 // `situacao` and `idGrupoDre` are not writable: the documented body has neither, so a client
-// that sends them sees no effect. Omitted fields reset on PUT (a missing idCategoriaPai moves
+// that sends them sees no effect (unknown-members-ignored). Omitted fields reset on PUT (put-replaces) (a missing idCategoriaPai moves
 // the category to the root; a missing grupoDRE goes back to 1).
 const categorySpec: ObjectSpec = {
   type: 'object',
@@ -39,10 +41,10 @@ function listCategory(record: IncomeExpenseCategoryRecord): Record<string, unkno
   return { id, idCategoriaPai, descricao, tipo, idGrupoDre };
 }
 
-function assertWritable(record: IncomeExpenseCategoryRecord): void {
-  if (systemTipos.includes(record.tipo)) {
-    throw ruleFailure('readOnlyRecord', 'tipo', 'Categorias de transferência do sistema não podem ser alteradas nem excluídas.');
-  }
+function assertWritable(mode: EmulatorMode, record: IncomeExpenseCategoryRecord): void {
+  check(mode, 'transfer-categories-read-only', systemTipos.includes(record.tipo), () =>
+    ruleFailure('readOnlyRecord', 'tipo', 'Categorias de transferência do sistema não podem ser alteradas nem excluídas.'),
+  );
 }
 
 function descendantsOf(state: EmulatorState, id: number): IncomeExpenseCategoryRecord[] {
@@ -51,32 +53,38 @@ function descendantsOf(state: EmulatorState, id: number): IncomeExpenseCategoryR
 }
 
 /** Checks the parent and returns the DRE group the record gets. */
-function resolveParent(state: EmulatorState, input: CategoryInput, self?: IncomeExpenseCategoryRecord): number {
+function resolveParent({ state, mode }: RouteContext, input: CategoryInput, self?: IncomeExpenseCategoryRecord): number {
   if (input.idCategoriaPai === 0) return input.grupoDRE;
   const parent = state.categoriasReceitasDespesas.find((c) => c.id === input.idCategoriaPai);
-  if (!parent) {
-    throw validationFailure([{ kind: 'unknownReference', element: 'idCategoriaPai', msg: `A categoria pai ${input.idCategoriaPai} não existe` }]);
-  }
+  checkReference(mode, parent !== undefined, 'idCategoriaPai', `A categoria pai ${input.idCategoriaPai} não existe`);
+  if (!parent) return input.grupoDRE;
   if (self && (parent.id === self.id || descendantsOf(state, self.id).some((d) => d.id === parent.id))) {
     throw ruleFailure('rule', 'idCategoriaPai', 'Uma categoria não pode ficar abaixo dela mesma.');
   }
-  if (systemTipos.includes(parent.tipo)) {
-    throw ruleFailure('readOnlyRecord', 'idCategoriaPai', 'Categorias de transferência do sistema não aceitam subcategorias.');
-  }
-  if (parent.tipo !== input.tipo) {
-    throw ruleFailure('rule', 'tipo', 'O tipo da subcategoria deve ser o mesmo da categoria pai.');
-  }
+  check(mode, 'transfer-categories-read-only', systemTipos.includes(parent.tipo), () =>
+    ruleFailure('readOnlyRecord', 'idCategoriaPai', 'Categorias de transferência do sistema não aceitam subcategorias.'),
+  );
+  check(mode, 'child-tipo-matches-parent', parent.tipo !== input.tipo, () =>
+    ruleFailure('rule', 'tipo', 'O tipo da subcategoria deve ser o mesmo da categoria pai.'),
+  );
   return parent.idGrupoDre;
 }
 
-function deleteCategory(state: EmulatorState, id: number): void {
+/** delete-with-children: refused in strict mode; in lenient mode the children become roots. */
+function releaseChildren(tx: Journal, mode: EmulatorMode, children: IncomeExpenseCategoryRecord[]): void {
+  check(mode, 'delete-with-children', children.length > 0, () =>
+    ruleFailure('hasChildren', 'id', 'A categoria possui subcategorias e não pode ser excluída.'),
+  );
+  for (const child of children) tx.assign(child, { idCategoriaPai: 0 });
+}
+
+function deleteCategory({ state, mode, tx }: RouteContext, id: number): void {
   const record = findById(state.categoriasReceitasDespesas, id);
-  assertWritable(record);
-  if (state.categoriasReceitasDespesas.some((c) => c.idCategoriaPai === id)) {
-    throw ruleFailure('hasChildren', 'id', 'A categoria possui subcategorias e não pode ser excluída.');
-  }
+  assertWritable(mode, record);
+  const children = state.categoriasReceitasDespesas.filter((c) => c.idCategoriaPai === id);
   assertNotInUse(state, id);
-  removeById(state.categoriasReceitasDespesas, id);
+  releaseChildren(tx, mode, children);
+  removeById(tx, state.categoriasReceitasDespesas, id);
 }
 
 export const incomeExpenseCategoryRoutes: Route[] = [
@@ -97,9 +105,10 @@ export const incomeExpenseCategoryRoutes: Route[] = [
   {
     method: 'POST',
     template: '/categorias/receitas-despesas',
-    handle: ({ state, body }) => {
-      const input = requireBody(body, categorySpec) as unknown as CategoryInput;
-      const idGrupoDre = resolveParent(state, input);
+    handle: (ctx) => {
+      const { state, body, mode, tx } = ctx;
+      const input = requireBody(body, categorySpec, mode) as unknown as CategoryInput;
+      const idGrupoDre = resolveParent(ctx, input);
       const record: IncomeExpenseCategoryRecord = {
         id: allocateId(state),
         idCategoriaPai: input.idCategoriaPai,
@@ -108,14 +117,14 @@ export const incomeExpenseCategoryRoutes: Route[] = [
         idGrupoDre,
         situacao: 1,
       };
-      state.categoriasReceitasDespesas.push(record);
+      tx.push(state.categoriasReceitasDespesas, record);
       return ok({ data: listCategory(record) }, 201);
     },
   },
   {
     method: 'DELETE',
     template: '/categorias/receitas-despesas',
-    handle: ({ state, query }) => deleteInBulk(query, 'idsCategorias', (id) => deleteCategory(state, id)),
+    handle: (ctx) => deleteInBulk(ctx.query, 'idsCategorias', (id) => deleteCategory(ctx, id)),
   },
   {
     method: 'GET',
@@ -128,27 +137,28 @@ export const incomeExpenseCategoryRoutes: Route[] = [
   {
     method: 'PUT',
     template: '/categorias/receitas-despesas/{idCategoria}',
-    handle: ({ state, params, body }) => {
+    handle: (ctx) => {
+      const { state, params, body, mode, tx } = ctx;
       const record = findById(state.categoriasReceitasDespesas, params.idCategoria);
-      assertWritable(record);
-      const input = requireBody(body, categorySpec) as unknown as CategoryInput;
-      const idGrupoDre = resolveParent(state, input, record);
+      assertWritable(mode, record);
+      const input = requireBody(body, categorySpec, mode) as unknown as CategoryInput;
+      const idGrupoDre = resolveParent(ctx, input, record);
       const descendants = descendantsOf(state, record.id);
-      if (input.tipo !== record.tipo && descendants.length > 0) {
-        throw ruleFailure('rule', 'tipo', 'O tipo de uma categoria com subcategorias não pode ser alterado.');
-      }
-      Object.assign(record, { descricao: input.descricao, tipo: input.tipo, idCategoriaPai: input.idCategoriaPai, idGrupoDre });
-      for (const d of descendants) d.idGrupoDre = idGrupoDre;
+      check(mode, 'child-tipo-matches-parent', input.tipo !== record.tipo && descendants.length > 0, () =>
+        ruleFailure('rule', 'tipo', 'O tipo de uma categoria com subcategorias não pode ser alterado.'),
+      );
+      tx.assign(record, { descricao: input.descricao, tipo: input.tipo, idCategoriaPai: input.idCategoriaPai, idGrupoDre });
+      for (const d of descendants) tx.assign(d, { idGrupoDre });
       return ok({ data: listCategory(record) });
     },
   },
   {
     method: 'DELETE',
     template: '/categorias/receitas-despesas/{idCategoria}',
-    handle: ({ state, params }) => {
-      const id = params.idCategoria;
+    handle: (ctx) => {
+      const id = ctx.params.idCategoria;
       if (id === undefined) throw notFound();
-      deleteCategory(state, id);
+      deleteCategory(ctx, id);
       return noContent();
     },
   },

@@ -1,16 +1,19 @@
 // /logisticas and /logisticas/servicos. Logistics use 'H'/'D' for situacao; their PUT changes
-// only descricao and situacao, and services are managed through /logisticas/servicos, never
-// deleted (no DELETE exists) but switched with PATCH /logisticas/{idServico}/situacoes. Native
-// integrations (Correios …) belong to the carrier: their services cannot be created or edited
-// and the logistics cannot be deleted. The detail hides inactive services unless asked.
+// only descricao and situacao (rule logistics-shape), and services are managed through
+// /logisticas/servicos, never deleted (services-not-deletable) but switched with PATCH
+// /logisticas/{idServico}/situacoes (service-activation-paths). In strict mode native
+// integrations (Correios …) belong to the carrier: their services cannot be created or edited and
+// the logistics cannot be deleted (native-logistics-read-only). The detail hides inactive
+// services unless asked.
 import { ApiFailure, notFound, ruleFailure, validationFailure } from '../api-error.js';
 import type { ObjectSpec } from '../body-schema.js';
 import { paginate, readBooleanParam, readEnumParam } from '../listing.js';
 import type { Route, RouteContext } from '../router.js';
 import { noContent, ok } from '../router.js';
+import type { EmulatorMode } from '../rules.js';
 import type { EmulatorState, LogisticsRecord, LogisticsServiceRecord } from '../state.js';
 import { allocateId } from '../state.js';
-import { assertNotInUse, byId, findById, removeById, requireBody } from './common.js';
+import { assertNotInUse, byId, check, checkReference, findById, removeById, requireBody } from './common.js';
 
 const tiposIntegracao = [
   'AmazonDBA', 'B2WEntrega', 'B2WO2O', 'Correios', 'CorreiosLog', 'CustomLogistic', 'DafitiMilkrun', 'Envvias', 'Frenet',
@@ -149,15 +152,18 @@ function showServiceInLogistics(record: LogisticsServiceRecord): Record<string, 
   };
 }
 
-function assertNotNative(logistics: LogisticsRecord, element: string): void {
-  if (logistics.integracaoNativa) {
-    throw ruleFailure('readOnlyRecord', element, `Os serviços da integração nativa ${logistics.tipoIntegracao} não podem ser criados nem alterados.`);
-  }
+function assertNotNative(mode: EmulatorMode, logistics: LogisticsRecord | undefined, element: string): void {
+  check(mode, 'native-logistics-read-only', logistics?.integracaoNativa === true, () =>
+    ruleFailure('readOnlyRecord', element, `Os serviços da integração nativa ${logistics?.tipoIntegracao ?? ''} não podem ser criados nem alterados.`),
+  );
 }
 
 function newService(state: EmulatorState, idLogistica: number, input: ServiceInput): LogisticsServiceRecord {
+  return { id: allocateId(state), ...serviceFields(idLogistica, input) };
+}
+
+function serviceFields(idLogistica: number, input: ServiceInput): Omit<LogisticsServiceRecord, 'id'> {
   return {
-    id: allocateId(state),
     idLogistica,
     descricao: input.descricao,
     codigo: input.codigo,
@@ -170,12 +176,12 @@ function newService(state: EmulatorState, idLogistica: number, input: ServiceInp
   };
 }
 
-function setServiceActivation({ state, params, body }: RouteContext) {
+function setServiceActivation({ state, params, body, mode, tx }: RouteContext) {
   const service = findById(state.servicosLogisticas, params.idLogisticaServico);
-  const { ativo } = requireBody(body, activationSpec) as { ativo: boolean };
+  const { ativo } = requireBody(body, activationSpec, mode) as { ativo: boolean };
   // Switching a native carrier's service on or off is how its services are chosen, so unlike
   // editing it this is allowed for native integrations too.
-  service.ativo = ativo;
+  tx.assign(service, { ativo });
   return noContent();
 }
 
@@ -218,8 +224,8 @@ export const logisticsRoutes: Route[] = [
   {
     method: 'POST',
     template: '/logisticas',
-    handle: ({ state, body }) => {
-      const input = requireBody(body, logisticsCreateSpec) as unknown as {
+    handle: ({ state, body, mode, tx }) => {
+      const input = requireBody(body, logisticsCreateSpec, mode) as unknown as {
         descricao: string;
         situacao: 'H' | 'D';
         servicos: (Omit<ServiceInput, 'aliases'> & { aliases: string[] })[];
@@ -233,8 +239,8 @@ export const logisticsRoutes: Route[] = [
         idIntegracao: allocateId(state),
         reversa: false,
       };
-      state.logisticas.push(record);
-      for (const service of input.servicos) state.servicosLogisticas.push(newService(state, record.id, service));
+      tx.push(state.logisticas, record);
+      for (const service of input.servicos) tx.push(state.servicosLogisticas, newService(state, record.id, service));
       return ok({ data: { id: record.id } }, 201);
     },
   },
@@ -252,18 +258,16 @@ export const logisticsRoutes: Route[] = [
   {
     method: 'POST',
     template: '/logisticas/servicos',
-    handle: ({ state, body }) => {
-      const input = requireBody(body, serviceCreateSpec) as unknown as { logistica: { id: number }; servicos: ServiceInput[] };
+    handle: ({ state, body, mode, tx }) => {
+      const input = requireBody(body, serviceCreateSpec, mode) as unknown as { logistica: { id: number }; servicos: ServiceInput[] };
       const logistics = state.logisticas.find((l) => l.id === input.logistica.id);
-      if (!logistics) {
-        throw validationFailure([{ kind: 'unknownReference', element: 'logistica.id', msg: `A logística ${input.logistica.id} não existe` }]);
-      }
-      assertNotNative(logistics, 'logistica.id');
-      if (input.servicos.length === 0) {
-        throw validationFailure([{ kind: 'missing', element: 'servicos', msg: 'Informe ao menos um serviço' }]);
-      }
-      const created = input.servicos.map((s) => newService(state, logistics.id, s));
-      state.servicosLogisticas.push(...created);
+      checkReference(mode, logistics !== undefined, 'logistica.id', `A logística ${input.logistica.id} não existe`);
+      assertNotNative(mode, logistics, 'logistica.id');
+      check(mode, 'services-non-empty', input.servicos.length === 0, () =>
+        validationFailure([{ kind: 'missing', element: 'servicos', msg: 'Informe ao menos um serviço' }]),
+      );
+      const created = input.servicos.map((s) => newService(state, input.logistica.id, s));
+      for (const service of created) tx.push(state.servicosLogisticas, service);
       return ok({ data: created.map((s) => ({ id: s.id })) }, 201);
     },
   },
@@ -275,17 +279,17 @@ export const logisticsRoutes: Route[] = [
   {
     method: 'PUT',
     template: '/logisticas/servicos/{idLogisticaServico}',
-    handle: ({ state, params, body }) => {
+    handle: ({ state, params, body, mode, tx }) => {
       const service = findById(state.servicosLogisticas, params.idLogisticaServico);
-      const logistics = findById(state.logisticas, service.idLogistica);
-      assertNotNative(logistics, 'id');
-      const input = requireBody(body, serviceUpdateSpec) as unknown as ServiceInput;
-      if (input.logistica && input.logistica.id !== service.idLogistica) {
-        throw ruleFailure('rule', 'logistica.id', 'Um serviço não pode mudar de logística.');
-      }
-      // Full replacement: an omitted `ativo` comes back true, an omitted carrier becomes 0.
-      const replaced = { ...newService(state, service.idLogistica, input), id: service.id };
-      state.servicosLogisticas[state.servicosLogisticas.indexOf(service)] = replaced;
+      assertNotNative(mode, state.logisticas.find((l) => l.id === service.idLogistica), 'id');
+      const input = requireBody(body, serviceUpdateSpec, mode) as unknown as ServiceInput;
+      check(mode, 'service-stays-in-logistics', input.logistica !== undefined && input.logistica.id !== service.idLogistica, () =>
+        ruleFailure('rule', 'logistica.id', 'Um serviço não pode mudar de logística.'),
+      );
+      // put-replaces: an omitted `ativo` comes back true, an omitted carrier becomes 0. The id
+      // comes from the record, so the sequence does not move.
+      const replaced: LogisticsServiceRecord = { ...serviceFields(service.idLogistica, input), id: service.id };
+      tx.replace(state.servicosLogisticas, service, replaced);
       return ok({ data: { id: service.id } });
     },
   },
@@ -311,28 +315,27 @@ export const logisticsRoutes: Route[] = [
   {
     method: 'PUT',
     template: '/logisticas/{idLogistica}',
-    handle: ({ state, params, body }) => {
+    handle: ({ state, params, body, mode, tx }) => {
       const record = findById(state.logisticas, params.idLogistica);
-      const input = requireBody(body, logisticsUpdateSpec) as unknown as { descricao: string; situacao: 'H' | 'D' };
-      record.descricao = input.descricao;
-      record.situacao = input.situacao;
+      const input = requireBody(body, logisticsUpdateSpec, mode) as unknown as { descricao: string; situacao: 'H' | 'D' };
+      tx.assign(record, { descricao: input.descricao, situacao: input.situacao });
       return { status: 200 };
     },
   },
   {
     method: 'DELETE',
     template: '/logisticas/{idLogistica}',
-    handle: ({ state, params }) => {
+    handle: ({ state, params, mode, tx }) => {
       const id = params.idLogistica;
       if (id === undefined) throw notFound();
       const record = findById(state.logisticas, id);
-      if (record.integracaoNativa) {
-        throw ruleFailure('readOnlyRecord', 'id', `A integração nativa ${record.tipoIntegracao} não pode ser excluída; desabilite-a.`);
-      }
+      check(mode, 'native-logistics-read-only', record.integracaoNativa, () =>
+        ruleFailure('readOnlyRecord', 'id', `A integração nativa ${record.tipoIntegracao} não pode ser excluída; desabilite-a.`),
+      );
       assertNotInUse(state, id);
-      // Services have no DELETE of their own: they go with their logistics.
-      state.servicosLogisticas = state.servicosLogisticas.filter((s) => s.idLogistica !== id);
-      removeById(state.logisticas, id);
+      // services-not-deletable: services have no DELETE of their own, so they go with their logistics.
+      for (const service of state.servicosLogisticas.filter((s) => s.idLogistica === id)) tx.remove(state.servicosLogisticas, service);
+      removeById(tx, state.logisticas, id);
       return { status: 200 };
     },
   },

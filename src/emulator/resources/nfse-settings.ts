@@ -1,8 +1,12 @@
 // /nfse/configuracoes: the account's NFS-e settings singleton. GET answers the object itself
 // (not wrapped in `data`, as the spec documents); PUT replaces it whole and answers 204.
-// ISS.tributos entries are matched by id: entries without id are created, entries left out are removed.
+// ISS.tributos entries are matched by id: entries without id are created, entries left out are
+// removed (rule nfse-settings-shape); unknown or repeated ids and several defaults are refused in
+// strict mode only (nfse-tributo-ids, nfse-one-default-tributo).
 import type { FieldProblem } from '../api-error.js';
 import { ruleFailure, validationFailure } from '../api-error.js';
+import type { EmulatorMode } from '../rules.js';
+import { enforces } from '../rules.js';
 import type { ObjectSpec } from '../body-schema.js';
 import { defaultOf } from '../body-schema.js';
 import type { Route } from '../router.js';
@@ -145,22 +149,32 @@ export function defaultNfseSettings(): NfseSettings {
 
 type IncomingTributo = Omit<NfseTributo, 'id'> & { id?: number };
 
-function mergeTributos(state: EmulatorState, incoming: IncomingTributo[]): NfseTributo[] {
+function mergeTributos(state: EmulatorState, mode: EmulatorMode, incoming: IncomingTributo[]): NfseTributo[] {
   const existing = new Set(state.nfseConfiguracoes.ISS.tributos.map((t) => t.id));
   const seen = new Set<number>();
+  // Lenient mode: an entry whose id is unknown or already taken is a new entry.
+  const isNew = (t: IncomingTributo): boolean => t.id === undefined || !existing.has(t.id) || seen.has(t.id);
   const problems = incoming.flatMap((t, index): FieldProblem[] => {
     if (t.id === undefined) return [];
     const element = `ISS.tributos[${index}].id`;
-    if (!existing.has(t.id)) return [{ kind: 'unknownReference', element, msg: `O tributo ${t.id} não existe` }];
-    if (seen.has(t.id)) return [{ kind: 'notAllowed', element, msg: `O tributo ${t.id} aparece mais de uma vez` }];
+    const problem: FieldProblem | undefined = !existing.has(t.id)
+      ? { kind: 'unknownReference', element, msg: `O tributo ${t.id} não existe` }
+      : seen.has(t.id)
+        ? { kind: 'notAllowed', element, msg: `O tributo ${t.id} aparece mais de uma vez` }
+        : undefined;
     seen.add(t.id);
-    return [];
+    return problem ? [problem] : [];
   });
-  if (problems.length > 0) throw validationFailure(problems);
-  if (incoming.filter((t) => t.padrao).length > 1) {
+  if (problems.length > 0 && enforces(mode, 'nfse-tributo-ids')) throw validationFailure(problems);
+  if (incoming.filter((t) => t.padrao).length > 1 && enforces(mode, 'nfse-one-default-tributo')) {
     throw ruleFailure('rule', 'ISS.tributos', 'Apenas um tributo pode ser o padrão.');
   }
-  return incoming.map((t) => ({ ...t, id: t.id ?? allocateId(state) }));
+  seen.clear();
+  return incoming.map((t) => {
+    const id = isNew(t) ? allocateId(state) : (t.id as number);
+    seen.add(id);
+    return { ...t, id };
+  });
 }
 
 export const nfseSettingsRoutes: Route[] = [
@@ -172,12 +186,12 @@ export const nfseSettingsRoutes: Route[] = [
   {
     method: 'PUT',
     template: '/nfse/configuracoes',
-    handle: ({ state, body }) => {
-      const settings = requireBody(body, nfseSettingsSpec) as unknown as NfseSettings & {
+    handle: ({ state, body, mode, tx }) => {
+      const settings = requireBody(body, nfseSettingsSpec, mode) as unknown as NfseSettings & {
         ISS: { tributos: IncomingTributo[] };
       };
-      const tributos = mergeTributos(state, settings.ISS.tributos);
-      state.nfseConfiguracoes = { ...settings, ISS: { ...settings.ISS, tributos } };
+      const tributos = mergeTributos(state, mode, settings.ISS.tributos);
+      tx.assign(state, { nfseConfiguracoes: { ...settings, ISS: { ...settings.ISS, tributos } } });
       return noContent();
     },
   },

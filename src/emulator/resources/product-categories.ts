@@ -1,13 +1,14 @@
 // /categorias/produtos: a tree of names with no status. The parent is set on create only: the
-// update body has no `categoriaPai`, and one that tries to move the category is refused.
-import { notFound, ruleFailure, validationFailure } from '../api-error.js';
+// update body has no `categoriaPai`, so one sent to PUT is ignored (rule product-category-parent-fixed,
+// the schema's reading of api-facts §7.10 "impossible or silently ignored").
+import { notFound, ruleFailure } from '../api-error.js';
 import type { ObjectSpec } from '../body-schema.js';
 import { paginate } from '../listing.js';
 import type { Route } from '../router.js';
 import { noContent, ok } from '../router.js';
-import type { EmulatorState, ProductCategoryRecord } from '../state.js';
+import type { ProductCategoryRecord } from '../state.js';
 import { allocateId } from '../state.js';
-import { assertNotInUse, byId, findById, removeById, requireBody } from './common.js';
+import { assertNotInUse, byId, check, checkReference, findById, removeById, requireBody } from './common.js';
 
 const parentSpec = {
   type: 'object',
@@ -20,6 +21,11 @@ const createSpec: ObjectSpec = {
   properties: { descricao: { type: 'string', required: true }, categoriaPai: parentSpec },
 };
 
+const updateSpec: ObjectSpec = {
+  type: 'object',
+  properties: { descricao: { type: 'string', required: true } },
+};
+
 interface ProductCategoryInput {
   descricao: string;
   categoriaPai?: { id: number };
@@ -29,11 +35,6 @@ function showProductCategory(record: ProductCategoryRecord): Record<string, unkn
   return { id: record.id, descricao: record.descricao, categoriaPai: { id: record.idCategoriaPai } };
 }
 
-function checkParent(state: EmulatorState, id: number): void {
-  if (id !== 0 && !state.categoriasProdutos.some((c) => c.id === id)) {
-    throw validationFailure([{ kind: 'unknownReference', element: 'categoriaPai.id', msg: `A categoria pai ${id} não existe` }]);
-  }
-}
 
 export const productCategoryRoutes: Route[] = [
   {
@@ -44,12 +45,12 @@ export const productCategoryRoutes: Route[] = [
   {
     method: 'POST',
     template: '/categorias/produtos',
-    handle: ({ state, body }) => {
-      const input = requireBody(body, createSpec) as unknown as ProductCategoryInput;
+    handle: ({ state, body, mode, tx }) => {
+      const input = requireBody(body, createSpec, mode) as unknown as ProductCategoryInput;
       const idCategoriaPai = input.categoriaPai?.id ?? 0;
-      checkParent(state, idCategoriaPai);
+      checkReference(mode, idCategoriaPai === 0 || state.categoriasProdutos.some((c) => c.id === idCategoriaPai), 'categoriaPai.id', `A categoria pai ${idCategoriaPai} não existe`);
       const record: ProductCategoryRecord = { id: allocateId(state), descricao: input.descricao, idCategoriaPai };
-      state.categoriasProdutos.push(record);
+      tx.push(state.categoriasProdutos, record);
       return ok({ data: { id: record.id } }, 201);
     },
   },
@@ -61,30 +62,27 @@ export const productCategoryRoutes: Route[] = [
   {
     method: 'PUT',
     template: '/categorias/produtos/{idCategoriaProduto}',
-    handle: ({ state, params, body }) => {
+    handle: ({ state, params, body, mode, tx }) => {
       const record = findById(state.categoriasProdutos, params.idCategoriaProduto);
-      const input = requireBody(body, createSpec) as unknown as ProductCategoryInput;
-      // Re-parenting is not part of the update contract; rather than drop it silently (which
-      // would look applied), a different parent is refused so the caller learns it at once.
-      if (input.categoriaPai && input.categoriaPai.id !== record.idCategoriaPai) {
-        throw ruleFailure('rule', 'categoriaPai', 'A categoria pai não pode ser alterada.');
-      }
-      record.descricao = input.descricao;
+      const input = requireBody(body, updateSpec, mode) as unknown as ProductCategoryInput;
+      tx.assign(record, { descricao: input.descricao });
       return noContent();
     },
   },
   {
     method: 'DELETE',
     template: '/categorias/produtos/{idCategoriaProduto}',
-    handle: ({ state, params }) => {
+    handle: ({ state, params, mode, tx }) => {
       const id = params.idCategoriaProduto;
       if (id === undefined) throw notFound();
       findById(state.categoriasProdutos, id);
-      if (state.categoriasProdutos.some((c) => c.idCategoriaPai === id)) {
-        throw ruleFailure('hasChildren', 'id', 'A categoria possui subcategorias e não pode ser excluída.');
-      }
+      const children = state.categoriasProdutos.filter((c) => c.idCategoriaPai === id);
+      check(mode, 'delete-with-children', children.length > 0, () =>
+        ruleFailure('hasChildren', 'id', 'A categoria possui subcategorias e não pode ser excluída.'),
+      );
       assertNotInUse(state, id);
-      removeById(state.categoriasProdutos, id);
+      for (const child of children) tx.assign(child, { idCategoriaPai: 0 });
+      removeById(tx, state.categoriasProdutos, id);
       return noContent();
     },
   },

@@ -1,14 +1,16 @@
 // /grupos-produtos: a tree of names. The parent is written as `grupoProdutoPai: {id}` and read
-// back with the parent's name. PUT replaces the record, so an omitted parent makes it a root.
-import { notFound, ruleFailure, validationFailure } from '../api-error.js';
+// back with the parent's name (group-parent-name). PUT replaces the record, so an omitted parent
+// makes it a root (put-replaces).
+import { notFound, ruleFailure } from '../api-error.js';
 import type { ObjectSpec } from '../body-schema.js';
 import { containsText, paginate } from '../listing.js';
-import type { Route } from '../router.js';
+import type { Route, RouteContext } from '../router.js';
 import { noContent, ok } from '../router.js';
+import type { EmulatorMode } from '../rules.js';
 import type { EmulatorState, ProductGroupRecord } from '../state.js';
 import { allocateId } from '../state.js';
 import { deleteInBulk } from './bulk-delete.js';
-import { assertNotInUse, byId, findById, removeById, requireBody } from './common.js';
+import { assertNotInUse, byId, check, checkReference, findById, removeById, requireBody } from './common.js';
 
 const groupSpec: ObjectSpec = {
   type: 'object',
@@ -36,7 +38,9 @@ function showGroup(state: EmulatorState, record: ProductGroupRecord): Record<str
 
 function isDescendant(state: EmulatorState, candidate: number, ancestor: number): boolean {
   let current = state.gruposProdutos.find((g) => g.id === candidate);
-  while (current && current.idGrupoPai !== 0) {
+  const seen = new Set<number>();
+  while (current && current.idGrupoPai !== 0 && !seen.has(current.id)) {
+    seen.add(current.id);
     if (current.idGrupoPai === ancestor) return true;
     const parentId: number = current.idGrupoPai;
     current = state.gruposProdutos.find((g) => g.id === parentId);
@@ -44,25 +48,26 @@ function isDescendant(state: EmulatorState, candidate: number, ancestor: number)
   return false;
 }
 
-function resolveParent(state: EmulatorState, input: GroupInput, selfId?: number): number {
+function resolveParent(state: EmulatorState, mode: EmulatorMode, input: GroupInput, selfId?: number): number {
   const id = input.grupoProdutoPai?.id ?? 0;
   if (id === 0) return 0;
-  if (!state.gruposProdutos.some((g) => g.id === id)) {
-    throw validationFailure([{ kind: 'unknownReference', element: 'grupoProdutoPai.id', msg: `O grupo pai ${id} não existe` }]);
-  }
+  checkReference(mode, state.gruposProdutos.some((g) => g.id === id), 'grupoProdutoPai.id', `O grupo pai ${id} não existe`);
+  // tree-without-cycles (both modes).
   if (selfId !== undefined && (id === selfId || isDescendant(state, id, selfId))) {
     throw ruleFailure('rule', 'grupoProdutoPai', 'Um grupo não pode ficar abaixo dele mesmo.');
   }
   return id;
 }
 
-function deleteGroup(state: EmulatorState, id: number): void {
+function deleteGroup({ state, mode, tx }: RouteContext, id: number): void {
   findById(state.gruposProdutos, id);
-  if (state.gruposProdutos.some((g) => g.idGrupoPai === id)) {
-    throw ruleFailure('hasChildren', 'id', 'O grupo possui subgrupos e não pode ser excluído.');
-  }
+  const children = state.gruposProdutos.filter((g) => g.idGrupoPai === id);
+  check(mode, 'delete-with-children', children.length > 0, () =>
+    ruleFailure('hasChildren', 'id', 'O grupo possui subgrupos e não pode ser excluído.'),
+  );
   assertNotInUse(state, id);
-  removeById(state.gruposProdutos, id);
+  for (const child of children) tx.assign(child, { idGrupoPai: 0 });
+  removeById(tx, state.gruposProdutos, id);
 }
 
 export const productGroupRoutes: Route[] = [
@@ -86,17 +91,17 @@ export const productGroupRoutes: Route[] = [
   {
     method: 'POST',
     template: '/grupos-produtos',
-    handle: ({ state, body }) => {
-      const input = requireBody(body, groupSpec) as unknown as GroupInput;
-      const record: ProductGroupRecord = { id: allocateId(state), nome: input.nome, idGrupoPai: resolveParent(state, input) };
-      state.gruposProdutos.push(record);
+    handle: ({ state, body, mode, tx }) => {
+      const input = requireBody(body, groupSpec, mode) as unknown as GroupInput;
+      const record: ProductGroupRecord = { id: allocateId(state), nome: input.nome, idGrupoPai: resolveParent(state, mode, input) };
+      tx.push(state.gruposProdutos, record);
       return ok({ data: { id: record.id } }, 201);
     },
   },
   {
     method: 'DELETE',
     template: '/grupos-produtos',
-    handle: ({ state, query }) => deleteInBulk(query, 'idsGruposProdutos', (id) => deleteGroup(state, id)),
+    handle: (ctx) => deleteInBulk(ctx.query, 'idsGruposProdutos', (id) => deleteGroup(ctx, id)),
   },
   {
     method: 'GET',
@@ -106,21 +111,20 @@ export const productGroupRoutes: Route[] = [
   {
     method: 'PUT',
     template: '/grupos-produtos/{idGrupoProduto}',
-    handle: ({ state, params, body }) => {
+    handle: ({ state, params, body, mode, tx }) => {
       const record = findById(state.gruposProdutos, params.idGrupoProduto);
-      const input = requireBody(body, groupSpec) as unknown as GroupInput;
-      record.idGrupoPai = resolveParent(state, input, record.id);
-      record.nome = input.nome;
+      const input = requireBody(body, groupSpec, mode) as unknown as GroupInput;
+      tx.assign(record, { idGrupoPai: resolveParent(state, mode, input, record.id), nome: input.nome });
       return noContent();
     },
   },
   {
     method: 'DELETE',
     template: '/grupos-produtos/{idGrupoProduto}',
-    handle: ({ state, params }) => {
-      const id = params.idGrupoProduto;
+    handle: (ctx) => {
+      const id = ctx.params.idGrupoProduto;
       if (id === undefined) throw notFound();
-      deleteGroup(state, id);
+      deleteGroup(ctx, id);
       return noContent();
     },
   },

@@ -1,25 +1,27 @@
-// /situacoes and /situacoes/modulos. There is no list of situations (GET /situacoes is 404):
-// they are listed per module. Built-ins (idHerdado 0) are immutable; custom situations exist only
-// in modules with criarSituacoes and inherit from a built-in of the same module. Colours of
-// custom situations are stored lowercase, whatever case was sent.
-import { notFound, ruleFailure, validationFailure } from '../api-error.js';
+// /situacoes and /situacoes/modulos. There is no list of situations (GET /situacoes is 404,
+// rule situations-per-module): they are listed per module. Custom situations exist only in
+// modules with criarSituacoes and inherit from a base situation; built-ins (idHerdado 0) are
+// immutable in strict mode. Colours of custom situations are stored lowercase. Transitions live
+// in transitions.ts. Rule ids name rules.ts entries.
+import { notFound, ruleFailure } from '../api-error.js';
 import type { ObjectSpec } from '../body-schema.js';
-import type { Route } from '../router.js';
+import type { Route, RouteContext } from '../router.js';
 import { noContent, ok } from '../router.js';
-import type { EmulatorState, SituationRecord } from '../state.js';
+import type { EmulatorMode } from '../rules.js';
+import { enforces } from '../rules.js';
+import type { EmulatorState, SituationModuleRecord, SituationRecord } from '../state.js';
 import { allocateId } from '../state.js';
-import { assertNotInUse, byId, findById, removeById, requireBody } from './common.js';
+import { assertNotInUse, byId, check, checkReference, findById, removeById, requireBody } from './common.js';
+import { showTransition } from './transitions.js';
 
-const hexColour = { regex: /^#[0-9a-fA-F]{6}$/, hint: 'deve ser uma cor no formato #RRGGBB' };
+const hexColour = { regex: /^#[0-9a-fA-F]{6}$/, hint: 'deve ser uma cor no formato #RRGGBB', rule: 'hex-colour' } as const;
 
-const situationSpec = (moduleRequired: boolean): ObjectSpec => ({
+const situationSpec = (mode: EmulatorMode, creating: boolean): ObjectSpec => ({
   type: 'object',
   properties: {
-    idModuloSistema: { type: 'integer', required: moduleRequired, min: 1 },
+    idModuloSistema: { type: 'integer', required: creating, min: 1 },
     nome: { type: 'string', required: true },
-    // The spec marks nothing required; a custom situation cannot exist without its base one, so
-    // requiring it here is the stricter plausible reading.
-    idHerdado: { type: 'integer', required: true, min: 1 },
+    idHerdado: { type: 'integer', required: enforces(mode, 'situation-base-required'), min: 1 },
     cor: { type: 'string', pattern: hexColour, default: '#ffffff' },
   },
 });
@@ -27,7 +29,7 @@ const situationSpec = (moduleRequired: boolean): ObjectSpec => ({
 interface SituationInput {
   idModuloSistema?: number;
   nome: string;
-  idHerdado: number;
+  idHerdado?: number;
   cor: string;
 }
 
@@ -35,23 +37,74 @@ function showSituation(record: SituationRecord): Record<string, unknown> {
   return { id: record.id, nome: record.nome, idHerdado: record.idHerdado, cor: record.cor };
 }
 
-function findModule(state: EmulatorState, id: number | undefined) {
+/** The base a situation inherits from; lenient mode fills an omitted one with the module's first built-in. */
+function resolveBase({ state, mode }: RouteContext, idModuloSistema: number, idHerdado: number | undefined): number {
+  const builtIns = state.situacoes.filter((s) => s.idHerdado === 0 && s.idModuloSistema === idModuloSistema).sort(byId);
+  const id = idHerdado ?? builtIns[0]?.id ?? 0;
+  check(mode, 'situation-base-builtin', !builtIns.some((s) => s.id === id), () =>
+    ruleFailure('unknownReference', 'idHerdado', `A situação ${id} não é uma situação padrão deste módulo`),
+  );
+  return id;
+}
+
+function assertCustom(mode: EmulatorMode, record: SituationRecord): void {
+  check(mode, 'builtin-situations-immutable', record.idHerdado === 0, () =>
+    ruleFailure('readOnlyRecord', 'idHerdado', 'Situações padrão do sistema não podem ser alteradas nem excluídas.'),
+  );
+}
+
+function createSituation(ctx: RouteContext) {
+  const { state, mode, tx } = ctx;
+  const input = requireBody(ctx.body, situationSpec(mode, true), mode) as unknown as SituationInput & { idModuloSistema: number };
+  const module: SituationModuleRecord | undefined = state.modulos.find((m) => m.id === input.idModuloSistema);
+  checkReference(mode, module !== undefined, 'idModuloSistema', `O módulo ${input.idModuloSistema} não existe`);
+  // situation-module-creatable (documented, both modes).
+  if (module && !module.criarSituacoes) {
+    throw ruleFailure('rule', 'idModuloSistema', `O módulo ${module.nome} não permite criar situações.`);
+  }
+  const record: SituationRecord = {
+    id: allocateId(state),
+    idModuloSistema: input.idModuloSistema,
+    nome: input.nome,
+    idHerdado: resolveBase(ctx, input.idModuloSistema, input.idHerdado),
+    // situation-colour-case: custom situations keep their colour lowercase.
+    cor: input.cor.toLowerCase(),
+  };
+  tx.push(state.situacoes, record);
+  return ok({ data: { id: record.id } }, 201);
+}
+
+function updateSituation(ctx: RouteContext) {
+  const { state, params, mode, tx } = ctx;
+  const record = findById(state.situacoes, params.idSituacao);
+  assertCustom(mode, record);
+  const input = requireBody(ctx.body, situationSpec(mode, false), mode) as unknown as SituationInput;
+  check(mode, 'situation-stays-in-module', input.idModuloSistema !== undefined && input.idModuloSistema !== record.idModuloSistema, () =>
+    ruleFailure('rule', 'idModuloSistema', 'Uma situação não pode mudar de módulo.'),
+  );
+  // A built-in edited in lenient mode stays a built-in: its idHerdado 0 is what makes it one.
+  const idHerdado = record.idHerdado === 0 ? 0 : resolveBase(ctx, record.idModuloSistema, input.idHerdado);
+  tx.assign(record, { nome: input.nome, idHerdado, cor: record.idHerdado === 0 ? input.cor : input.cor.toLowerCase() });
+  return ok({ data: { id: record.id } });
+}
+
+function deleteSituation({ state, params, mode, tx }: RouteContext) {
+  const id = params.idSituacao;
+  if (id === undefined) throw notFound();
+  const record = findById(state.situacoes, id);
+  assertCustom(mode, record);
+  const transitions = state.transicoes.filter((t) => t.idSituacaoOrigem === id || t.idSituacaoDestino === id);
+  check(mode, 'situation-in-transition', transitions.length > 0, () =>
+    ruleFailure('inUse', 'id', 'A situação é usada em transições e não pode ser excluída.'),
+  );
+  assertNotInUse(state, id);
+  for (const transition of transitions) tx.remove(state.transicoes, transition);
+  removeById(tx, state.situacoes, id);
+  return noContent();
+}
+
+function findModule(state: EmulatorState, id: number | undefined): SituationModuleRecord {
   return findById(state.modulos, id);
-}
-
-function checkBase(state: EmulatorState, idModuloSistema: number, idHerdado: number): void {
-  const base = state.situacoes.find((s) => s.id === idHerdado);
-  if (!base || base.idHerdado !== 0 || base.idModuloSistema !== idModuloSistema) {
-    throw validationFailure([
-      { kind: 'unknownReference', element: 'idHerdado', msg: `A situação ${idHerdado} não é uma situação padrão deste módulo` },
-    ]);
-  }
-}
-
-function assertCustom(record: SituationRecord): void {
-  if (record.idHerdado === 0) {
-    throw ruleFailure('readOnlyRecord', 'idHerdado', 'Situações padrão do sistema não podem ser alteradas nem excluídas.');
-  }
 }
 
 export const situationRoutes: Route[] = [
@@ -80,78 +133,16 @@ export const situationRoutes: Route[] = [
     template: '/situacoes/modulos/{idModuloSistema}/transicoes',
     handle: ({ state, params }) => {
       const module = findModule(state, params.idModuloSistema);
-      const name = (id: number) => ({ id, nome: state.situacoes.find((s) => s.id === id)?.nome ?? '' });
       const rows = state.transicoes.filter((t) => t.idModuloSistema === module.id).sort(byId);
-      return ok({
-        data: rows.map((t) => ({
-          id: t.id,
-          ativo: t.ativo,
-          acoes: t.acoes,
-          modulo: { id: t.idModuloSistema },
-          situacaoOrigem: name(t.idSituacaoOrigem),
-          situacaoDestino: name(t.idSituacaoDestino),
-        })),
-      });
+      return ok({ data: rows.map((t) => showTransition(state, t)) });
     },
   },
-  {
-    method: 'POST',
-    template: '/situacoes',
-    handle: ({ state, body }) => {
-      const input = requireBody(body, situationSpec(true)) as unknown as SituationInput & { idModuloSistema: number };
-      const module = state.modulos.find((m) => m.id === input.idModuloSistema);
-      if (!module) {
-        throw validationFailure([{ kind: 'unknownReference', element: 'idModuloSistema', msg: `O módulo ${input.idModuloSistema} não existe` }]);
-      }
-      if (!module.criarSituacoes) {
-        throw ruleFailure('rule', 'idModuloSistema', `O módulo ${module.nome} não permite criar situações.`);
-      }
-      checkBase(state, module.id, input.idHerdado);
-      const record: SituationRecord = {
-        id: allocateId(state),
-        idModuloSistema: module.id,
-        nome: input.nome,
-        idHerdado: input.idHerdado,
-        cor: input.cor.toLowerCase(),
-      };
-      state.situacoes.push(record);
-      return ok({ data: { id: record.id } }, 201);
-    },
-  },
+  { method: 'POST', template: '/situacoes', handle: createSituation },
   {
     method: 'GET',
     template: '/situacoes/{idSituacao}',
     handle: ({ state, params }) => ok({ data: showSituation(findById(state.situacoes, params.idSituacao)) }),
   },
-  {
-    method: 'PUT',
-    template: '/situacoes/{idSituacao}',
-    handle: ({ state, params, body }) => {
-      const record = findById(state.situacoes, params.idSituacao);
-      assertCustom(record);
-      const input = requireBody(body, situationSpec(false)) as unknown as SituationInput;
-      if (input.idModuloSistema !== undefined && input.idModuloSistema !== record.idModuloSistema) {
-        throw ruleFailure('rule', 'idModuloSistema', 'Uma situação não pode mudar de módulo.');
-      }
-      checkBase(state, record.idModuloSistema, input.idHerdado);
-      Object.assign(record, { nome: input.nome, idHerdado: input.idHerdado, cor: input.cor.toLowerCase() });
-      return ok({ data: { id: record.id } });
-    },
-  },
-  {
-    method: 'DELETE',
-    template: '/situacoes/{idSituacao}',
-    handle: ({ state, params }) => {
-      const id = params.idSituacao;
-      if (id === undefined) throw notFound();
-      const record = findById(state.situacoes, id);
-      assertCustom(record);
-      if (state.transicoes.some((t) => t.idSituacaoOrigem === id || t.idSituacaoDestino === id)) {
-        throw ruleFailure('inUse', 'id', 'A situação é usada em transições e não pode ser excluída.');
-      }
-      assertNotInUse(state, id);
-      removeById(state.situacoes, id);
-      return noContent();
-    },
-  },
+  { method: 'PUT', template: '/situacoes/{idSituacao}', handle: updateSituation },
+  { method: 'DELETE', template: '/situacoes/{idSituacao}', handle: deleteSituation },
 ];

@@ -1,0 +1,180 @@
+// The inferred rules of src/emulator/rules.ts, each driven over HTTP in both modes: strict mode
+// refuses (or coerces) as the rule says, lenient mode takes the other plausible reading. The
+// documented rules are covered by quirks.test.ts and the contract tests.
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Emulator, EmulatorMode, RuleId } from '../../src/emulator/index.js';
+import { createEmulator, emulatorRules } from '../../src/emulator/index.js';
+import { call, dataOf } from './http-client.js';
+
+const open: Emulator[] = [];
+async function start(mode: EmulatorMode): Promise<Emulator> {
+  const emulator = await createEmulator({ rateLimit: 0, mode });
+  open.push(emulator);
+  return emulator;
+}
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((e) => e.close()));
+});
+
+type Row = Record<string, unknown> & { id: number };
+const boleto = { descricao: 'Boleto', tipoPagamento: 15, finalidade: 2, destino: 1 };
+
+async function create(emulator: Emulator, path: string, body: unknown): Promise<number> {
+  const res = await call(emulator, 'POST', path, { body });
+  expect(res.status, res.text).toBe(201);
+  return dataOf<{ id: number }>(res).id;
+}
+
+/** One inferred rule: `probe` makes the request the rule is about and returns its status. */
+interface Case {
+  rule: RuleId;
+  probe: (emulator: Emulator) => Promise<number>;
+  strict: number;
+  lenient: number;
+}
+
+const defaultMethod = (e: Emulator) => e.snapshot().formasPagamentos.find((m) => m.padrao === 1)?.id ?? 0;
+const fixaMethod = (e: Emulator) => e.snapshot().formasPagamentos.find((m) => m.fixa && m.padrao === 0)?.id ?? 0;
+const transfer = (e: Emulator) => e.snapshot().categoriasReceitasDespesas.find((c) => c.tipo === 5)?.id ?? 0;
+const native = (e: Emulator) => e.snapshot().logisticas.find((l) => l.integracaoNativa);
+const status = async (p: Promise<{ status: number }>) => (await p).status;
+
+const cases: Case[] = [
+  { rule: 'null-members', strict: 400, lenient: 201, probe: (e) => status(call(e, 'POST', '/formas-pagamentos', { body: { ...boleto, condicao: null } })) },
+  { rule: 'non-negative-numbers', strict: 400, lenient: 201, probe: (e) => status(call(e, 'POST', '/formas-pagamentos', { body: { ...boleto, juros: -1 } })) },
+  {
+    rule: 'cnpj-digits',
+    strict: 400,
+    lenient: 201,
+    probe: (e) => status(call(e, 'POST', '/formas-pagamentos', { body: { ...boleto, tipoPagamento: 3, dadosCartao: { bandeira: 1, tipo: 1, cnpjCredenciadora: '12.345.678/0001-95' } } })),
+  },
+  { rule: 'hex-colour', strict: 400, lenient: 201, probe: (e) => status(call(e, 'POST', '/situacoes', { body: { idModuloSistema: 98310, nome: 'X', idHerdado: 6, cor: 'red' } })) },
+  {
+    rule: 'json-content-type',
+    strict: 400,
+    lenient: 201,
+    probe: (e) => status(call(e, 'POST', '/grupos-produtos', { rawBody: JSON.stringify({ nome: 'G' }), headers: { 'content-type': 'text/plain' } })),
+  },
+  { rule: 'trailing-slash', strict: 404, lenient: 200, probe: (e) => status(call(e, 'GET', '/formas-pagamentos/')) },
+  { rule: 'method-not-allowed', strict: 404, lenient: 405, probe: async (e) => status(call(e, 'DELETE', `/logisticas/servicos/${e.snapshot().servicosLogisticas[0]?.id ?? 0}`)) },
+  { rule: 'reference-exists', strict: 400, lenient: 201, probe: (e) => status(call(e, 'POST', '/grupos-produtos', { body: { nome: 'Órfão', grupoProdutoPai: { id: 123 } } })) },
+  {
+    rule: 'delete-with-children',
+    strict: 400,
+    lenient: 204,
+    probe: async (e) => {
+      const parent = await create(e, '/grupos-produtos', { nome: 'Pai' });
+      await create(e, '/grupos-produtos', { nome: 'Filho', grupoProdutoPai: { id: parent } });
+      return status(call(e, 'DELETE', `/grupos-produtos/${parent}`));
+    },
+  },
+  { rule: 'fixa-not-deletable', strict: 400, lenient: 204, probe: (e) => status(call(e, 'DELETE', `/formas-pagamentos/${fixaMethod(e)}`)) },
+  { rule: 'default-stays-active', strict: 400, lenient: 204, probe: (e) => status(call(e, 'PATCH', `/formas-pagamentos/${defaultMethod(e)}/situacao`, { body: { situacao: 0 } })) },
+  {
+    rule: 'inactive-not-default',
+    strict: 400,
+    lenient: 204,
+    probe: async (e) => {
+      const id = await create(e, '/formas-pagamentos', { ...boleto, situacao: 0 });
+      return status(call(e, 'PATCH', `/formas-pagamentos/${id}/padrao`, { body: { padrao: 1 } }));
+    },
+  },
+  {
+    rule: 'child-tipo-matches-parent',
+    strict: 400,
+    lenient: 201,
+    probe: async (e) => {
+      const parent = await create(e, '/categorias/receitas-despesas', { descricao: 'Pai', tipo: 1 });
+      return status(call(e, 'POST', '/categorias/receitas-despesas', { body: { descricao: 'Filho', tipo: 2, idCategoriaPai: parent } }));
+    },
+  },
+  {
+    rule: 'transfer-categories-read-only',
+    strict: 400,
+    lenient: 200,
+    probe: (e) => status(call(e, 'PUT', `/categorias/receitas-despesas/${transfer(e)}`, { body: { descricao: 'Saídas', tipo: 1 } })),
+  },
+  { rule: 'situation-base-required', strict: 400, lenient: 201, probe: (e) => status(call(e, 'POST', '/situacoes', { body: { idModuloSistema: 98310, nome: 'Sem base' } })) },
+  { rule: 'situation-base-builtin', strict: 400, lenient: 201, probe: (e) => status(call(e, 'POST', '/situacoes', { body: { idModuloSistema: 98310, nome: 'X', idHerdado: 28 } })) },
+  { rule: 'builtin-situations-immutable', strict: 400, lenient: 200, probe: (e) => status(call(e, 'PUT', '/situacoes/12', { body: { nome: 'Cancelada', idHerdado: 12 } })) },
+  {
+    rule: 'situation-stays-in-module',
+    strict: 400,
+    lenient: 200,
+    probe: async (e) => {
+      const id = await create(e, '/situacoes', { idModuloSistema: 98310, nome: 'S', idHerdado: 6 });
+      return status(call(e, 'PUT', `/situacoes/${id}`, { body: { idModuloSistema: 98311, nome: 'S', idHerdado: 6 } }));
+    },
+  },
+  { rule: 'situation-in-transition', strict: 400, lenient: 204, probe: async (e) => {
+      const id = await create(e, '/situacoes', { idModuloSistema: 98310, nome: 'T', idHerdado: 6 });
+      await create(e, '/situacoes/transicoes', { situacaoOrigem: { id: 6 }, situacaoDestino: { id } });
+      return status(call(e, 'DELETE', `/situacoes/${id}`));
+    } },
+  {
+    rule: 'service-stays-in-logistics',
+    strict: 400,
+    lenient: 200,
+    probe: async (e) => {
+      const a = await create(e, '/logisticas', { descricao: 'A', situacao: 'H', servicos: [{ descricao: 'S' }] });
+      const b = await create(e, '/logisticas', { descricao: 'B', situacao: 'H' });
+      const service = e.snapshot().servicosLogisticas.find((s) => s.idLogistica === a)?.id ?? 0;
+      const body = { descricao: 'S', codigo: 'S', aliases: [], freteItem: 1, estimativaEntrega: 1, logistica: { id: b } };
+      return status(call(e, 'PUT', `/logisticas/servicos/${service}`, { body }));
+    },
+  },
+  { rule: 'native-logistics-read-only', strict: 400, lenient: 200, probe: (e) => status(call(e, 'DELETE', `/logisticas/${native(e)?.id ?? 0}`)) },
+  {
+    rule: 'services-non-empty',
+    strict: 400,
+    lenient: 201,
+    probe: async (e) => status(call(e, 'POST', '/logisticas/servicos', { body: { logistica: { id: await create(e, '/logisticas', { descricao: 'L', situacao: 'H' }) }, servicos: [] } })),
+  },
+  {
+    rule: 'nfse-one-default-tributo',
+    strict: 400,
+    lenient: 204,
+    probe: (e) => {
+      const tributo = { CNAE: '62.01', descricaoServico: 'Software', codigo: { listaServico: '0101' }, padrao: true };
+      return status(call(e, 'PUT', '/nfse/configuracoes', { body: { ISS: { tributos: [tributo, { ...tributo, descricaoServico: 'Suporte' }] } } }));
+    },
+  },
+  {
+    rule: 'nfse-tributo-ids',
+    strict: 400,
+    lenient: 204,
+    probe: (e) => status(call(e, 'PUT', '/nfse/configuracoes', { body: { ISS: { tributos: [{ id: 5, CNAE: '62.01', descricaoServico: 'S', codigo: { listaServico: '0101' } }] } } })),
+  },
+];
+
+describe('inferred rules: strict refuses, lenient takes the other reading', () => {
+  it('covers every strict-only rule that answers with a status', () => {
+    const coercions: RuleId[] = ['card-data-card-types'];
+    const strictOnly = Object.entries(emulatorRules).filter(([, r]) => r.applies === 'strict').map(([id]) => id as RuleId);
+    expect(strictOnly.filter((id) => !coercions.includes(id) && !cases.some((c) => c.rule === id))).toEqual([]);
+  });
+
+  it.each(cases)('$rule', async ({ probe, strict, lenient }) => {
+    expect(await probe(await start('strict'))).toBe(strict);
+    expect(await probe(await start('lenient'))).toBe(lenient);
+  });
+
+  it('card-data-card-types: strict drops card data of a non-card method, lenient keeps it', async () => {
+    const body = { ...boleto, dadosCartao: { bandeira: 1, tipo: 1 } };
+    for (const [mode, kept] of [['strict', false], ['lenient', true]] as const) {
+      const emulator = await start(mode);
+      const id = await create(emulator, '/formas-pagamentos', body);
+      expect('dadosCartao' in dataOf<Row>(await call(emulator, 'GET', `/formas-pagamentos/${id}`)), mode).toBe(kept);
+    }
+  });
+
+  it('lenient: deleting a parent makes its children roots; deleting a situation takes its transitions', async () => {
+    const emulator = await start('lenient');
+    const parent = await create(emulator, '/categorias/receitas-despesas', { descricao: 'Pai', tipo: 1 });
+    const child = await create(emulator, '/categorias/receitas-despesas', { descricao: 'Filho', tipo: 1, idCategoriaPai: parent });
+    expect((await call(emulator, 'DELETE', `/categorias/receitas-despesas/${parent}`)).status).toBe(204);
+    expect(dataOf(await call(emulator, 'GET', `/categorias/receitas-despesas/${child}`))).toMatchObject({ idCategoriaPai: 0 });
+    expect((await call(emulator, 'DELETE', '/situacoes/9')).status).toBe(204);
+    expect(emulator.snapshot().transicoes.some((t) => t.idSituacaoOrigem === 9 || t.idSituacaoDestino === 9)).toBe(false);
+  });
+});
