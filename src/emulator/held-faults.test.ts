@@ -18,7 +18,7 @@ async function postGroup(e: Emulator, nome: string, timeoutMs: number): Promise<
       method: 'POST',
       headers: { authorization: `Bearer ${e.token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ nome }),
-      headersTimeout: timeoutMs,
+      signal: AbortSignal.timeout(timeoutMs),
     });
     await res.body.text();
     return res.statusCode;

@@ -2,17 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { JsonSchema } from './kind.js';
 import { registry } from './registry.js';
 import { toolKeyFields } from './shared-schema.js';
+import { kindKeys } from '../model/kinds.js';
 import type { KindKey } from '../model/kinds.js';
 
-const dependencyOrder: KindKey[] = [
-  'formasPagamentos',
-  'categoriasReceitasDespesas',
-  'categoriasProdutos',
-  'gruposProdutos',
-  'situacoes',
-  'logisticas',
-  'configuracoesNfse',
-];
+/** The vocabulary's order is the dependency order; the registry must follow it. */
+const dependencyOrder: readonly KindKey[] = kindKeys;
 
 function schemaAt(schema: JsonSchema, path: readonly string[]): JsonSchema | undefined {
   let current: JsonSchema | undefined = schema;
@@ -25,7 +19,7 @@ function schemaAt(schema: JsonSchema, path: readonly string[]): JsonSchema | und
 }
 
 describe('kind registry', () => {
-  it('lists the seven kinds once each, in dependency order', () => {
+  it('lists every kind of the vocabulary once, in dependency order', () => {
     expect(registry.kinds.map((definition) => definition.key)).toEqual(dependencyOrder);
   });
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { registry } from '../kinds/registry.js';
 import { makeChange, makePlan } from '../../test/ui/support/plans.js';
-import type { ApplyReportEvent } from './apply-report.js';
+import type { ApplyReportEvent } from '../model/events.js';
 import { acceptsAnswer, confirmationFor, createJsonApplyReporter, createPlainApplyReporter } from './apply-report.js';
 
 const a = makeChange('create', 'Maquiagem', 1);

@@ -2,19 +2,12 @@
 // NDJSON (`--json`, one object per event). Both take the same event stream as the UI: the
 // plan, the ApplyEvents of the core, the re-read after it, or a refusal at the prompt. They never
 // emit escape codes and hold no state beyond the running tally; where the lines go is the caller's.
-import { renderPlanText } from '../report/render-plan.js';
+import { renderPlanText } from './render-plan.js';
 import { advanceProgress, createProgress, describeCost, describeOutcome, interruptedNote, summarizeApply } from './apply-progress.js';
 import type { KindAdapter } from '../kinds/kind.js';
 import type { Change, Plan } from '../model/plan.js';
 import { removesRecord } from '../model/plan.js';
-import type { ApplyEvent } from '../model/events.js';
-
-export type ApplyReportEvent =
-  | { type: 'plan'; plan: Plan }
-  | ApplyEvent
-  | { type: 'cancelled' }
-  | { type: 'verify-start' }
-  | { type: 'verify-end'; notConverged: string[] };
+import type { ApplyReportEvent } from '../model/events.js';
 
 export interface ApplyReporter {
   report(event: ApplyReportEvent): void;

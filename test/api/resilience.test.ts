@@ -40,7 +40,7 @@ describe('resilience', () => {
 
     // Every fault kind at 20%; the injected latency outlasts the headers timeout (plus undici's
     // coarse timer), so those attempts time out and are retried.
-    emulator.setFaults({ probability: 0.2, seed: 20, latencyMs: 1_600 });
+    emulator.setFaults({ probability: 0.2, seed: 20, latencyMs: 1_600, holdMs: 1_600 });
     const retry = { maxAttempts: 5, maxElapsedMs: 3_000, baseDelayMs: 10, maxDelayMs: 100 };
     const headersMs = 200;
     const retryReasons: string[] = [];
@@ -70,7 +70,7 @@ describe('resilience', () => {
     const typedCodes = new Set(['API_ERROR', 'API_TIMEOUT', 'API_UNREACHABLE']);
     // Every kind was met; latency shows as timeouts (the emulator logs it only once its delay has run out).
     expect(new Set(emulator.requestLog().map((e) => e.fault).filter((f) => f !== undefined && f !== 'latency'))).toEqual(
-      new Set(['http500', 'http502', 'http503', 'http429', 'http429-html', 'reset-before', 'reset-after']),
+      new Set(['http500', 'http502', 'http503', 'http429', 'http429-html', 'reset-before', 'reset-after', 'late-commit', 'slow-response']),
     );
     expect(retryReasons).toContain('timed out');
     const failures = results.filter((r) => !r.ok);
