@@ -1,9 +1,9 @@
 // applyPlan executes a given Plan: wave by wave, a bounded number of changes at a time inside a
 // wave (the client paces every request), skipping the dependents of a failed change while
-// independent changes go on. A create is sent at most once: when its outcome is unknown (a
-// timeout, a lost connection, a 5xx), the server may still commit it, so it is looked up by its
-// identity over a bounded window and reported as "outcome unknown" when it has not appeared —
-// never sent again. It decides nothing about WHAT to change (that is buildPlan's job) and prints
+// independent changes go on. A create is never sent twice while the first may still commit: when
+// its outcome is unknown (a timeout, a lost connection, a 5xx) it is looked up by its identity
+// over a bounded window; found, it is adopted; absent for the whole window, it is sent once more
+// (the first will not land any more), and after a second such window reported as outcome unknown. It decides nothing about WHAT to change (that is buildPlan's job) and prints
 // nothing: progress goes to the injected listener.
 import type { ApiClient } from '../api/client.js';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -34,6 +34,8 @@ export interface ApplyOptions {
 
 /** The server may go on processing a request well after the client gave up on it (30 s: the client's own timeout). */
 export const defaultOutcomeWindowMs = 30_000;
+/** A create is sent again only after the previous one stayed absent for a whole window. */
+const maxCreateAttempts = 2;
 const defaultLookupEveryMs = 3_000;
 
 function describeError(error: unknown, client: ApiClient): { error: string; code: string } {
@@ -136,17 +138,21 @@ async function executeChange(
     ...(live ? { live } : {}),
   };
   if (change.action !== 'create') return adapter.execute(change, context);
-  try {
-    return await adapter.execute(change, context);
-  } catch (error) {
-    if (!(error instanceof ApiOutcomeUnknownError)) throw error;
-    const windowMs = options.outcomeWindowMs ?? defaultOutcomeWindowMs;
-    const found = await awaitCommittedCreate(change, adapter, options, windowMs);
-    if (found !== undefined) return { id: found, adopted: true };
-    throw new ErpsyncError('API_OUTCOME_UNKNOWN', `${error.message}; it did not appear within ${Math.round(windowMs / 100) / 10} s`, {
-      cause: error,
-      details: ['erpsync never sends a create again while the first may still commit: run apply again to finish (it finds the record if it was made)'],
-    });
+  const windowMs = options.outcomeWindowMs ?? defaultOutcomeWindowMs;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await adapter.execute(change, context);
+    } catch (error) {
+      if (!(error instanceof ApiOutcomeUnknownError)) throw error;
+      const found = await awaitCommittedCreate(change, adapter, options, windowMs);
+      if (found !== undefined) return { id: found, adopted: true };
+      // Absent for the whole window: the first request will not land any more, so one more is safe.
+      if (attempt < maxCreateAttempts) continue;
+      throw new ErpsyncError('API_OUTCOME_UNKNOWN', `${error.message}; it did not appear within ${Math.round(windowMs / 100) / 10} s, twice`, {
+        cause: error,
+        details: ['erpsync never sends a create again while an earlier one may still commit: run apply again to finish (it finds the record if it was made)'],
+      });
+    }
   }
 }
 

@@ -43,8 +43,8 @@ const help = [
   '  --lock-timeout S       seconds to wait while another apply holds the account (default 0:',
   '                         refuse at once, exit 3; ERPSYNC_LOCK_TIMEOUT)',
   '  --outcome-wait S       seconds a create of unknown outcome (timeout, lost connection) may still',
-  '                         commit: it is looked up that long, never sent twice (default 30;',
-  '                         ERPSYNC_OUTCOME_WAIT)',
+  '                         commit: it is looked up that long before it may be sent again',
+  '                         (default 30; ERPSYNC_OUTCOME_WAIT)',
   '  --json                 one JSON object per event on stdout (NDJSON), no prompts',
   ...targetFlagHelp,
 ].join('\n');

@@ -100,7 +100,8 @@ const seeds = (from: number, count: number) => Array.from({ length: count }, (_,
 async function chaosCliRun(seed: number): Promise<void> {
   emulator = await createEmulator({ seed: 'fresh', rateLimit: 0 });
   dir = mkdtempSync(path.join(tmpdir(), 'erpsync-chaos-'));
-  const cliEnv = { ...env, BLING_ACCESS_TOKEN: emulator.token, ERPSYNC_BASE_URL: emulator.baseUrl, ERPSYNC_RATE: '1000' };
+  // The emulator commits a faulted write at once or never: a 1 s outcome window covers it.
+  const cliEnv = { ...env, BLING_ACCESS_TOKEN: emulator.token, ERPSYNC_BASE_URL: emulator.baseUrl, ERPSYNC_RATE: '1000', ERPSYNC_OUTCOME_WAIT: '1', ERPSYNC_LOCK_DIR: path.join(dir, '.locks') };
   writeFileSync(path.join(dir, 'before.yaml'), lojaNovaBefore);
   expect((await runCli(['apply', 'before.yaml', '--auto-approve'], { cwd: dir, env: cliEnv })).code).toBe(0);
   const desired = await loadDesiredOrThrow([example], dir, env);

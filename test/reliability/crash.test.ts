@@ -42,6 +42,11 @@ afterEach(async () => {
 const writesSeen = (e: Emulator) => e.requestLog().filter((entry) => entry.method !== 'GET').length;
 const heldCreate = (e: Emulator) => e.requestLog().some((entry) => entry.fault === 'latency' && entry.status === 0);
 
+/** A lock folder of the run's own, a 3 s lease and a 2 s outcome window, instead of a minute and 30 s. */
+function shortWindows(folder: string): Record<string, string> {
+  return { ERPSYNC_LOCK_DIR: path.join(folder, '.locks'), ERPSYNC_LOCK_LEASE_MS: '3000', ERPSYNC_OUTCOME_WAIT: '2' };
+}
+
 /** Kills `child` with SIGKILL as soon as `ready()` holds (checked every millisecond). */
 function killWhen(child: { kill(signal: NodeJS.Signals): boolean }, ready: () => boolean): () => void {
   const timer = setInterval(() => {
@@ -73,7 +78,8 @@ async function crashRun({ store, seed }: KillPoint): Promise<void> {
   emulator.clearLog();
   // Paced so the k-th write is seen before the next one leaves; the held create waits long enough to be killed in.
   if (mode === 'while-held') emulator.setFaults({ latencyMs: 300, schedule: [{ method: 'POST', nth: k, fault: 'latency' }] });
-  const env = { ...exampleEnv, BLING_ACCESS_TOKEN: emulator.token, ERPSYNC_BASE_URL: emulator.baseUrl, ERPSYNC_RATE: '200' };
+  // The emulator commits a held write within a second: a short in-flight window and lease keep runs fast.
+  const env = { ...exampleEnv, ...shortWindows(dir), BLING_ACCESS_TOKEN: emulator.token, ERPSYNC_BASE_URL: emulator.baseUrl, ERPSYNC_RATE: '200' };
   const running = startCli(['apply', target, '--auto-approve'], { cwd: dir, env });
   const server = emulator;
   const stop = killWhen(running.child, mode === 'on-arrival' ? () => writesSeen(server) >= k : () => heldCreate(server));
@@ -101,7 +107,7 @@ const points: KillPoint[] = [
 async function sandboxCrashRun(seed: number): Promise<void> {
   dir = mkdtempSync(path.join(tmpdir(), 'erpsync-crash-'));
   // Paced so the apply lasts over a second, and the kill lands inside it.
-  const env = { ...exampleEnv, ERPSYNC_RATE: '50' };
+  const env = { ...exampleEnv, ...shortWindows(dir), ERPSYNC_RATE: '50' };
   const running = startCli(['apply', example, '--sandbox', '--auto-approve'], { cwd: dir, env });
   const timer = setTimeout(() => running.child.kill('SIGKILL'), createRandom(seed).int(400, 900));
   const killed = await running.exit;
