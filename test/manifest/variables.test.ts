@@ -44,7 +44,8 @@ describe('a variable value is text, never YAML', () => {
   it.each(yamlLooking)('%j reaches a text field as is, quoted or not', async (value) => {
     for (const written of ['${NOME}', '"${NOME}"', "'${NOME}'"]) {
       const result = await load({ 'g.yaml': groupNamed(written) }, { NOME: value });
-      expect(shown(result.diagnostics)).toEqual([]);
+      // A line break in a name is worth a warning of its own (see confusable-names.test.ts).
+      expect(shown(result.diagnostics.filter((d) => d.code !== 'confusable-name'))).toEqual([]);
       expect(warnings).toEqual([]);
       expect(result.desired?.records.get('gruposProdutos')?.[0]?.fields.nome).toBe(value);
     }
