@@ -9,6 +9,7 @@ import type { JsonSchema } from '../kinds/kind.js';
 import type { Diagnostic, SourcePosition } from '../model/diagnostics.js';
 import type { ParsedDocument } from './parse-yaml.js';
 import type { PathSegment } from '../model/desired.js';
+import { toPointer } from '../model/paths.js';
 
 const reference = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|\$\{[^}]*\}?/g;
 const wholeWithoutDefault = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
@@ -171,8 +172,4 @@ function convertToFieldType(substituted: Substituted, schema: JsonSchema | undef
     path: toPointer(path),
   });
   return text;
-}
-
-export function toPointer(path: readonly PathSegment[]): string {
-  return path.length === 0 ? '' : `/${path.map((s) => String(s).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
 }

@@ -6,7 +6,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Diagnostic } from '../model/diagnostics.js';
 import { buildManifestSchema } from './manifest-schema.js';
 import { suggestClosest } from './suggest.js';
-import { toPointer } from './interpolate.js';
+import { parsePointer, toPointer } from '../model/paths.js';
 import type { Locator, PathSegment } from '../model/desired.js';
 import type { KindDefinition } from '../kinds/kind.js';
 
@@ -21,15 +21,6 @@ function manifestValidator(kinds: readonly KindDefinition[]): ValidateFunction {
     compiled.set(kinds, validate);
   }
   return validate;
-}
-
-function parsePointer(pointer: string): PathSegment[] {
-  if (pointer === '') return [];
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((raw) => raw.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
 }
 
 /** JSON pointer of an interpolated scalar → the variables its text came from. */
