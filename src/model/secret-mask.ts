@@ -1,9 +1,9 @@
 // Values no output may show — the values of variables that feed secret fields, and of erpsync's
 // own credential variables — masked wherever they turn up, whatever put them there (a message, a
 // record of the account that happens to hold the same text, a library's error). A value travels
-// in more forms than its own: JSON string escapes, URL and form encoding, base64, and the escapes
-// printable() writes for control characters; every form is masked. The API layer's redactor
-// masks with the same core.
+// in more forms than its own: JSON string escapes, URL and form encoding, base64, XML/HTML escapes
+// (JUnit and Markdown reports), and the escapes printable() writes for control characters; every
+// form is masked. The API layer's redactor masks with the same core.
 import { printable } from './printable.js';
 
 export const REDACTED = '[redacted]';
@@ -25,7 +25,8 @@ export function isSecretCredentialVariable(name: string): boolean {
 export function encodedForms(secret: string): string[] {
   const json = JSON.stringify(secret).slice(1, -1);
   const form = new URLSearchParams({ v: secret }).toString().slice(2);
-  const forms = [secret, json, encodeURIComponent(secret), form, printable(secret), Buffer.from(secret, 'utf8').toString('base64')];
+  const markup = secret.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  const forms = [secret, json, encodeURIComponent(secret), form, printable(secret), markup, Buffer.from(secret, 'utf8').toString('base64')];
   return [...new Set(forms)].filter((f) => f.length >= minSecretLength);
 }
 
