@@ -3,10 +3,9 @@
 // token, secret manifest values) and patterns that look like credentials whatever their value
 // (Bearer/Basic headers, token fields in JSON or form bodies). It never throws and never logs.
 
-export const REDACTED = '[redacted]';
+import { encodedForms, maskValues, minSecretLength as MIN_SECRET_LENGTH, REDACTED } from '../model/secret-mask.js';
 
-/** Secrets shorter than this are not replaced: masking "1" everywhere would mangle messages. */
-const MIN_SECRET_LENGTH = 4;
+export { REDACTED };
 
 const credentialPatterns: readonly [RegExp, string][] = [
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${REDACTED}`],
@@ -28,10 +27,8 @@ export function createRedactor(initial: Iterable<string | undefined> = []): Reda
   const secrets = new Set<string>();
   const add = (secret: string | undefined): void => {
     if (secret === undefined || secret.length < MIN_SECRET_LENGTH) return;
-    secrets.add(secret);
-    // The same secret also travels URL-encoded (query strings, form bodies).
-    const encoded = encodeURIComponent(secret);
-    if (encoded !== secret) secrets.add(encoded);
+    // The same secret also travels encoded (query strings, form bodies, JSON, base64).
+    for (const form of encodedForms(secret)) secrets.add(form);
   };
   for (const secret of initial) add(secret);
   return {
@@ -42,11 +39,7 @@ export function createRedactor(initial: Iterable<string | undefined> = []): Reda
 
 /** Pure core of the redactor: registered strings first (longest first), then the patterns. */
 export function redactText(text: string, secrets: Iterable<string>): string {
-  let out = text;
-  const ordered = [...secrets].sort((a, b) => b.length - a.length);
-  for (const secret of ordered) {
-    if (secret.length >= MIN_SECRET_LENGTH && out.includes(secret)) out = out.split(secret).join(REDACTED);
-  }
+  let out = maskValues(text, secrets);
   for (const [pattern, replacement] of credentialPatterns) out = out.replace(pattern, replacement);
   return out;
 }

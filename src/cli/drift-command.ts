@@ -16,7 +16,7 @@ import { renderDriftJunit } from '../report/drift-junit.js';
 import { defaultMarkdownLimit, renderDriftMarkdown } from '../report/drift-markdown.js';
 import { renderDriftText } from '../report/drift-text.js';
 import type { CliIO } from './io.js';
-import { writeLine } from './io.js';
+import { maskOf, writeLine } from './io.js';
 import { parseCommandArgs } from './parse-command-args.js';
 import { loadDesired, parseCount, planTargetOf, printDiagnostics } from './plan-workflow.js';
 import { openTarget, targetFlagHelp, targetFlagOptions } from './target.js';
@@ -121,7 +121,7 @@ export async function runDriftCommand(args: string[], io: CliIO): Promise<number
     if (flags.out) {
       const file = path.resolve(io.cwd, flags.out);
       await mkdir(path.dirname(file), { recursive: true });
-      await writeFile(file, render(report, format, Number.POSITIVE_INFINITY, undefined));
+      await writeFile(file, maskOf(io)(render(report, format, Number.POSITIVE_INFINITY, undefined)));
     }
     io.stdout.write(render(report, format, limit, reportUrl ?? flags.out));
     return hasDrift(report) ? 2 : 0;

@@ -11,7 +11,7 @@ import { fetchLive } from '../live/fetch-live.js';
 import { suggestClosest } from '../manifest/suggest.js';
 import { ErpsyncError } from '../model/errors.js';
 import type { CliIO } from './io.js';
-import { writeLine } from './io.js';
+import { maskOf, writeLine } from './io.js';
 import { parseCommandArgs } from './parse-command-args.js';
 import { openTarget, targetFlagHelp, targetFlagOptions } from './target.js';
 import type { KindKey, UnitKind } from '../model/kinds.js';
@@ -106,7 +106,7 @@ export async function runExportCommand(args: string[], io: CliIO): Promise<numbe
       return 0;
     }
     await mkdir(outDir, { recursive: true });
-    for (const file of files) await writeAtomically(path.join(outDir, file.file), file.text);
+    for (const file of files) await writeAtomically(path.join(outDir, file.file), maskOf(io)(file.text));
     if (flags.json) {
       const summary = files.map(({ kind, file, records, leftOut, variables, warnings }) => ({ kind, file, records, leftOut, variables, warnings }));
       writeLine(io.stdout, JSON.stringify({ formatVersion: 1, out: flags.out, reads: live.reads, files: summary }, null, 2));

@@ -1,5 +1,6 @@
 // What a command may touch of the outside world. Tests pass their own; bin.ts passes the process's.
 import type { Readable, Writable } from 'node:stream';
+import type { SecretMask } from '../model/secret-mask.js';
 
 export interface CliIO {
   stdout: Writable & { isTTY?: boolean; columns?: number };
@@ -9,10 +10,17 @@ export interface CliIO {
   cwd: string;
   /** Aborted on Ctrl-C / SIGTERM; long-running commands stop cleanly when it fires. */
   signal: AbortSignal;
+  /** Values no output may show (set by main; commands add the secret values they learn). */
+  mask?: SecretMask;
 }
 
 export type CommandRunner = (args: string[], io: CliIO) => Promise<number>;
 
 export function writeLine(stream: CliIO['stdout'], line = ''): void {
   stream.write(`${line}\n`);
+}
+
+/** Masks a text bound for a file (a report, an exported manifest) as the terminal output is masked. */
+export function maskOf(io: CliIO): (text: string) => string {
+  return (text) => io.mask?.mask(text) ?? text;
 }

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { ErpsyncError, exitCodes, isErpsyncError } from '../model/errors.js';
 import type { CliIO, CommandRunner } from './io.js';
 import { writeLine } from './io.js';
+import { withOutputMask } from './output-mask.js';
 
 interface CommandEntry {
   summary: string;
@@ -77,11 +78,12 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     return exitCodes.error;
   }
   const debug = rest.includes('--debug') || io.env.ERPSYNC_DEBUG === '1';
+  const masked = withOutputMask(io);
   try {
     const run = await entry.load();
-    return await run(rest, io);
+    return await run(rest, masked);
   } catch (error) {
-    return reportFailure(error, io, debug);
+    return reportFailure(error, masked, debug);
   }
 }
 

@@ -45,6 +45,7 @@ export function printDiagnostics(diagnostics: readonly Diagnostic[], io: CliIO):
 
 export async function loadDesired(paths: readonly string[], io: CliIO): Promise<DesiredState | undefined> {
   const result = await loadManifests(paths.length > 0 ? paths : ['.'], { cwd: io.cwd, env: io.env, registry });
+  for (const value of result.secretValues) io.mask?.add(value);
   const shown = result.diagnostics.filter((d) => d.severity !== 'note');
   if (!result.desired) {
     printDiagnostics(shown, io);

@@ -27,6 +27,7 @@ export async function runValidateCommand(args: string[], io: CliIO): Promise<num
   }
   const paths = parsed.positionals.length > 0 ? parsed.positionals : ['.'];
   const result = await loadManifests(paths, { cwd: io.cwd, env: io.env, offline: true });
+  for (const value of result.secretValues) io.mask?.add(value);
   const shown = parsed.values.quiet ? result.diagnostics.filter((d) => d.severity !== 'note') : result.diagnostics;
   const counts = countDiagnostics(result.diagnostics);
   const valid = !hasErrors(result.diagnostics);

@@ -1,10 +1,11 @@
 // Live records → records in the manifest language, as a person would write them: enum labels
 // instead of codes, references by name (a path only where the name is ambiguous), secrets as
-// `${VAR}` placeholders, keys in the schema's order, and only what the kind's adapter says was
+// `${VAR}` placeholders, a literal `${` of account text as `$${`, keys in the schema's order, and only what the kind's adapter says was
 // configured (no server fields, counters or create defaults). Pure: export files and drift's
 // snippets of unmanaged records are both built from it. It must not read the account or print.
 import type { EnumField, JsonSchema, KindDefinition } from '../kinds/kind.js';
 import { labelOfCode } from '../kinds/enum-labels.js';
+import { escapeInterpolation } from './accepted-values.js';
 import { pathSeparator } from '../model/names.js';
 import { isPlainRecord, readPath } from '../model/paths.js';
 import type { KindAdapter } from '../kinds/kind.js';
@@ -154,11 +155,13 @@ function nestedEntries(adapter: KindAdapter, record: LiveRecord, context: Export
 /** One live record in the manifest language. */
 export function toManifestEntry(adapter: KindAdapter, record: LiveRecord, context: ExportContext): ManifestEntry {
   const notes: string[] = [];
-  let fields: Plain = { ...(adapter.exportFields?.(record) ?? record.fields) };
-  for (const [field, entries] of nestedEntries(adapter, record, context, notes)) fields[field] = entries;
   const definition = adapter.definition;
+  let fields: Plain = { ...(adapter.exportFields?.(record) ?? record.fields) };
+  if (definition) fields = nameReferences(fields, definition, context.live);
+  // Account text is data: escaped once, here, before the nested entries (escaped by their own call) join it.
+  fields = escapeInterpolation(fields) as Plain;
+  for (const [field, entries] of nestedEntries(adapter, record, context, notes)) fields[field] = entries;
   if (definition) {
-    fields = nameReferences(fields, definition, context.live);
     fields = placeSecrets(fields, adapter, definition);
     fields = labelEnums(fields, definition.enums, notes);
   }

@@ -4,7 +4,9 @@
 // come from ${VAR}. Then each kind's own checks (checkRecords in its adapter).
 import type { Diagnostic, SourcePosition } from '../model/diagnostics.js';
 import type { KindDefinition } from '../kinds/kind.js';
+import { findNameHazards, foldLookalikeName } from '../model/name-hazards.js';
 import { composeIdentity, normalizeName, pathSeparator } from '../model/names.js';
+import { printable } from '../model/printable.js';
 import { readPath } from '../model/paths.js';
 import type { ManifestRecord, PathSegment } from '../model/desired.js';
 
@@ -15,11 +17,6 @@ export interface LocatedRecord {
   locate: (path: readonly PathSegment[], at?: 'key' | 'value') => SourcePosition;
 }
 
-
-/** Case- and accent-insensitive form, to warn about names that only differ that way. */
-function foldName(name: string): string {
-  return normalizeName(name).normalize('NFD').replace(/\p{Diacritic}/gu, '').toLowerCase().replace(/\s+/g, ' ');
-}
 
 
 function splitPath(reference: string): string[] {
@@ -49,6 +46,7 @@ export function identifyRecords(definition: KindDefinition, records: readonly Lo
     return { ...r, name: nameOf(r), identity: composeIdentity({ ...(scope ? { scope } : {}), parentPath: parentPaths.get(r) ?? [], name: nameOf(r) }) };
   });
   reportDuplicates(definition, nameField, identified, diagnostics);
+  checkNameHazards(definition, records, diagnostics);
   return identified;
 }
 
@@ -145,13 +143,13 @@ function reportDuplicates(definition: KindDefinition, nameField: string, identif
       continue;
     }
     seen.set(r.identity, r);
-    const fold = foldName(r.identity);
+    const fold = foldLookalikeName(r.identity);
     const similar = folded.get(fold);
     if (similar) {
       diagnostics.push({
         severity: 'warning',
         code: 'near-duplicate',
-        message: `\`${r.identity}\` differs from \`${similar.identity}\` (${where(similar.locate([]))}) only in case or accents`,
+        message: `\`${r.identity}\` differs from \`${similar.identity}\` (${where(similar.locate([]))}) only in case, accents, look-alike letters or invisible characters`,
         hint: 'the account will hold two records that look the same; rename one if that is not intended',
         position: r.locate([nameField]),
         path: r.record.pointer,
@@ -168,6 +166,30 @@ function reportDuplicates(definition: KindDefinition, nameField: string, identif
         position: r.locate(['previousNames']),
         path: r.record.pointer,
       });
+    }
+  }
+}
+
+/**
+ * Names, and the names a record refers to, that hold invisible or control characters or mix
+ * look-alike scripts: a warning with the code points, since the ERP's screens hide the difference.
+ */
+function checkNameHazards(definition: KindDefinition, records: readonly LocatedRecord[], diagnostics: Diagnostic[]): void {
+  const fields = [...(definition.nameField ? [[definition.nameField]] : []), ...(definition.scopeField ? [[definition.scopeField]] : []), ...definition.references.map((ref) => ref.path)];
+  for (const r of records) {
+    for (const field of fields) {
+      const value = readPath(r.record.value, field);
+      if (typeof value !== 'string') continue;
+      for (const hazard of findNameHazards(value)) {
+        diagnostics.push({
+          severity: 'warning',
+          code: 'confusable-name',
+          message: `\`${printable(value)}\` holds ${hazard.description}`,
+          hint: 'in the ERP this name looks like another one; retype it if that is not intended',
+          position: r.locate(field),
+          path: `${r.record.pointer}/${field.join('/')}`,
+        });
+      }
     }
   }
 }

@@ -1,10 +1,23 @@
-// Expands the paths a user names into the sorted list of manifest files to read.
-import { readdir, stat } from 'node:fs/promises';
+// Expands the paths a user names into the sorted list of manifest files, and reads them. Only
+// regular files are read: a FIFO would hang the run, a device (`/dev/zero`) would fill memory, so
+// anything else — directly or behind a symbolic link — is refused with a diagnostic naming the
+// path the user has. Sizes are checked before reading and again while reading (a file may grow),
+// and a folder with more files or depth than any store's configuration needs is refused.
+import { constants } from 'node:fs';
+import type { Stats } from 'node:fs';
+import { lstat, open, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Diagnostic } from '../model/diagnostics.js';
+import type { Diagnostic, SourcePosition } from '../model/diagnostics.js';
 
 const manifestExtension = /\.ya?ml$/i;
 const skippedDirectories = new Set(['node_modules', '.git', '.erpsync']);
+
+/** Larger files are refused before parsing: no store's configuration is this big. */
+export const maxFileBytes = 8 * 1024 * 1024;
+/** More manifest files than this in one set is a wrong folder, not a store. */
+export const maxManifestFiles = 1000;
+/** Folders nested deeper than this below a named folder are not read. */
+export const maxDepth = 16;
 
 export interface FoundFiles {
   /** Absolute paths, in reading order. */
@@ -17,54 +30,148 @@ export function displayPath(file: string, cwd: string): string {
   return relative === '' || relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
 }
 
-async function walk(directory: string): Promise<string[]> {
+/** What a path is, in words, for a file that is not a regular file. */
+function describeType(info: Stats): string {
+  if (info.isFIFO()) return 'a named pipe (FIFO)';
+  if (info.isCharacterDevice()) return 'a character device';
+  if (info.isBlockDevice()) return 'a block device';
+  if (info.isSocket()) return 'a socket';
+  if (info.isDirectory()) return 'a directory';
+  return 'not a regular file';
+}
+
+function describeErrno(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ELOOP') return 'the symbolic link leads in a loop';
+  if (code === 'ENOENT') return 'the symbolic link points at nothing';
+  return `cannot read this path (${code ?? 'unknown error'})`;
+}
+
+/** The walk of one named folder: what it found, and how much it may still take. */
+interface Walk {
+  cwd: string;
+  files: string[];
+  diagnostics: Diagnostic[];
+  stopped: boolean;
+}
+
+function at(file: string, cwd: string): SourcePosition {
+  return { file: displayPath(file, cwd), line: 1, col: 1 };
+}
+
+/** A manifest-named entry that is not a plain file: followed when a link to a regular file, refused otherwise. */
+async function admitSpecial(full: string, isLink: boolean, walk: Walk): Promise<boolean> {
+  if (!isLink) {
+    const info = await lstat(full);
+    walk.diagnostics.push({ severity: 'error', code: 'not-a-regular-file', message: `the path is ${describeType(info)}, not a file; only regular files are read`, position: at(full, walk.cwd) });
+    return false;
+  }
+  try {
+    const target = await stat(full);
+    if (target.isFile()) return true;
+    walk.diagnostics.push({ severity: 'error', code: 'not-a-regular-file', message: `the symbolic link leads to ${describeType(target)}; only regular files are read`, position: at(full, walk.cwd) });
+  } catch (error) {
+    walk.diagnostics.push({ severity: 'error', code: 'unreadable', message: describeErrno(error), position: at(full, walk.cwd) });
+  }
+  return false;
+}
+
+async function walkDirectory(directory: string, depth: number, walk: Walk): Promise<void> {
   const entries = await readdir(directory, { withFileTypes: true });
-  const found: string[] = [];
   for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    if (walk.stopped) return;
     const full = path.join(directory, entry.name);
     if (entry.isDirectory()) {
-      if (!skippedDirectories.has(entry.name) && !entry.name.startsWith('.')) found.push(...(await walk(full)));
-    } else if (manifestExtension.test(entry.name)) {
-      found.push(full);
+      if (skippedDirectories.has(entry.name) || entry.name.startsWith('.')) continue;
+      if (depth >= maxDepth) {
+        walk.diagnostics.push({ severity: 'error', code: 'too-deep', message: `folders nest more than ${maxDepth} levels deep here; the folder is not read`, hint: 'name the folder that holds the manifests', position: at(full, walk.cwd) });
+        continue;
+      }
+      await walkDirectory(full, depth + 1, walk);
+      continue;
     }
+    // Links to folders are not followed (a loop would never end); links to files are.
+    if (!manifestExtension.test(entry.name)) continue;
+    if (!entry.isFile() && !(await admitSpecial(full, entry.isSymbolicLink(), walk))) continue;
+    if (walk.files.length >= maxManifestFiles) {
+      walk.stopped = true;
+      walk.diagnostics.push({ severity: 'error', code: 'too-many-files', message: `the folder holds more than ${maxManifestFiles} manifest files; none past that is read`, hint: 'name the folder that holds the manifests', position: at(directory, walk.cwd) });
+      return;
+    }
+    walk.files.push(full);
   }
-  return found;
 }
 
 export async function findManifestFiles(paths: readonly string[], cwd: string): Promise<FoundFiles> {
-  const files: string[] = [];
-  const diagnostics: Diagnostic[] = [];
+  const walk: Walk = { cwd, files: [], diagnostics: [], stopped: false };
   for (const given of paths) {
     const absolute = path.resolve(cwd, given);
-    const position = { file: displayPath(absolute, cwd), line: 1, col: 1 };
+    const position = at(absolute, cwd);
     let info;
     try {
       info = await stat(absolute);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      diagnostics.push({
-        severity: 'error',
-        code: 'path-not-found',
-        message: code === 'ENOENT' ? 'no such file or directory' : `cannot read this path (${code ?? 'unknown error'})`,
-        position,
-      });
+      walk.diagnostics.push({ severity: 'error', code: 'path-not-found', message: code === 'ENOENT' ? 'no such file or directory' : describeErrno(error), position });
       continue;
     }
     if (info.isDirectory()) {
-      let inside: string[];
+      const [filesBefore, problemsBefore] = [walk.files.length, walk.diagnostics.length];
       try {
-        inside = await walk(absolute);
+        await walkDirectory(absolute, 0, walk);
       } catch (error) {
-        diagnostics.push({ severity: 'error', code: 'unreadable', message: `cannot list this directory (${(error as NodeJS.ErrnoException).code ?? 'error'})`, position });
+        walk.diagnostics.push({ severity: 'error', code: 'unreadable', message: `cannot list this directory (${(error as NodeJS.ErrnoException).code ?? 'error'})`, position });
         continue;
       }
-      if (inside.length === 0) {
-        diagnostics.push({ severity: 'warning', code: 'no-manifests', message: 'the directory holds no .yaml or .yml files', position });
+      if (walk.files.length === filesBefore && walk.diagnostics.length === problemsBefore) {
+        walk.diagnostics.push({ severity: 'warning', code: 'no-manifests', message: 'the directory holds no .yaml or .yml files', position });
       }
-      files.push(...inside);
+    } else if (info.isFile()) {
+      walk.files.push(absolute);
     } else {
-      files.push(absolute);
+      walk.diagnostics.push({ severity: 'error', code: 'not-a-regular-file', message: `the path is ${describeType(info)}, not a file; only regular files are read`, position });
     }
   }
-  return { files: [...new Set(files)], diagnostics };
+  return { files: [...new Set(walk.files)], diagnostics: walk.diagnostics };
+}
+
+/**
+ * The bytes of one manifest file, or a diagnostic. The file is opened without blocking (a FIFO
+ * swapped in after the walk cannot hang the run), checked to be a regular file no larger than
+ * the limit, and read no further than the limit whatever its size claimed.
+ */
+export async function readManifestFile(file: string, shown: string, diagnostics: Diagnostic[]): Promise<Uint8Array | undefined> {
+  const position = { file: shown, line: 1, col: 1 };
+  const tooLarge = (): undefined => {
+    diagnostics.push({ severity: 'error', code: 'file-too-large', message: `the file is larger than ${maxFileBytes / 1024 / 1024} MiB`, position });
+    return undefined;
+  };
+  let handle;
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    diagnostics.push({ severity: 'error', code: 'unreadable', message: code === 'EISDIR' ? 'this is a directory, not a file' : describeErrno(error), position });
+    return undefined;
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) {
+      diagnostics.push({ severity: 'error', code: 'not-a-regular-file', message: `the path is ${describeType(info)}, not a file; only regular files are read`, position });
+      return undefined;
+    }
+    if (info.size > maxFileBytes) return tooLarge();
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.alloc(256 * 1024);
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, total);
+      if (bytesRead === 0) return Buffer.concat(chunks, total);
+      total += bytesRead;
+      if (total > maxFileBytes) return tooLarge();
+      chunks.push(chunk.subarray(0, bytesRead));
+    }
+  } finally {
+    await handle.close();
+  }
 }

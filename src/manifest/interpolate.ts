@@ -1,18 +1,38 @@
-// ${VAR} and ${VAR:-default} from the environment. An unset variable (without a default) is an
-// error at its own position. `$${` writes a literal `${`. A plain (unquoted) scalar that is one
-// whole ${VAR} takes the type the value reads as in YAML (so `juros: ${JUROS}` can be a number).
-import { parse as parseYamlScalar } from 'yaml';
-import type { Diagnostic } from '../model/diagnostics.js';
+// ${VAR} and ${VAR:-default} from the environment, substituted into the scalars of a document
+// that is already parsed: a variable's value is text, never YAML, so `@x`, `[1,2`, `"x` or
+// `!tag x` are just characters. The text then takes the type the schema gives the field (a
+// string field keeps `98765432` as text; a number field parses a number, or says which variable
+// does not hold one), the same whether the scalar was quoted or not. An unset variable (without a
+// default) is an error at its own position. `$${` writes a literal `${`. No message here quotes a
+// variable's value: values may be secrets, so messages name the variable.
+import type { JsonSchema } from '../kinds/kind.js';
+import type { Diagnostic, SourcePosition } from '../model/diagnostics.js';
 import type { ParsedDocument } from './parse-yaml.js';
 import type { PathSegment } from '../model/desired.js';
+import { toPointer } from '../model/paths.js';
 
 const reference = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|\$\{[^}]*\}?/g;
+const wholeWithoutDefault = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
+const numberText = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+
+/** One `${NAME}` in a scalar, found while interpolating. */
+export interface VariableReference {
+  path: PathSegment[];
+  name: string;
+  /** Whether the field is a secret field of its kind. */
+  secret: boolean;
+  position: SourcePosition;
+}
 
 export interface InterpolationResult {
   value: unknown;
   interpolatedPaths: PathSegment[][];
   /** Scalars that are exactly one `${VAR}` (no default): the variable each came from. */
   variables: { path: PathSegment[]; name: string }[];
+  /** Every reference to a variable, resolved or not (for the checks across files). */
+  references: VariableReference[];
+  /** JSON pointer of an interpolated scalar → the variables its text came from, for messages. */
+  sources: Map<string, string[]>;
   diagnostics: Diagnostic[];
 }
 
@@ -24,70 +44,34 @@ export interface InterpolationOptions {
    * instead of an error (structure is checked; plan and apply need the value).
    */
   secretsMayStayUnset?: boolean;
+  /** The schema of the field at a path, which decides the type a substituted text becomes. */
+  schemaAt?: (path: readonly PathSegment[]) => JsonSchema | undefined;
+}
+
+/** What one scalar's substitution produced. */
+interface Substituted {
+  text: string;
+  names: string[];
+  failed: boolean;
 }
 
 export function interpolateDocument(doc: ParsedDocument, env: NodeJS.ProcessEnv, options: InterpolationOptions = {}): InterpolationResult {
-  const interpolatedPaths: PathSegment[][] = [];
-  const variables: InterpolationResult['variables'] = [];
-  const diagnostics: Diagnostic[] = [];
+  const result: InterpolationResult = { value: undefined, interpolatedPaths: [], variables: [], references: [], sources: new Map(), diagnostics: [] };
 
-  // Points at the reference itself inside the scalar, not just at the scalar's start.
-  const positionOfReference = (path: PathSegment[], reference: string) => {
-    const position = doc.locate(path);
-    const index = doc.sourceOf(path)?.text.indexOf(reference) ?? -1;
-    return index < 0 ? position : { ...position, col: position.col + index };
-  };
-
-  const substitute = (text: string, path: PathSegment[]): unknown => {
+  const visitScalar = (text: string, path: PathSegment[]): unknown => {
     if (!text.includes('${')) return text;
-    let used = false;
-    let failed = false;
-    const result = text.replace(reference, (match: string, name: string | undefined, fallback: string | undefined) => {
-      if (match === '$${') return '${';
-      if (name === undefined) {
-        failed = true;
-        diagnostics.push({
-          severity: 'error',
-          code: 'bad-variable',
-          message: `\`${match}\` is not a valid variable reference`,
-          hint: 'write ${NAME} or ${NAME:-default}; names are letters, digits and _',
-          position: positionOfReference(path, match),
-          path: toPointer(path),
-        });
-        return match;
-      }
-      used = true;
-      const fromEnv = env[name];
-      // An empty secret is a variable someone forgot to fill, not a password to send.
-      const secret = options.isSecret?.(path) === true;
-      if (fromEnv !== undefined && (fromEnv !== '' || (fallback === undefined && !secret))) return fromEnv;
-      if (fallback !== undefined) return fallback;
-      const deferred = match === text && secret && options.secretsMayStayUnset === true;
-      if (!deferred) failed = true;
-      diagnostics.push({
-        severity: deferred ? 'warning' : 'error',
-        code: 'unset-variable',
-        message: `environment variable ${name} is ${fromEnv === '' ? 'empty' : 'not set'}${deferred ? '; plan and apply will need it' : ''}`,
-        hint: secret ? `set ${name} where erpsync plans and applies` : `set ${name}, or give a default with \${${name}:-value}`,
-        position: positionOfReference(path, match),
-        path: toPointer(path),
-      });
-      return match;
-    });
-    if (used && !failed) interpolatedPaths.push(path);
-    const whole = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(text);
-    if (whole?.[1] && !failed) variables.push({ path, name: whole[1] });
-    const source = doc.sourceOf(path);
-    const wholeReference = /^\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}$/.test(text);
-    if (used && wholeReference && source && !source.quoted) {
-      const typed: unknown = parseYamlScalar(result);
-      if (typeof typed === 'number' || typeof typed === 'boolean') return typed;
-    }
-    return result;
+    const substituted = substituteText(doc, env, options, text, path, result);
+    // A secret left unset offline still counts as coming from its variable (validate defers it).
+    const whole = wholeWithoutDefault.exec(text);
+    if (whole?.[1] && !substituted.failed) result.variables.push({ path, name: whole[1] });
+    if (substituted.names.length === 0 || substituted.failed) return substituted.text;
+    result.interpolatedPaths.push(path);
+    result.sources.set(toPointer(path), substituted.names);
+    return convertToFieldType(substituted, options.schemaAt?.(path), path, doc, result.diagnostics);
   };
 
   const walk = (value: unknown, path: PathSegment[]): unknown => {
-    if (typeof value === 'string') return substitute(value, path);
+    if (typeof value === 'string') return visitScalar(value, path);
     if (Array.isArray(value)) return value.map((item, index) => walk(item, [...path, index]));
     if (value !== null && typeof value === 'object') {
       return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, walk(item, [...path, key])]));
@@ -95,9 +79,97 @@ export function interpolateDocument(doc: ParsedDocument, env: NodeJS.ProcessEnv,
     return value;
   };
 
-  return { value: walk(doc.value, []), interpolatedPaths, variables, diagnostics };
+  result.value = walk(doc.value, []);
+  return result;
 }
 
-export function toPointer(path: readonly PathSegment[]): string {
-  return path.length === 0 ? '' : `/${path.map((s) => String(s).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+/** Points at the reference itself inside the scalar, not just at the scalar's start. */
+function positionOfReference(doc: ParsedDocument, path: readonly PathSegment[], text: string): SourcePosition {
+  const position = doc.locate(path);
+  const index = doc.sourceOf(path)?.text.indexOf(text) ?? -1;
+  return index < 0 ? position : { ...position, col: position.col + index };
+}
+
+/** Replaces every reference in one scalar's text; problems go to `result.diagnostics`. */
+function substituteText(doc: ParsedDocument, env: NodeJS.ProcessEnv, options: InterpolationOptions, text: string, path: PathSegment[], result: InterpolationResult): Substituted {
+  const names: string[] = [];
+  let failed = false;
+  const secret = options.isSecret?.(path) === true;
+  const replaced = text.replace(reference, (match: string, name: string | undefined, fallback: string | undefined) => {
+    if (match === '$${') return '${';
+    const position = positionOfReference(doc, path, match);
+    if (name === undefined) {
+      failed = true;
+      result.diagnostics.push({
+        severity: 'error',
+        code: 'bad-variable',
+        message: `\`${match}\` is not a valid variable reference`,
+        hint: 'write ${NAME} or ${NAME:-default}; names are letters, digits and _',
+        position,
+        path: toPointer(path),
+      });
+      return match;
+    }
+    result.references.push({ path, name, secret, position });
+    const fromEnv = env[name];
+    // An empty secret is a variable someone forgot to fill, not a password to send.
+    if (fromEnv !== undefined && (fromEnv !== '' || (fallback === undefined && !secret))) {
+      names.push(name);
+      return fromEnv;
+    }
+    if (fallback !== undefined) {
+      names.push(name);
+      return fallback;
+    }
+    const deferred = match === text && secret && options.secretsMayStayUnset === true;
+    if (!deferred) failed = true;
+    result.diagnostics.push({
+      severity: deferred ? 'warning' : 'error',
+      code: 'unset-variable',
+      message: `environment variable ${name} is ${fromEnv === '' ? 'empty' : 'not set'}${deferred ? '; plan and apply will need it' : ''}`,
+      hint: secret ? `set ${name} where erpsync plans and applies` : `set ${name}, or give a default with \${${name}:-value}`,
+      position,
+      path: toPointer(path),
+    });
+    return match;
+  });
+  return { text: replaced, names, failed };
+}
+
+/** The JSON types a field's schema admits for a scalar. */
+function scalarTypesOf(schema: JsonSchema): Set<string> {
+  const types = new Set<string>();
+  const declared = schema.type;
+  for (const type of Array.isArray(declared) ? declared : [declared]) if (typeof type === 'string') types.add(type);
+  for (const allowed of Array.isArray(schema.enum) ? schema.enum : 'const' in schema ? [schema.const] : []) types.add(typeof allowed);
+  return types;
+}
+
+/**
+ * A substituted text as the field's type: text where the field takes text (or is unknown), a
+ * number or boolean where it takes only those. An enumeration of labels and codes keeps a
+ * label as text and turns a code into a number. Unparseable text is a diagnostic naming the
+ * variables, and stays text (the schema then reports nothing more quoting it).
+ */
+function convertToFieldType(substituted: Substituted, schema: JsonSchema | undefined, path: PathSegment[], doc: ParsedDocument, diagnostics: Diagnostic[]): unknown {
+  const { text } = substituted;
+  if (!schema) return text;
+  const types = scalarTypesOf(schema);
+  const allowed = Array.isArray(schema.enum) ? (schema.enum as unknown[]) : undefined;
+  if (allowed?.includes(text)) return text;
+  const wantsNumber = types.has('number') || types.has('integer');
+  if (wantsNumber && numberText.test(text) && (!types.has('string') || allowed?.includes(Number(text)) === true)) return Number(text);
+  if (types.has('boolean') && !types.has('string') && (text === 'true' || text === 'false')) return text === 'true';
+  if (types.size === 0 || types.has('string')) return text;
+  const wanted = wantsNumber ? 'a number' : types.has('boolean') ? '`true` or `false`' : [...types].join(' or ');
+  const variables = substituted.names.map((name) => `\`\${${name}}\``).join(', ');
+  diagnostics.push({
+    severity: 'error',
+    code: 'variable-wrong-type',
+    message: `\`${String(path[path.length - 1] ?? 'value')}\` needs ${wanted}, and the value of ${variables} is not one`,
+    hint: `set ${substituted.names.join(', ')} to ${wanted}`,
+    position: doc.locate(path),
+    path: toPointer(path),
+  });
+  return text;
 }

@@ -5,7 +5,6 @@
 // throws for bad input. A pruned kind must be declared explicitly: declared nowhere, or next to
 // an empty file that may have been meant to declare it, is an error — pruning deletes records.
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { normalizeEnumLabels } from '../kinds/enum-labels.js';
 import type { KindDefinition } from '../kinds/kind.js';
 import { registry as defaultRegistry } from '../kinds/registry.js';
@@ -16,17 +15,19 @@ import type { Diagnostic, SourcePosition } from '../model/diagnostics.js';
 import { compareDiagnostics, hasErrors } from '../model/diagnostics.js';
 import type { KindKey } from '../model/kinds.js';
 import { normalizeName } from '../model/names.js';
-import { isPlainRecord } from '../model/paths.js';
+import { isPlainRecord, toPointer } from '../model/paths.js';
 import { checkCrossReferences, checkSecrets, identifyRecords } from './check-records.js';
 import type { IdentifiedRecord, LocatedRecord } from './check-records.js';
-import { displayPath, findManifestFiles } from './find-files.js';
+import { displayPath, findManifestFiles, readManifestFile } from './find-files.js';
 import { interpolateDocument } from './interpolate.js';
+import type { VariableReference } from './interpolate.js';
+import { buildManifestSchema, schemaAtPath } from './manifest-schema.js';
+import type { JsonSchema } from '../kinds/kind.js';
+import { isCredentialVariable, isSecretCredentialVariable } from '../model/secret-mask.js';
 import { parseYamlFile } from './parse-yaml.js';
 import type { ParsedDocument } from './parse-yaml.js';
 import { validateAgainstSchema } from './validate-schema.js';
 
-/** Larger files are refused before parsing: no store's configuration is this big. */
-const maxFileBytes = 8 * 1024 * 1024;
 const toolKeys = new Set(['id', 'ensure', 'protect', 'previousNames']);
 
 export interface LoadOptions {
@@ -43,6 +44,11 @@ export interface LoadResult {
   desired?: DesiredState;
   diagnostics: Diagnostic[];
   files: readonly string[];
+  /**
+   * Values no output may show: those of the variables that feed secret fields, and of
+   * erpsync's own credential variables. The CLI masks them wherever they turn up.
+   */
+  secretValues: string[];
 }
 
 interface PolicyDeclaration {
@@ -58,50 +64,35 @@ interface Gathered {
   policies: PolicyDeclaration[];
   /** Files (or documents) that declare nothing: empty, or comments only. */
   emptyFiles: { position: SourcePosition; what: string }[];
+  /** Every `${NAME}` of the set, for the checks of which variable may go where. */
+  references: VariableReference[];
 }
 
 export async function loadManifests(paths: readonly string[], options: LoadOptions): Promise<LoadResult> {
   const registry = options.registry ?? defaultRegistry;
   const found = await findManifestFiles(paths, options.cwd);
-  const gathered: Gathered = { diagnostics: [...found.diagnostics], byKind: new Map(), declaredKinds: new Set(), policies: [], emptyFiles: [] };
+  const gathered: Gathered = { diagnostics: [...found.diagnostics], byKind: new Map(), declaredKinds: new Set(), policies: [], emptyFiles: [], references: [] };
   const hash = createHash('sha256');
   const files = found.files.map((f) => displayPath(f, options.cwd));
   for (const [index, file] of found.files.entries()) {
-    const bytes = await readManifestBytes(file, files[index] ?? file, gathered.diagnostics);
+    const bytes = await readManifestFile(file, files[index] ?? file, gathered.diagnostics);
     if (!bytes) continue;
     hash.update(files[index] ?? file).update('\u0000').update(bytes).update('\u0000');
     gatherFile(files[index] ?? file, bytes, registry, options, gathered);
   }
   const diagnostics = gathered.diagnostics;
+  const secretValues = checkVariableUses(gathered.references, options.env, diagnostics);
   const policy = mergePolicies(gathered.policies, diagnostics);
   checkPruneDeclarations(policy, gathered, diagnostics);
   const identified = checkKinds(registry, gathered.byKind, diagnostics);
   diagnostics.sort(compareDiagnostics);
-  if (hasErrors(diagnostics)) return { diagnostics, files };
+  if (hasErrors(diagnostics)) return { diagnostics, files, secretValues };
   const records = new Map<KindKey, DesiredRecord[]>();
   for (const [kind, list] of identified) {
     const secretPaths = registry.kind(kind).secretFields.map((p) => p.join('.'));
     records.set(kind, list.map((r) => toDesiredRecord(r, secretPaths)));
   }
-  return { desired: { files, digest: hash.digest('hex'), declaredKinds: gathered.declaredKinds, records, policy }, diagnostics, files };
-}
-
-async function readManifestBytes(file: string, shown: string, diagnostics: Diagnostic[]): Promise<Uint8Array | undefined> {
-  const at = { file: shown, line: 1, col: 1 };
-  let bytes: Uint8Array;
-  try {
-    bytes = await readFile(file);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const message = code === 'EISDIR' ? 'this is a directory, not a file' : `cannot read the file (${code ?? 'unknown error'})`;
-    diagnostics.push({ severity: 'error', code: 'unreadable', message, position: at });
-    return undefined;
-  }
-  if (bytes.byteLength > maxFileBytes) {
-    diagnostics.push({ severity: 'error', code: 'file-too-large', message: `the file is larger than ${maxFileBytes / 1024 / 1024} MiB`, position: at });
-    return undefined;
-  }
-  return bytes;
+  return { desired: { files, digest: hash.digest('hex'), declaredKinds: gathered.declaredKinds, records, policy }, diagnostics, files, secretValues };
 }
 
 /** Whether a document path is a secret field of some kind (`configuracoesNfse.adicionais…senha`). */
@@ -111,6 +102,47 @@ function isSecretPath(kinds: readonly KindDefinition[], path: readonly PathSegme
   if (!definition) return false;
   const inside = definition.shape === 'singleton' ? rest : rest.slice(1);
   return definition.secretFields.some((secret) => secret.length === inside.length && secret.every((segment, i) => segment === inside[i]));
+}
+
+/** The composed schema of a list of kinds, built once: interpolation asks it for field types. */
+const composedSchemas = new WeakMap<readonly KindDefinition[], JsonSchema>();
+
+function manifestSchemaOf(kinds: readonly KindDefinition[]): JsonSchema {
+  let schema = composedSchemas.get(kinds);
+  if (!schema) {
+    schema = buildManifestSchema(kinds);
+    composedSchemas.set(kinds, schema);
+  }
+  return schema;
+}
+
+/**
+ * Which variable may go where, across the whole set: a variable that feeds a secret field, and
+ * erpsync's own credential variables, may not also fill an ordinary field (a plan posted as a
+ * pull-request comment would show it). Returns the values every output must mask.
+ */
+function checkVariableUses(references: readonly VariableReference[], env: NodeJS.ProcessEnv, diagnostics: Diagnostic[]): string[] {
+  const secretNames = new Set(references.filter((r) => r.secret).map((r) => r.name));
+  for (const r of references) {
+    if (r.secret) continue;
+    const credential = isCredentialVariable(r.name);
+    if (!credential && !secretNames.has(r.name)) continue;
+    diagnostics.push({
+      severity: 'error',
+      code: credential ? 'credential-variable' : 'secret-variable-in-plain-field',
+      message: credential
+        ? `${r.name} holds one of erpsync's own credentials and may not fill an ordinary field`
+        : `${r.name} feeds a secret field, so it may not also fill an ordinary field`,
+      hint: 'ordinary fields show up in plans and reports; use another variable here',
+      position: r.position,
+      path: toPointer(r.path),
+    });
+  }
+  const credentialNames = Object.keys(env).filter(isSecretCredentialVariable);
+  return [...new Set([...secretNames, ...credentialNames])].flatMap((name) => {
+    const value = env[name];
+    return value === undefined || value === '' ? [] : [value];
+  });
 }
 
 function describeTopLevel(value: unknown): string {
@@ -143,10 +175,18 @@ function gatherFile(shown: string, bytes: Uint8Array, registry: Registry, option
 }
 
 function gatherDocument(shown: string, doc: ParsedDocument, registry: Registry, options: LoadOptions, gathered: Gathered): void {
-  const interpolated = interpolateDocument(doc, options.env, { isSecret: (path) => isSecretPath(registry.kinds, path), secretsMayStayUnset: options.offline === true });
+  const schema = manifestSchemaOf(registry.kinds);
+  const interpolated = interpolateDocument(doc, options.env, {
+    isSecret: (path) => isSecretPath(registry.kinds, path),
+    secretsMayStayUnset: options.offline === true,
+    schemaAt: (path) => schemaAtPath(schema, path),
+  });
   gathered.diagnostics.push(...interpolated.diagnostics);
-  const schemaProblems = validateAgainstSchema(interpolated.value, doc.locate, registry.kinds);
-  gathered.diagnostics.push(...schemaProblems);
+  gathered.references.push(...interpolated.references);
+  // A scalar whose variable is unset or of the wrong type is reported once, by interpolation.
+  const reported = new Set(interpolated.diagnostics.filter((d) => d.severity === 'error').map((d) => d.path));
+  const schemaProblems = validateAgainstSchema(interpolated.value, doc.locate, registry.kinds, interpolated.sources);
+  gathered.diagnostics.push(...schemaProblems.filter((d) => !reported.has(d.path)));
   if (schemaProblems.length > 0 || hasErrors(interpolated.diagnostics)) return;
   if (Object.keys(interpolated.value as Record<string, unknown>).every((key) => key === 'version')) {
     gathered.emptyFiles.push({ position: doc.locate([]), what: 'the document declares nothing but its version' });

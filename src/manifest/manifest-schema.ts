@@ -7,6 +7,8 @@ import type { JsonSchema, KindDefinition } from '../kinds/kind.js';
 import { registry } from '../kinds/registry.js';
 import type { KindKey } from '../model/kinds.js';
 import { defaultMaxDeletes } from '../model/desired.js';
+import type { PathSegment } from '../model/desired.js';
+import { isPlainRecord } from '../model/paths.js';
 
 const schemaBaseUrl = 'https://erpsync.dev/schemas/';
 const draft = 'https://json-schema.org/draft/2020-12/schema';
@@ -37,7 +39,7 @@ export function buildSchemaFiles(): SchemaFile[] {
     const fileName = kindSchemaFileName(definition.key);
     return {
       fileName,
-      schema: { $schema: draft, $id: `${schemaBaseUrl}${fileName}`, ...definition.recordSchema },
+      schema: { $schema: draft, $id: `${schemaBaseUrl}${fileName}`, ...acceptVariables(definition.recordSchema) },
     };
   });
   const manifest = composeManifestSchema((definition) => kindSchemaFileName(definition.key), {}, registry.kinds);
@@ -143,4 +145,54 @@ function buildPolicySchema(kinds: readonly KindDefinition[]): JsonSchema {
     },
     additionalProperties: false,
   };
+}
+
+/** What a whole `${NAME}` or `${NAME:-default}` looks like, for editors checking a file before interpolation. */
+export const variableReferencePattern = '^\\$\\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\\}$';
+
+/** A leaf whose values are not all text: a number, a boolean, an enumeration, a constant. */
+function isNonTextLeaf(schema: JsonSchema): boolean {
+  if (schema.type === 'object' || schema.type === 'array') return false;
+  if (Array.isArray(schema.enum) || 'const' in schema) return true;
+  return schema.type === 'number' || schema.type === 'integer' || schema.type === 'boolean';
+}
+
+/**
+ * The published form of a record schema: every non-text leaf also accepts a whole `${VAR}`,
+ * because an editor sees the file before interpolation (`juros: ${JUROS}`, `tipo: ${TIPO}`).
+ * The loader validates interpolated values against the strict form, so nothing is loosened there.
+ */
+export function acceptVariables(schema: JsonSchema): JsonSchema {
+  if (isNonTextLeaf(schema)) {
+    const { description, ...rest } = schema;
+    const variable = { type: 'string', pattern: variableReferencePattern, description: 'An environment variable, interpolated when erpsync loads the file.' };
+    return { ...(description === undefined ? {} : { description }), anyOf: [rest, variable] };
+  }
+  const result: JsonSchema = { ...schema };
+  if (isPlainRecord(schema.properties)) {
+    result.properties = Object.fromEntries(Object.entries(schema.properties).map(([key, child]) => [key, isPlainRecord(child) ? acceptVariables(child) : child]));
+  }
+  if (isPlainRecord(schema.items)) result.items = acceptVariables(schema.items);
+  return result;
+}
+
+/**
+ * The schema that governs the value at `path` of a manifest document (through local `$ref`s,
+ * `properties` and `items`), or undefined where the schema says nothing (an unknown field).
+ * Interpolation asks it what type a variable's text must become.
+ */
+export function schemaAtPath(root: JsonSchema, path: readonly PathSegment[]): JsonSchema | undefined {
+  const resolve = (schema: JsonSchema): JsonSchema => {
+    const ref = schema.$ref;
+    if (typeof ref !== 'string' || !ref.startsWith('#/$defs/')) return schema;
+    const target = (root.$defs as Record<string, unknown> | undefined)?.[ref.slice('#/$defs/'.length)];
+    return isPlainRecord(target) ? target : schema;
+  };
+  let current: JsonSchema | undefined = resolve(root);
+  for (const segment of path) {
+    if (!current) return undefined;
+    const next: unknown = typeof segment === 'number' ? current.items : (current.properties as Record<string, unknown> | undefined)?.[segment];
+    current = isPlainRecord(next) ? resolve(next) : undefined;
+  }
+  return current;
 }

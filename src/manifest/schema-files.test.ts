@@ -103,6 +103,14 @@ describe('published schema files', () => {
     expect(refs.sort()).toEqual(registry.kinds.map((definition) => kindSchemaFileName(definition.key)).sort());
   });
 
+  it('accepts a whole ${VAR} wherever a value may come from a variable: numbers, booleans, enumerations', () => {
+    const validate = compilePublishedManifest();
+    const method = { descricao: '${NOME}', tipoPagamento: '${TIPO}', finalidade: '${FINALIDADE:-recebimentos}', destino: 3, juros: '${JUROS}', protect: '${PROTEGER}', taxas: { prazo: '${PRAZO}' } };
+    expect(validate({ version: 1, formasPagamentos: [method] }), JSON.stringify(validate.errors)).toBe(true);
+    expect(validate({ version: 1, formasPagamentos: [{ ...method, juros: 'x${JUROS}' }] })).toBe(false);
+    expect(validate({ version: 1, formasPagamentos: [{ ...method, tipoPagamento: 'pix' }] })).toBe(false);
+  });
+
   it('every published file has an $id under erpsync.dev matching its name', () => {
     for (const fileName of readdirSync(schemasDir)) {
       expect(readPublished(fileName).$id).toBe(`https://erpsync.dev/schemas/${fileName}`);

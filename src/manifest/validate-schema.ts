@@ -6,7 +6,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Diagnostic } from '../model/diagnostics.js';
 import { buildManifestSchema } from './manifest-schema.js';
 import { suggestClosest } from './suggest.js';
-import { toPointer } from './interpolate.js';
+import { parsePointer, toPointer } from '../model/paths.js';
 import type { Locator, PathSegment } from '../model/desired.js';
 import type { KindDefinition } from '../kinds/kind.js';
 
@@ -23,16 +23,16 @@ function manifestValidator(kinds: readonly KindDefinition[]): ValidateFunction {
   return validate;
 }
 
-function parsePointer(pointer: string): PathSegment[] {
-  if (pointer === '') return [];
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((raw) => raw.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
-}
+/** JSON pointer of an interpolated scalar → the variables its text came from. */
+export type ValueSources = ReadonlyMap<string, readonly string[]>;
 
-function describeValue(value: unknown): string {
+/**
+ * The value as a message shows it. A value that came from variables is named by them instead:
+ * it may be a secret, and the user knows what they set.
+ */
+function describeValue(value: unknown, pointer: string, sources: ValueSources): string {
+  const names = sources.get(pointer);
+  if (names && names.length > 0) return `the value of ${names.map((name) => `\`\${${name}}\``).join(', ')}`;
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
@@ -45,8 +45,9 @@ function fieldName(path: readonly PathSegment[]): string {
   return named === undefined ? 'the manifest' : `\`${named}\``;
 }
 
-function toDiagnostic(error: ErrorObject, locate: Locator): Diagnostic {
+function toDiagnostic(error: ErrorObject, locate: Locator, sources: ValueSources): Diagnostic {
   const path = parsePointer(error.instancePath);
+  const described = () => describeValue(error.data, error.instancePath, sources);
   const base = { severity: 'error' as const, path: error.instancePath || '/' };
   const parentProperties = Object.keys(((error.parentSchema as { properties?: object } | undefined)?.properties ?? {}) as object);
 
@@ -87,7 +88,7 @@ function toDiagnostic(error: ErrorObject, locate: Locator): Diagnostic {
       return {
         ...base,
         code: 'invalid-value',
-        message: `${describeValue(error.data)} is not a valid value for ${fieldName(path)}`,
+        message: `${described()} is not a valid value for ${fieldName(path)}`,
         hint: suggestion ? `did you mean \`${suggestion}\`? ${accepted}` : accepted,
         position: locate(path),
       };
@@ -98,7 +99,7 @@ function toDiagnostic(error: ErrorObject, locate: Locator): Diagnostic {
       return {
         ...base,
         code: 'wrong-type',
-        message: `${fieldName(path)} must be ${article(wanted)}, found ${describeValue(error.data)}`,
+        message: `${fieldName(path)} must be ${article(wanted)}, found ${described()}`,
         position: locate(path),
       };
     }
@@ -106,14 +107,14 @@ function toDiagnostic(error: ErrorObject, locate: Locator): Diagnostic {
       return {
         ...base,
         code: 'invalid-value',
-        message: `${fieldName(path)} must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}, found ${describeValue(error.data)}`,
+        message: `${fieldName(path)} must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}, found ${described()}`,
         position: locate(path),
       };
     case 'pattern':
       return {
         ...base,
         code: 'invalid-value',
-        message: `${describeValue(error.data)} does not have the form ${fieldName(path)} needs (${(error.params as { pattern: string }).pattern})`,
+        message: `${described()} does not have the form ${fieldName(path)} needs (${(error.params as { pattern: string }).pattern})`,
         position: locate(path),
       };
     default:
@@ -135,7 +136,7 @@ function article(type: string): string {
 }
 
 /** Validates one document; an empty result means it matches the schema. */
-export function validateAgainstSchema(value: unknown, locate: Locator, kinds: readonly KindDefinition[]): Diagnostic[] {
+export function validateAgainstSchema(value: unknown, locate: Locator, kinds: readonly KindDefinition[], sources: ValueSources = new Map()): Diagnostic[] {
   const validate = manifestValidator(kinds);
   if (validate(value)) return [];
   const seen = new Set<string>();
@@ -143,7 +144,7 @@ export function validateAgainstSchema(value: unknown, locate: Locator, kinds: re
   for (const error of validate.errors ?? []) {
     // `if`/`then` and composition keywords only repeat what their sub-errors say.
     if (error.keyword === 'if' || error.keyword === 'anyOf' || error.keyword === 'oneOf') continue;
-    const diagnostic = toDiagnostic(error, locate);
+    const diagnostic = toDiagnostic(error, locate, sources);
     const key = `${diagnostic.path}|${diagnostic.code}|${diagnostic.message}`;
     if (seen.has(key)) continue;
     seen.add(key);

@@ -1,18 +1,23 @@
-// Reading and rewriting nested plain objects by a path of property names. Immutable: writes and
-// removals return new objects and leave the input alone.
+// Reading and rewriting nested plain objects by a path of property names (and, where a path
+// says so with a number, items of arrays), and JSON pointers to and from such paths. Immutable:
+// writes and removals return new objects and leave the input alone.
 
 export type PlainRecord = Record<string, unknown>;
+
+/** A property name, or the index of an array item. */
+export type PathKey = string | number;
 
 export function isPlainRecord(value: unknown): value is PlainRecord {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** The value at `path`, or undefined where the path leaves the objects. */
-export function readPath(value: unknown, path: readonly string[]): unknown {
+export function readPath(value: unknown, path: readonly PathKey[]): unknown {
   let current = value;
   for (const segment of path) {
-    if (!isPlainRecord(current)) return undefined;
-    current = current[segment];
+    if (Array.isArray(current) && typeof segment === 'number') current = current[segment];
+    else if (isPlainRecord(current)) current = current[String(segment)];
+    else return undefined;
   }
   return current;
 }
@@ -26,14 +31,34 @@ export function writePath(value: PlainRecord, path: readonly string[], leaf: unk
   return { ...value, [head]: writePath(isPlainRecord(inner) ? inner : {}, rest, leaf) };
 }
 
-/** A copy of `value` without the property at `path` (the same object when there is none). */
-export function removePath(value: PlainRecord, path: readonly string[]): PlainRecord {
+/** A copy of `value` without the property (or array item) at `path` (the same object when there is none). */
+export function removePath<T>(value: T, path: readonly PathKey[]): T {
   const [head, ...rest] = path;
-  if (head === undefined || !(head in value)) return value;
-  if (rest.length === 0) {
-    const { [head]: _removed, ...others } = value;
-    return others;
+  if (head === undefined) return value;
+  if (Array.isArray(value)) {
+    if (typeof head !== 'number' || head >= value.length) return value;
+    return (rest.length === 0 ? value.filter((_, i) => i !== head) : value.map((item: unknown, i) => (i === head ? removePath(item, rest) : item))) as T;
   }
-  const inner = value[head];
-  return isPlainRecord(inner) ? { ...value, [head]: removePath(inner, rest) } : value;
+  const key = String(head);
+  if (!isPlainRecord(value) || !(key in value)) return value;
+  if (rest.length === 0) {
+    const { [key]: _removed, ...others } = value;
+    return others as T;
+  }
+  return { ...value, [key]: removePath(value[key], rest) } as T;
+}
+
+/** `/a/0/b` for ['a', 0, 'b'] (RFC 6901 escapes); the empty string for the root. */
+export function toPointer(path: readonly PathKey[]): string {
+  return path.length === 0 ? '' : `/${path.map((s) => String(s).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+}
+
+/** The path of a JSON pointer; all-digit segments are array indices. */
+export function parsePointer(pointer: string): PathKey[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((raw) => raw.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
 }

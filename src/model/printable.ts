@@ -1,14 +1,16 @@
 // Text from outside erpsync — manifest keys and values, names typed into the ERP, file names —
-// on its way to a terminal, a log or a report. Control characters, line breaks and bidi controls
-// are written as escapes (`\n`, `\u001b`), so the input can neither drive the terminal (clear the
-// screen, hide a line of a plan), nor break one line into two, nor reorder what is shown.
+// on its way to a terminal, a log or a report. Control characters, line breaks, bidi controls and
+// zero-width characters are written as escapes (`\n`, `\u001b`, `\u200b`), so the input can neither
+// drive the terminal (clear the screen, hide a line of a plan), nor break one line into two, nor
+// reorder what is shown, nor make two different names look the same.
 
 function isUnprintable(code: number): boolean {
   return (
     code < 0x20 ||
     (code >= 0x7f && code <= 0x9f) ||
-    code === 0x200e ||
-    code === 0x200f ||
+    (code >= 0x200b && code <= 0x200f) ||
+    (code >= 0x2060 && code <= 0x2064) ||
+    code === 0xfeff ||
     code === 0x2028 ||
     code === 0x2029 ||
     (code >= 0x202a && code <= 0x202e) ||

@@ -3,7 +3,7 @@
 // offers (read from its --help), on success and on failure: API errors, rejected credentials,
 // broken manifests, refused applies, --debug traces. None of them may appear in any output, nor in
 // any file erpsync writes (saved plans, reports, exported manifests, credentials, sandbox state).
-import { readdirSync, readFileSync, rmSync, writeFileSync, mkdtempSync, mkdirSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync, mkdtempSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,6 +14,7 @@ import type { Emulator } from '../../src/emulator/index.js';
 import { runCli } from '../support/run-cli.js';
 import { liveIO } from '../support/run-cli.js';
 import { waitForOutput } from './support/capture.js';
+import { filesUnder, formatsOf as formatsOfCommand, leakForms, leaksIn as findLeaks } from './support/leaks.js';
 import { applyOnce, loadDesiredOrThrow } from './support/pipeline.js';
 import { example } from './support/stores.js';
 
@@ -23,20 +24,11 @@ const clientSecret = 'cs-KNOWN-5be0a3c9d1f4';
 const password = 'pw-KNOWN-7d44e19b02c3';
 const oldPassword = 'pw-OLD-KNOWN-c1d2e3f4a5';
 
-/** Every form a secret could leak in: as is, JSON-escaped, URL-encoded, and inside HTTP Basic credentials. */
-const forbidden = [
-  ...new Set(
-    [token, clientSecret, password, oldPassword].flatMap((secret) => [
-      secret,
-      encodeURIComponent(secret),
-      Buffer.from(secret).toString('base64'),
-      Buffer.from(`${clientId}:${secret}`).toString('base64'),
-    ]),
-  ),
-];
+/** Every form a secret could leak in: as is, JSON-escaped, URL- and form-encoded, base64, and inside HTTP Basic credentials. */
+const forbidden = [...new Set([token, clientSecret, password, oldPassword].flatMap((secret) => leakForms(secret, clientId)))];
 
 function leaksIn(text: string): string[] {
-  return forbidden.filter((secret) => text.includes(secret));
+  return findLeaks(text, forbidden);
 }
 
 let emulator: Emulator;
@@ -78,20 +70,8 @@ async function run(label: string, args: string[], env: NodeJS.ProcessEnv = remot
   return output;
 }
 
-/** The output formats a command offers, from its own --help: text, and json/markdown/junit where listed. */
-async function formatsOf(command: string): Promise<{ flag: string[]; name: string }[]> {
-  const help = (await runCli([command, '--help'], { cwd, env: {} })).stdout;
-  const formats: { flag: string[]; name: string }[] = [{ flag: [], name: 'text' }];
-  if (/^\s+--json\b/m.test(help)) formats.push({ flag: ['--json'], name: 'json' });
-  const formatLine = /^\s+--format\b(.*)$/m.exec(help)?.[1] ?? '';
-  for (const name of ['markdown', 'junit']) if (formatLine.includes(name)) formats.push({ flag: ['--format', name], name });
-  return formats;
-}
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile())
-    .map((e) => path.join(e.parentPath, e.name));
+async function formatsOf(command: string) {
+  return formatsOfCommand(command, cwd);
 }
 
 beforeAll(async () => {

@@ -1,8 +1,10 @@
 // A mutation fuzzer for manifests: takes a valid manifest and breaks it the ways people and tools
 // do — lines lost, duplicated or re-indented, stray YAML syntax, hostile scalars (huge numbers,
-// control characters, unset or malformed variables, bidi marks, invalid UTF-8), keys renamed,
-// types swapped, records duplicated, references pointed nowhere or into cycles. Pure: the same
-// seed and input always give the same bytes.
+// control characters, unset or malformed variables, bidi marks, invalid UTF-8, look-alike letters
+// of other scripts, zero-width characters), keys renamed, types swapped, records duplicated,
+// references pointed nowhere or into cycles, and scalars replaced by variables whose values are
+// YAML syntax or secrets (quoted or not, whole or inside text). Pure: the same seed and input
+// always give the same bytes and the same environment.
 import { parse, stringify } from 'yaml';
 import type { Random } from './random.js';
 
@@ -16,6 +18,29 @@ const hostileScalars: unknown[] = [
   1e308, -1, 0, 3.14159, 1e-9, Number.MAX_SAFE_INTEGER + 2, '', ' ', 'x'.repeat(5000), 'Ünïcödé', '\u202Eevil', 'a > b', ' > ', 'two\nlines', '\u001b[2Jwipe',
   '${UNSET_VARIABLE}', '${NFSE_SENHA_PREFEITURA}', '${A:-${B}}', true, false, null, [], {}, ['x'], { nested: { deep: [1, { x: 2 }] } },
   '0x1F', '.nan', '.inf', '2024-01-01', '#ffffff', '#GGGGGG', 'padrao', 'pix-dinamico', 99, 17, 'ativa', 'inativa',
+  // Look-alikes: Cyrillic а and о, Greek Ρ and ο, zero-width space and joiner, a soft hyphen, a bell.
+  'M\u0430quiagem', 'R\u043eupas', '\u03a1\u03bfupas', 'Kits\u200b', 'Ma\u200dquiagem', 'Maqui\u00adagem', 'Sino\u0007',
+];
+
+/** Passwords as people type them: what the variables that feed secret fields hold. */
+export const secretShapes = ['98765432', '@Segr3do!', '!x Segr3do', '[Segr3do', '"Segr3do', "'Segr3do", 'Segr3do #x', 'Segr3do: valor', 'linha1\nlinha2', '*Segr3do &a', '<Segr3do>&"x'];
+
+/** Variable values that are YAML syntax, or read as another type, if anything parsed them as YAML. */
+const yamlValues = ['@nome', '[1,2', '*x', '&a b', '!tag x', '{a: 1}', '"x', "'x", '# x', 'a: b', '- x', '|', '>', '%YAML', '---', 'true', 'null', '1e3', '0x1F', '17', '2.5', '', ' ', '${NESTED}', '$${x}', 'pix-dinamico', '#4a90e2'];
+
+/** What the case's variables hold: drawn from YAML syntax and from the secret shapes. */
+export function pickVariableValues(random: Random): NodeJS.ProcessEnv {
+  return {
+    FUZZ_TEXT: random.pick([...yamlValues, ...secretShapes]),
+    FUZZ_NUMBER: random.pick(['3', '2.5', '-1', '1e400', 'abc', '@1', '[1]', '']),
+    NFSE_SENHA_PREFEITURA: random.pick(secretShapes),
+  };
+}
+
+/** References a mutation puts where a scalar was: ordinary, secret and credential variables, quoted or not. */
+const references = [
+  '${FUZZ_TEXT}', '"${FUZZ_TEXT}"', "'${FUZZ_TEXT}'", 'x ${FUZZ_TEXT} y', '${FUZZ_NUMBER}', '"${FUZZ_NUMBER}"', '${FUZZ_TEXT:-@d}',
+  '${NFSE_SENHA_PREFEITURA}', '"${NFSE_SENHA_PREFEITURA}"', '${BLING_CLIENT_SECRET}', '${BLING_ACCESS_TOKEN}', '$${FUZZ_TEXT}',
 ];
 
 const keys = [
@@ -30,10 +55,22 @@ function lines(text: string): string[] {
   return text.split('\n');
 }
 
+/** A scalar becomes a variable: its value reaches the field as text, typed by the schema. */
+function variableMutation(random: Random, text: string): string {
+  const all = lines(text);
+  const candidates = all.map((line, i) => [line, i] as const).filter(([line]) => line.includes(': '));
+  if (candidates.length === 0) return text;
+  const [line, at] = random.pick(candidates);
+  all[at] = `${line.slice(0, line.indexOf(': ') + 2)}${random.pick(references)}`;
+  return all.join('\n');
+}
+
 function textMutation(random: Random, text: string): string {
   const all = lines(text);
   const at = random.int(0, Math.max(0, all.length - 1));
-  switch (random.int(0, 8)) {
+  switch (random.int(0, 9)) {
+    case 9:
+      return variableMutation(random, text);
     case 0:
       all.splice(at, 1);
       return all.join('\n');
@@ -142,6 +179,8 @@ export function mutateManifest(random: Random, source: string): Buffer {
       text = textMutation(random, text);
     }
   }
+  // The variable family on its own, often: a value of YAML syntax or a secret in an otherwise valid file.
+  if (random.chance(0.2)) text = variableMutation(random, text);
   const bytes = Buffer.from(text, 'utf8');
   // Now and then, bytes that are not UTF-8 at all.
   if (random.chance(0.05) && bytes.length > 0) bytes[random.int(0, bytes.length - 1)] = random.pick([0xff, 0xc3, 0x80, 0xfe]);

@@ -1,0 +1,155 @@
+// Files in a manifest folder that are not manifests: a link to /dev/zero (endless bytes), a FIFO
+// (a read that never ends), a symbolic-link loop, a 50 MB file, a folder nested too deep, too
+// many files. Each must end in a diagnostic naming the path, quickly and in little memory. The
+// built CLI runs in a child process that samples its own memory (resident set) while it works,
+// so a regression shows as a number, not as a hung or killed test run.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findManifestFiles, maxDepth, maxManifestFiles } from '../../src/manifest/find-files.js';
+import { ensureBuiltCli } from '../reliability/support/built-cli.js';
+
+const valid = 'version: 1\ngruposProdutos:\n  - nome: Maquiagem\n';
+/** Generous bounds for a 2-core CI machine; the targets are 1 s and well under 200 MB. */
+const wallClockLimitMs = 5000;
+const memoryLimitBytes = 200 * 1024 * 1024;
+
+let root: string;
+let mainModule: string;
+
+/** What the child reports: the exit code, its output, how long `validate` took and its peak resident memory. */
+interface Measured {
+  code: number;
+  output: string;
+  ms: number;
+  peakRss: number;
+}
+
+// The child samples its memory every 10 ms while `erpsync validate` runs in it, then prints the figures.
+const childScript = `
+const { main } = await import(process.argv[1]);
+let peak = process.memoryUsage().rss;
+const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 10);
+const lines = [];
+const sink = { write(chunk) { lines.push(String(chunk)); return true; }, isTTY: false };
+const started = performance.now();
+const code = await main(['validate', process.argv[2]], { stdout: sink, stderr: sink, stdin: process.stdin, env: {}, cwd: process.argv[3], signal: new AbortController().signal });
+const ms = performance.now() - started;
+clearInterval(sampler);
+peak = Math.max(peak, process.memoryUsage().rss);
+process.stdout.write(JSON.stringify({ code, output: lines.join(''), ms, peakRss: peak }));
+process.exit(0);
+`;
+
+async function validateInChild(folder: string): Promise<Measured> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', childScript, mainModule, folder, root], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  // A hung read would never end: the test kills the child after 20 s and fails.
+  const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  clearTimeout(killer);
+  expect(code, `the child ended (${stderr})`).toBe(0);
+  return JSON.parse(stdout) as Measured;
+}
+
+/** A folder with one valid manifest beside the hostile entry. */
+function folderWith(name: string, make: (dir: string) => void): string {
+  const dir = path.join(root, name);
+  mkdirSync(dir);
+  writeFileSync(path.join(dir, 'a-valid.yaml'), valid);
+  make(dir);
+  return dir;
+}
+
+const canMakeFifo = (() => {
+  try {
+    execFileSync('mkfifo', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+const figures: string[] = [];
+
+beforeAll(async () => {
+  mainModule = pathToFileURL(path.join(path.dirname(await ensureBuiltCli()), 'main.js')).href;
+  root = mkdtempSync(path.join(tmpdir(), 'erpsync-hostile-files-'));
+}, 120_000);
+
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+  console.info(`hostile files: ${figures.join('; ')}`);
+});
+
+const cases: { name: string; make: (dir: string) => void; expected: RegExp; skip?: boolean }[] = [
+  { name: 'dev-zero', make: (dir) => symlinkSync('/dev/zero', path.join(dir, 'zero.yaml')), expected: /^dev-zero\/zero\.yaml:1:1: error: not-a-regular-file: the symbolic link leads to a character device/m, skip: !existsSync('/dev/zero') },
+  { name: 'fifo', make: (dir) => execFileSync('mkfifo', [path.join(dir, 'pipe.yaml')]), expected: /^fifo\/pipe\.yaml:1:1: error: not-a-regular-file: the path is a named pipe \(FIFO\)/m, skip: !canMakeFifo },
+  {
+    name: 'link-loop',
+    make: (dir) => {
+      symlinkSync('loop-b.yaml', path.join(dir, 'loop-a.yaml'));
+      symlinkSync('loop-a.yaml', path.join(dir, 'loop-b.yaml'));
+    },
+    expected: /^link-loop\/loop-a\.yaml:1:1: error: unreadable: the symbolic link leads in a loop/m,
+  },
+  {
+    name: 'fifty-mb',
+    make: (dir) => {
+      writeFileSync(path.join(dir, 'big.yaml'), valid);
+      truncateSync(path.join(dir, 'big.yaml'), 50 * 1024 * 1024);
+    },
+    expected: /^fifty-mb\/big\.yaml:1:1: error: file-too-large: the file is larger than 8 MiB/m,
+  },
+];
+
+describe('files in a manifest folder that are not manifests', () => {
+  for (const { name, make, expected, skip } of cases) {
+    it.skipIf(skip === true)(`${name}: a diagnostic naming the path, quickly, in little memory`, async () => {
+      const measured = await validateInChild(folderWith(name, make));
+      figures.push(`${name} ${Math.round(measured.ms)} ms, peak ${Math.round(measured.peakRss / 1024 / 1024)} MB`);
+      expect(measured.output).toMatch(expected);
+      expect(measured.code).toBe(1);
+      expect(measured.ms).toBeLessThan(wallClockLimitMs);
+      expect(measured.peakRss).toBeLessThan(memoryLimitBytes);
+    }, 30_000);
+  }
+
+  it('refuses a folder nested deeper than the limit, and one holding too many files', async () => {
+    const deep = path.join(root, 'deep');
+    let inner = deep;
+    for (let level = 0; level <= maxDepth + 1; level += 1) inner = path.join(inner, `n${level}`);
+    mkdirSync(inner, { recursive: true });
+    writeFileSync(path.join(inner, 'm.yaml'), valid);
+    const nested = await findManifestFiles(['deep'], root);
+    expect(nested.files).toEqual([]);
+    expect(nested.diagnostics.map((d) => `${d.code} ${d.position?.file ?? ''}`)).toEqual([`too-deep deep/${Array.from({ length: maxDepth + 1 }, (_, i) => `n${i}`).join('/')}`]);
+
+    const many = path.join(root, 'many');
+    mkdirSync(many);
+    for (let i = 0; i <= maxManifestFiles; i += 1) writeFileSync(path.join(many, `f${String(i).padStart(5, '0')}.yaml`), valid);
+    const crowded = await findManifestFiles(['many'], root);
+    expect(crowded.files).toHaveLength(maxManifestFiles);
+    expect(crowded.diagnostics.map((d) => `${d.code} ${d.position?.file ?? ''}`)).toEqual(['too-many-files many']);
+  });
+
+  it('follows a link to a regular file, and refuses a path named on the command line that is not one', async () => {
+    const dir = folderWith('links', (d) => symlinkSync('a-valid.yaml', path.join(d, 'b-link.yaml')));
+    const found = await findManifestFiles(['links'], root);
+    expect(found.files.map((f) => path.relative(root, f))).toEqual(['links/a-valid.yaml', 'links/b-link.yaml']);
+    expect(found.diagnostics).toEqual([]);
+    if (canMakeFifo) {
+      execFileSync('mkfifo', [path.join(dir, 'named.fifo')]);
+      const named = await findManifestFiles(['links/named.fifo'], root);
+      expect(named.diagnostics.map((d) => `${d.position?.file ?? ''}: ${d.code}: ${d.message}`)).toEqual([
+        'links/named.fifo: not-a-regular-file: the path is a named pipe (FIFO), not a file; only regular files are read',
+      ]);
+    }
+  });
+});
