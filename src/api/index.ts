@@ -1,6 +1,7 @@
 // The API layer's public surface. Everything that talks to the service (live reads, apply, the
 // CLI's target handling) imports from here, never from the files behind it. This layer knows no
 // resource kind and never prints; it must not import the emulator (that is the CLI's business).
+export { ACCOUNT_PATH, readAccountIdentity } from './account.js';
 export { createApiClient, DEFAULT_PAGE_SIZE, DEFAULT_RATE } from './client.js';
 export type { ApiClient, ApiClientOptions, ApiEvent, ApiRequest, ApiResponse, RequestStats } from './client.js';
 export { ApiError, ApiOutcomeUnknownError } from './errors.js';

@@ -3,6 +3,8 @@
 // holds no secret (only the names of the variables that hold them), so it may be written into a
 // plan file or printed.
 import { resolve } from 'node:path';
+import type { AccountIdentity } from '../model/account.js';
+import { describeAccount } from '../model/account.js';
 import { ErpsyncError } from '../model/errors.js';
 import { DEFAULT_RATE } from './client.js';
 import { BLING_API_BASE_URL, deriveOAuthEndpoints } from './oauth.js';
@@ -260,16 +262,26 @@ export function resolveLoginTarget(input: Omit<ResolveInput, 'fileExists'>): {
   };
 }
 
-/** One line for the first line of output: where this run goes. */
-export function describeTarget(target: ResolvedTarget, cwd: string): string {
+/**
+ * The first line of every command that reaches an account: which company, where, and through
+ * which target — `Account: Loja Nova Ltda (CNPJ …) · api.bling.com.br · target producao`.
+ */
+export function describeTarget(target: ResolvedTarget, cwd: string, account: AccountIdentity): string {
+  const head = `Account: ${describeAccount(account)}`;
   if (target.mode === 'remote') {
-    const auth = target.credentials.type === 'token' ? `token from ${target.credentials.tokenEnv}` : 'OAuth';
-    return `Target: ${target.name === 'default' ? '' : `${target.name} `}${target.baseUrl} (${auth})`;
+    const credentials = target.credentials;
+    const via =
+      target.name !== 'default'
+        ? `target ${target.name}`
+        : credentials.type === 'token'
+          ? `token from ${credentials.tokenEnv}`
+          : `OAuth credentials in ${relativeOrAbsolute(credentials.file, cwd)}`;
+    return `${head} · ${new URL(target.baseUrl).host} · ${via}`;
   }
   const state = relativeOrAbsolute(target.stateFile, cwd);
   return target.reason === 'no-credentials'
-    ? `Using the local sandbox (no credentials configured; state in ${state}). Set BLING_ACCESS_TOKEN or run \`erpsync login\` to use a real account.`
-    : `Using the local sandbox (state in ${state}).`;
+    ? `${head} · local sandbox (state in ${state}; no credentials configured: set BLING_ACCESS_TOKEN or run \`erpsync login\` to use a real account)`
+    : `${head} · local sandbox (state in ${state})`;
 }
 
 function relativeOrAbsolute(path: string, cwd: string): string {

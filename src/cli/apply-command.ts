@@ -99,7 +99,7 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
   const ui = createApplyUi(io, mode, flags['auto-approve'] === true);
   try {
     // NDJSON owns stdout: the banner goes to stderr then.
-    if (opened.banner) writeLine(mode === 'json' ? io.stderr : io.stdout, opened.banner);
+    writeLine(mode === 'json' ? io.stderr : io.stdout, opened.banner);
     let plan = savedPlan;
     let live;
     if (!plan) {
@@ -110,11 +110,10 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
         return 1;
       }
       plan = result.plan;
-    } else if (plan.target.id !== planTargetOf(opened).id) {
-      throw new ErpsyncError('PLAN_STALE', `the plan was made for ${plan.target.id}, not for ${planTargetOf(opened).id}`);
     }
     const outcome = await runApplyWorkflow(plan, {
       client: opened.client,
+      target: planTargetOf(opened),
       adapters: registry.units,
       readAccount: (request) => fetchLive(opened.client, registry.units, request),
       ...(live ? { live } : {}),

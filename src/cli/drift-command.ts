@@ -97,7 +97,7 @@ export async function runDriftCommand(args: string[], io: CliIO): Promise<number
   const opened = await openTarget(flags, io);
   try {
     // Reports are often piped into a file or a summary: the banner stays out of them.
-    if (opened.banner) writeLine(format === 'text' ? io.stdout : io.stderr, opened.banner);
+    writeLine(format === 'text' ? io.stdout : io.stderr, opened.banner);
     const live = await fetchLive(opened.client, registry.units, {
       kinds: selectUnitKinds(desired, registry.units),
       desired: deriveDesiredUnits(desired, registry.units),

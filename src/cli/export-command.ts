@@ -94,7 +94,7 @@ export async function runExportCommand(args: string[], io: CliIO): Promise<numbe
 
   const opened = await openTarget(flags, io);
   try {
-    if (opened.banner) writeLine(messages, opened.banner);
+    writeLine(messages, opened.banner);
     const live = await fetchLive(opened.client, registry.units, { kinds: unitKindsOf(kinds), desired: new Map(), complete: () => true, everyField: true });
     const schemaRef = flags.schema ?? path.relative(outDir ?? io.cwd, bundledSchema).split(path.sep).join('/');
     const files = buildExport(live, registry.units, { kinds, schemaRef, source: opened.target.name === 'default' ? 'the account' : `target ${opened.target.name}` });
@@ -109,7 +109,7 @@ export async function runExportCommand(args: string[], io: CliIO): Promise<numbe
     for (const file of files) await writeAtomically(path.join(outDir, file.file), file.text);
     if (flags.json) {
       const summary = files.map(({ kind, file, records, leftOut, variables, warnings }) => ({ kind, file, records, leftOut, variables, warnings }));
-      writeLine(io.stdout, JSON.stringify({ formatVersion: 1, out: flags.out, reads: live.reads, files: summary }, null, 2));
+      writeLine(io.stdout, JSON.stringify({ formatVersion: 1, target: { name: opened.target.name, id: opened.target.id, account: opened.account }, out: flags.out, reads: live.reads, files: summary }, null, 2));
       return 0;
     }
     writeLine(io.stdout, `Exported ${files.length} kind(s) to ${flags.out} in ${live.reads} request(s):`);

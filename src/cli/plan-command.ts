@@ -60,7 +60,7 @@ export async function runPlanCommand(args: string[], io: CliIO): Promise<number>
   const opened = await openTarget(flags, io);
   try {
     // Machine-readable output owns stdout; the sandbox banner goes to stderr then.
-    if (opened.banner) writeLine(flags.json || format === 'markdown' ? io.stderr : io.stdout, opened.banner);
+    writeLine(flags.json || format === 'markdown' ? io.stderr : io.stdout, opened.banner);
     const live = await readAccount(opened, desired);
     const { plan, diagnostics } = makePlan(desired, live, opened, { allowReplace: flags['allow-replace'] === true, ...(maxDeletes !== undefined ? { maxDeletes } : {}) });
     if (hasErrors(diagnostics)) {

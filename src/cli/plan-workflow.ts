@@ -27,7 +27,7 @@ export interface PlanFlags {
 }
 
 export function planTargetOf(opened: OpenedTarget): PlanTarget {
-  return { mode: opened.target.mode, id: opened.target.id, name: opened.target.name };
+  return { mode: opened.target.mode, id: opened.target.id, name: opened.target.name, account: opened.account };
 }
 
 export function parseCount(value: string | undefined, flag: string): number | undefined {
@@ -67,7 +67,8 @@ export async function readAccount(opened: OpenedTarget, desired: DesiredState): 
 
 export function makePlan(desired: DesiredState, live: LiveState, opened: OpenedTarget, flags: PlanFlags): PlanResult {
   const rate = Number.isFinite(opened.target.rate) ? opened.target.rate : projectedRate;
-  return buildPlan(desired, live, registry.units, {
+  // Naming the account cost requests too: the plan's read cost counts them.
+  return buildPlan(desired, { ...live, reads: live.reads + opened.identityReads }, registry.units, {
     target: planTargetOf(opened),
     allowReplace: flags.allowReplace,
     ...(flags.maxDeletes !== undefined ? { maxDeletes: flags.maxDeletes } : {}),

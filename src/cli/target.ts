@@ -15,9 +15,11 @@ import {
   DEFAULT_CONFIG_FILE,
   describeTarget,
   parseTargetsConfig,
+  readAccountIdentity,
   resolveTarget,
 } from '../api/index.js';
 import type { ApiClient, ApiClientOptions, ApiEvent, CredentialProvider, RemoteTarget, ResolvedTarget, TargetFlags, TargetsConfig } from '../api/index.js';
+import type { AccountIdentity } from '../model/account.js';
 import { ErpsyncError } from '../model/errors.js';
 import type { CliIO } from './io.js';
 import { writeLine } from './io.js';
@@ -49,8 +51,12 @@ export const targetFlagHelp: readonly string[] = [
 export interface OpenedTarget {
   client: ApiClient;
   target: ResolvedTarget;
-  /** The line a command prints first when it runs against the sandbox. */
-  banner?: string;
+  /** The company behind the credentials, read once when the target opens (the apply lock keys on its id). */
+  account: AccountIdentity;
+  /** The first line of every command: the account, where it is, and the target. */
+  banner: string;
+  /** Requests spent reading the account's identity; a plan counts them in its read cost. */
+  identityReads: number;
   /** Closes the client; for the sandbox, also saves its state file. */
   close(): Promise<void>;
 }
@@ -63,7 +69,11 @@ export interface OpenTargetOptions {
 }
 
 export async function openTarget(flags: TargetFlags, io: CliIO, options: OpenTargetOptions = {}): Promise<OpenedTarget> {
-  const target = await resolveCliTarget(flags, io);
+  return openResolvedTarget(await resolveCliTarget(flags, io), flags, io, options);
+}
+
+/** Opens a target already resolved (a fleet resolves all of its stores first), and names its account. */
+export async function openResolvedTarget(target: ResolvedTarget, flags: Pick<TargetFlags, 'debug'>, io: CliIO, options: OpenTargetOptions = {}): Promise<OpenedTarget> {
   const debug = flags.debug === true || io.env.ERPSYNC_DEBUG === '1';
   let client: ApiClient | undefined;
   const onEvent = (event: ApiEvent): void => {
@@ -79,9 +89,8 @@ export async function openTarget(flags: TargetFlags, io: CliIO, options: OpenTar
   };
 
   if (target.mode === 'remote') {
-    client = createApiClient({ ...common, baseUrl: target.baseUrl, credentials: createCredentialProvider(target, io.env) });
-    const opened = client;
-    return { client: opened, target, close: () => opened.close() };
+    client = createApiClient({ ...common, baseUrl: target.baseUrl, credentials: await createCredentialProvider(target, io.env) });
+    return nameAccount(client, target, io.cwd, () => (client as ApiClient).close());
   }
 
   const { createEmulator } = await import('../emulator/index.js');
@@ -94,15 +103,21 @@ export async function openTarget(flags: TargetFlags, io: CliIO, options: OpenTar
     throw error;
   }
   const opened = client;
-  return {
-    client: opened,
-    target,
-    banner: describeTarget(target, io.cwd),
-    async close() {
-      await opened.close();
-      await emulator.close();
-    },
-  };
+  return nameAccount(opened, target, io.cwd, async () => {
+    await opened.close();
+    await emulator.close();
+  });
+}
+
+/** Reads the account's identity before anything else; a target that cannot name its account is closed again. */
+async function nameAccount(client: ApiClient, target: ResolvedTarget, cwd: string, close: () => Promise<void>): Promise<OpenedTarget> {
+  try {
+    const account = await readAccountIdentity(client);
+    return { client, target, account, banner: describeTarget(target, cwd, account), identityReads: client.stats().total, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }
 
 /** Resolves the target without opening anything (for commands that only record it). */
@@ -133,7 +148,7 @@ export async function loadTargetsConfig(flags: TargetFlags, io: CliIO): Promise<
   return parseTargetsConfig(doc.toJS(), dirname(file), file);
 }
 
-function createCredentialProvider(target: RemoteTarget, env: NodeJS.ProcessEnv): CredentialProvider {
+async function createCredentialProvider(target: RemoteTarget, env: NodeJS.ProcessEnv): Promise<CredentialProvider> {
   const credentials = target.credentials;
   if (credentials.type === 'token') return createStaticTokenProvider(env[credentials.tokenEnv] ?? '');
   return createOAuthProvider({

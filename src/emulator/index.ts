@@ -17,6 +17,7 @@ import { parseStateDocument, readStateFile, writeStateFile } from './persistence
 import { createBucket, createDailyCounter, setBucketRate } from './rate-limit.js';
 import { countRequests } from './request-log.js';
 import { emulatorRoutes } from './routes.js';
+import { seededCompany } from './resources/company.js';
 import { buildSeed } from './seed.js';
 import type { EmulatorRuntime } from './server.js';
 import { apiPrefix, serveRequest } from './server.js';
@@ -24,6 +25,7 @@ import { cloneState } from './state.js';
 import type { Emulator, EmulatorOptions, FaultSpec } from './types.js';
 
 export type { EmulatorState } from './state.js';
+export type { CompanyRecord } from './resources/company.js';
 export type { Emulator, EmulatorOptions, FaultKind, FaultScheduleEntry, FaultSpec, OAuthClient, RequestLogEntry } from './types.js';
 export { parseFaultSpec } from './faults.js';
 export { defaultOAuthClient } from './oauth.js';
@@ -53,6 +55,7 @@ function checkLimit(name: string, value: number): number {
 export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const now = options.now ?? Date.now;
   const initial = await loadInitial(options);
+  if (options.company) initial.state.empresa = { ...(initial.state.empresa ?? seededCompany), ...options.company };
   const token = options.token ?? generateSecret();
   const auth = createAuthStore(initial.auth);
   addAccessToken(auth, { token, scopes: [...defaultScopes], expiresAt: null });

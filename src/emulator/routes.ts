@@ -1,5 +1,6 @@
 // Every route the emulator serves. Order matters only where a literal segment and a parameter
 // could meet; parameters match digits only, so `/logisticas/servicos` never reaches `{idLogistica}`.
+import { companyRoutes } from './resources/company.js';
 import { incomeExpenseCategoryRoutes } from './resources/income-expense-categories.js';
 import { logisticsRoutes } from './resources/logistics.js';
 import { nfseSettingsRoutes } from './resources/nfse-settings.js';
@@ -17,4 +18,5 @@ export const emulatorRoutes = compileRoutes([
   ...situationRoutes,
   ...logisticsRoutes,
   ...nfseSettingsRoutes,
+  ...companyRoutes,
 ]);

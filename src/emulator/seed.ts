@@ -2,6 +2,7 @@
 // methods, the system's situation modules with their built-ins, a native logistics, NFS-e
 // settings); `empty` keeps only what the system itself owns (modules, built-in situations,
 // settings). Built-in situation ids and colours are the real Vendas ones; other ids are ours.
+import { seededCompany } from './resources/company.js';
 import { defaultNfseSettings } from './resources/nfse-settings.js';
 import { defaultChart } from './seed-chart.js';
 import type { EmulatorState, PaymentMethodRecord, SituationRecord } from './state.js';
@@ -28,6 +29,7 @@ export function buildSeed(name: SeedName): EmulatorState {
     servicosLogisticas: [],
     nfseConfiguracoes: defaultNfseSettings(),
     emUso: [],
+    empresa: { ...seededCompany },
   };
   addSystemSituations(state);
   if (name === 'fresh') {

@@ -1,5 +1,6 @@
 // The emulated account's records, as plain JSON-serialisable data. Records are kept in their
 // detail shape with the API's own field names; list projections are derived by the resource modules.
+import type { CompanyRecord } from './resources/company.js';
 
 export interface PaymentMethodRecord {
   id: number;
@@ -159,6 +160,8 @@ export interface EmulatorState {
   logisticas: LogisticsRecord[];
   servicosLogisticas: LogisticsServiceRecord[];
   nfseConfiguracoes: NfseSettings;
+  /** The account's company (GET /empresas/me/dados-basicos); optional so older state files still load. */
+  empresa?: CompanyRecord;
   /**
    * Ids referenced by documents the emulator does not model (orders, invoices, receivables).
    * Deleting one of them is refused like the real "record in use" case; seeds and tests fill it.

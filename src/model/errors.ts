@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'INSECURE_URL'
   | 'CONFIG'
   | 'PLAN_STALE'
+  | 'ACCOUNT_MISMATCH'
   | 'PLAN_INVALID'
   | 'PLAN_UNVERIFIABLE'
   | 'DELETE_BUDGET'
@@ -44,6 +45,7 @@ export type ExitCode = (typeof exitCodes)[keyof typeof exitCodes];
 
 const refusedCodes: ReadonlySet<ErrorCode> = new Set([
   'PLAN_STALE',
+  'ACCOUNT_MISMATCH',
   'PLAN_UNVERIFIABLE',
   'DELETE_BUDGET',
   'CONFIRMATION_REQUIRED',
