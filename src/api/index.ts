@@ -7,6 +7,7 @@ export type { ApiClient, ApiClientOptions, ApiEvent, ApiRequest, ApiResponse, Re
 export { ApiError, ApiOutcomeUnknownError } from './errors.js';
 export type { ApiErrorCategory, ApiFieldError, HttpMethod } from './errors.js';
 export {
+  checkCredentialsBaseUrl,
   createOAuthProvider,
   createStaticTokenProvider,
   readCredentialsFile,

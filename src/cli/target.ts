@@ -9,6 +9,7 @@ import { dirname, resolve } from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import { parseDocument } from 'yaml';
 import {
+  checkCredentialsBaseUrl,
   createApiClient,
   createOAuthProvider,
   createStaticTokenProvider,
@@ -16,6 +17,7 @@ import {
   describeTarget,
   parseTargetsConfig,
   readAccountIdentity,
+  readCredentialsFile,
   resolveTarget,
 } from '../api/index.js';
 import type { ApiClient, ApiClientOptions, ApiEvent, CredentialProvider, RemoteTarget, ResolvedTarget, TargetFlags, TargetsConfig } from '../api/index.js';
@@ -151,6 +153,9 @@ export async function loadTargetsConfig(flags: TargetFlags, io: CliIO): Promise<
 async function createCredentialProvider(target: RemoteTarget, env: NodeJS.ProcessEnv): Promise<CredentialProvider> {
   const credentials = target.credentials;
   if (credentials.type === 'token') return createStaticTokenProvider(env[credentials.tokenEnv] ?? '');
+  // Checked before any client exists: refused credentials never leave this process.
+  const login = target.name === 'default' ? `erpsync login --base-url ${target.baseUrl}` : `erpsync login --target ${target.name}`;
+  checkCredentialsBaseUrl(await readCredentialsFile(credentials.file), credentials.file, target.baseUrl, login);
   return createOAuthProvider({
     file: credentials.file,
     clientId: credentials.clientId ?? emptyToUndefined(env[credentials.clientIdEnv]),

@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'API_OUTCOME_UNKNOWN'
   | 'AUTH_MISSING'
   | 'AUTH_FAILED'
+  | 'CREDENTIALS_MISMATCH'
   | 'RATE_BUDGET_EXHAUSTED'
   | 'CIRCUIT_OPEN'
   | 'INSECURE_URL'
@@ -37,7 +38,8 @@ export type ErrorCode =
  *   interrupted apply, a declined confirmation, a write that did not take;
  * - 2 `changes`: changes or drift present (`plan --detailed-exitcode`, `drift`);
  * - 3 `refused`: erpsync would not go on — a stale or unverifiable saved plan, the delete
- *   budget, confirmation missing without a terminal, another account, the sandbox under CI.
+ *   budget, confirmation missing without a terminal, another account, credentials issued for
+ *   another base URL, the sandbox under CI.
  */
 export const exitCodes = { ok: 0, error: 1, changes: 2, refused: 3 } as const;
 
@@ -46,6 +48,7 @@ export type ExitCode = (typeof exitCodes)[keyof typeof exitCodes];
 const refusedCodes: ReadonlySet<ErrorCode> = new Set([
   'PLAN_STALE',
   'ACCOUNT_MISMATCH',
+  'CREDENTIALS_MISMATCH',
   'PLAN_UNVERIFIABLE',
   'DELETE_BUDGET',
   'CONFIRMATION_REQUIRED',
