@@ -30,11 +30,16 @@ export interface TargetFlags {
 
 /** One entry of `targets:` in erpsync.config.yaml. Secrets are named by variable, never written. */
 export interface TargetConfig {
+  description?: string;
   baseUrl?: string;
   rate?: number;
   maxRequests?: number;
   manifests?: string[];
   credentials?: CredentialsConfig;
+  /** Values for the manifests' ${VARS}; they win over the environment. */
+  variables?: Record<string, string>;
+  /** A KEY=value file with more variables, relative to the config file's folder. */
+  envFile?: string;
 }
 
 export interface CredentialsConfig {
@@ -80,8 +85,12 @@ interface TargetBase {
   /** Requests per second; Infinity = unpaced (the sandbox unless --rate says otherwise). */
   rate: number;
   maxRequests?: number;
-  /** Manifest paths the target names (absolute), when the config gives them. */
+  /** Manifest paths the target names (absolute), when the config gives them: layers, base first. */
   manifests?: string[];
+  /** The target's own values for ${VARS} (over the environment and its env file). */
+  variables?: Record<string, string>;
+  /** Absolute path of the target's env file. */
+  envFile?: string;
 }
 
 export interface RemoteTarget extends TargetBase {
@@ -148,6 +157,8 @@ export function resolveTarget(input: ResolveInput): ResolvedTarget {
       rate: rateOverride ?? entry.rate ?? DEFAULT_RATE,
       maxRequests: maxRequestsOverride ?? entry.maxRequests,
       manifests: entry.manifests?.map((m) => resolve(config.dir, m)),
+      ...(entry.variables ? { variables: entry.variables } : {}),
+      ...(entry.envFile ? { envFile: resolve(config.dir, entry.envFile) } : {}),
     };
   }
 
@@ -289,17 +300,22 @@ function relativeOrAbsolute(path: string, cwd: string): string {
   return path.startsWith(prefix) ? path.slice(prefix.length) : path;
 }
 
-const knownTargetKeys: ReadonlySet<string> = new Set(['baseUrl', 'rate', 'maxRequests', 'manifests', 'credentials']);
+const knownTargetKeys: ReadonlySet<string> = new Set(['description', 'baseUrl', 'rate', 'maxRequests', 'manifests', 'credentials', 'variables', 'envFile']);
 const knownCredentialKeys: ReadonlySet<string> = new Set(['tokenEnv', 'clientId', 'clientIdEnv', 'clientSecretEnv', 'file', 'tokenUrl', 'authorizeUrl']);
 const secretLookingKeys = /^(token|accessToken|refreshToken|clientSecret|secret|password)$/i;
 
+/** Where a path of the config file is, `file:line:col`, when the caller kept positions. */
+export type ConfigLocator = (path: readonly (string | number)[]) => string;
+
 /**
- * Reads the `targets` section of an already parsed erpsync.config.yaml (other top-level keys belong
- * to other parts of the tool and are ignored here). `dir` is the config file's folder.
+ * Reads the `targets` section of an already parsed erpsync.config.yaml (the schema in
+ * src/manifest/config-schema.ts checked its shape first, with positions; these checks stand on
+ * their own too). `dir` is the config file's folder.
  */
-export function parseTargetsConfig(raw: unknown, dir: string, file: string): TargetsConfig {
+export function parseTargetsConfig(raw: unknown, dir: string, file: string, locate: ConfigLocator = () => file): TargetsConfig {
+  let at: (string | number)[] = [];
   const fail = (message: string, details: string[] = []): never => {
-    throw new ErpsyncError('CONFIG', `${file}: ${message}`, { details });
+    throw new ErpsyncError('CONFIG', `${locate(at)}: ${message}`, { details });
   };
   if (raw === null || raw === undefined) return { dir, targets: {} };
   if (!isPlainRecord(raw)) return fail('expected a mapping at the top level');
@@ -309,7 +325,8 @@ export function parseTargetsConfig(raw: unknown, dir: string, file: string): Tar
   const targets: Record<string, TargetConfig> = {};
   for (const [name, value] of Object.entries(section)) {
     const where = `targets.${name}`;
-    if (!/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(name)) fail(`${where}: target names use letters, digits, '-' and '_'`);
+    at = ['targets', name];
+    if (!/^[A-Za-z0-9][A-Za-z0-9_-]*(\/[A-Za-z0-9][A-Za-z0-9_-]*)*$/.test(name)) fail(`${where}: target names use letters, digits, '-' and '_', in segments separated by '/'`);
     if (!isPlainRecord(value)) return fail(`${where} must be a mapping`);
     for (const key of Object.keys(value)) {
       if (!knownTargetKeys.has(key)) fail(`${where}.${key} is not a target setting`, [`known: ${[...knownTargetKeys].join(', ')}`]);
@@ -332,6 +349,18 @@ export function parseTargetsConfig(raw: unknown, dir: string, file: string): Tar
       if (!Array.isArray(list) || !list.every((m) => typeof m === 'string')) fail(`${where}.manifests must be a path or a list of paths`);
       entry.manifests = list as string[];
     }
+    if (typeof value.description === 'string') entry.description = value.description;
+    if (value.variables !== undefined) {
+      at = ['targets', name, 'variables'];
+      if (!isPlainRecord(value.variables)) return fail(`${where}.variables must be a mapping of variable names to values`);
+      entry.variables = Object.fromEntries(Object.entries(value.variables).map(([k, v]) => [k, String(v)]));
+    }
+    if (value.envFile !== undefined) {
+      at = ['targets', name, 'envFile'];
+      if (typeof value.envFile !== 'string' || value.envFile === '') fail(`${where}.envFile must be a path`);
+      entry.envFile = value.envFile as string;
+    }
+    at = ['targets', name, 'credentials'];
     if (value.credentials !== undefined) entry.credentials = parseCredentialsConfig(value.credentials, `${where}.credentials`, fail);
     targets[name] = entry;
   }

@@ -21,7 +21,7 @@ import { parseCommandArgs } from './parse-command-args.js';
 import { writeLine } from './io.js';
 import { chooseOutputMode, isColorEnabled } from './output-mode.js';
 import { loadDesired, makePlan, parseCount, planTargetOf, printDiagnostics, readAccount } from './plan-workflow.js';
-import { openTarget, targetFlagHelp, targetFlagOptions } from './target.js';
+import { openResolvedTarget, readTargetVariables, resolveCliTarget, targetFlagHelp, targetFlagOptions } from './target.js';
 import type { DesiredState } from '../model/desired.js';
 import type { Plan } from '../model/plan.js';
 import type { ApplyReportEvent } from '../model/events.js';
@@ -89,13 +89,14 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
     throw new ErpsyncError('USAGE', 'a saved plan carries its own delete budget and replacements; plan again with --max-deletes or --allow-replace');
   }
   const mode = chooseOutputMode(io, flags.json === true);
-  const savedPlan = planFile ? await readSavedPlan(planFile, parsed.positionals[0] ?? planFile, io) : undefined;
-  const desired = savedPlan ? undefined : await loadDesired(parsed.positionals, io);
+  const target = await resolveCliTarget(flags, io);
+  const savedPlan = planFile ? await readSavedPlan(planFile, parsed.positionals[0] ?? planFile, await readTargetVariables(target, io)) : undefined;
+  const desired = savedPlan ? undefined : await loadDesired(parsed.positionals, io, target);
   if (!savedPlan && !desired) return 1;
 
   // Ctrl-C stops apply from starting changes; requests in flight finish (a second Ctrl-C exits at
   // once), so the client does not share the interrupt signal.
-  const opened = await openTarget(flags, io, { client: { signal: new AbortController().signal } });
+  const opened = await openResolvedTarget(target, flags, io, { client: { signal: new AbortController().signal } });
   const ui = createApplyUi(io, mode, flags['auto-approve'] === true);
   try {
     // NDJSON owns stdout: the banner goes to stderr then.
@@ -129,11 +130,11 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
   }
 }
 
-async function readSavedPlan(file: string, shown: string, io: CliIO): Promise<Plan> {
+async function readSavedPlan(file: string, shown: string, env: NodeJS.ProcessEnv): Promise<Plan> {
   const text = await readFile(file, 'utf8').catch((error: unknown) => {
     throw new ErpsyncError('FILE_UNREADABLE', `cannot read ${shown}`, { cause: error });
   });
-  return parsePlanFile(text, shown, io.env);
+  return parsePlanFile(text, shown, env);
 }
 
 interface ApplyUi {

@@ -19,7 +19,7 @@ import type { CliIO } from './io.js';
 import { writeLine } from './io.js';
 import { parseCommandArgs } from './parse-command-args.js';
 import { loadDesired, parseCount, planTargetOf, printDiagnostics } from './plan-workflow.js';
-import { openTarget, targetFlagHelp, targetFlagOptions } from './target.js';
+import { openResolvedTarget, resolveCliTarget, targetFlagHelp, targetFlagOptions } from './target.js';
 import { hasDrift } from '../model/drift.js';
 import type { DriftReport } from '../model/drift.js';
 
@@ -90,11 +90,12 @@ export async function runDriftCommand(args: string[], io: CliIO): Promise<number
   const baselineRef = flags.baseline ?? (io.env.ERPSYNC_BASELINE || undefined);
   const reportUrl = flags['report-url'] ?? (io.env.ERPSYNC_REPORT_URL || undefined);
 
-  const desired = await loadDesired(parsed.positionals, io);
+  const target = await resolveCliTarget(flags, io);
+  const desired = await loadDesired(parsed.positionals, io, target);
   if (!desired) return 1;
   const baseline: Baseline | undefined = baselineRef ? await loadBaseline(baselineRef, parsed.positionals, { cwd: io.cwd, env: io.env }) : undefined;
 
-  const opened = await openTarget(flags, io);
+  const opened = await openResolvedTarget(target, flags, io);
   try {
     // Reports are often piped into a file or a summary: the banner stays out of them.
     writeLine(format === 'text' ? io.stdout : io.stderr, opened.banner);

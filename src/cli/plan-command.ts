@@ -14,7 +14,7 @@ import { parseCommandArgs } from './parse-command-args.js';
 import { writeLine } from './io.js';
 import { isCapableTerminal, isColorEnabled } from './output-mode.js';
 import { loadDesired, makePlan, parseCount, printDiagnostics, readAccount } from './plan-workflow.js';
-import { openTarget, targetFlagHelp, targetFlagOptions } from './target.js';
+import { openResolvedTarget, resolveCliTarget, targetFlagHelp, targetFlagOptions } from './target.js';
 import type { Plan } from '../model/plan.js';
 
 const help = [
@@ -54,10 +54,11 @@ export async function runPlanCommand(args: string[], io: CliIO): Promise<number>
   const format = flags.format ?? 'text';
   if (format !== 'text' && format !== 'markdown') throw new ErpsyncError('USAGE', `--format takes text or markdown, not \`${format}\``);
   if (format === 'markdown' && flags.json) throw new ErpsyncError('USAGE', '--json and --format markdown cannot be combined');
-  const desired = await loadDesired(parsed.positionals, io);
+  const target = await resolveCliTarget(flags, io);
+  const desired = await loadDesired(parsed.positionals, io, target);
   if (!desired) return 1;
 
-  const opened = await openTarget(flags, io);
+  const opened = await openResolvedTarget(target, flags, io);
   try {
     // Machine-readable output owns stdout; the sandbox banner goes to stderr then.
     writeLine(flags.json || format === 'markdown' ? io.stderr : io.stdout, opened.banner);

@@ -1,7 +1,9 @@
 // The steps plan, apply and drift share: load the manifests, open the target, read the account,
 // build the plan. Prints diagnostics and the target banner; returns an exit code instead of
 // throwing for input problems.
+import type { ResolvedTarget } from '../api/index.js';
 import type { OpenedTarget } from './target.js';
+import { readTargetVariables } from './target.js';
 import type { CliIO } from './io.js';
 import { writeLine } from './io.js';
 import { registry } from '../kinds/registry.js';
@@ -43,8 +45,14 @@ export function printDiagnostics(diagnostics: readonly Diagnostic[], io: CliIO):
   if (lines.length > 0 && hasErrors(diagnostics)) writeLine(io.stderr, `\n${summarizeCounts(countDiagnostics(diagnostics))}`);
 }
 
-export async function loadDesired(paths: readonly string[], io: CliIO): Promise<DesiredState | undefined> {
-  const result = await loadManifests(paths.length > 0 ? paths : ['.'], { cwd: io.cwd, env: io.env, registry });
+/**
+ * Loads the manifests: the paths given, else the target's `manifests` (layered: an overlay's record
+ * replaces the base's), else the current folder; with the target's variables over the environment.
+ */
+export async function loadDesired(paths: readonly string[], io: CliIO, target?: ResolvedTarget): Promise<DesiredState | undefined> {
+  const fromTarget = paths.length === 0 ? target?.manifests : undefined;
+  const env = target ? await readTargetVariables(target, io) : io.env;
+  const result = await loadManifests(fromTarget ?? (paths.length > 0 ? paths : ['.']), { cwd: io.cwd, env, registry, layers: fromTarget !== undefined });
   const shown = result.diagnostics.filter((d) => d.severity !== 'note');
   if (!result.desired) {
     printDiagnostics(shown, io);

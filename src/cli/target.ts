@@ -7,7 +7,6 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
-import { parseDocument } from 'yaml';
 import {
   checkCredentialsBaseUrl,
   createApiClient,
@@ -21,7 +20,13 @@ import {
   resolveTarget,
 } from '../api/index.js';
 import type { ApiClient, ApiClientOptions, ApiEvent, CredentialProvider, RemoteTarget, ResolvedTarget, TargetFlags, TargetsConfig } from '../api/index.js';
+import { checkConfigText } from '../manifest/load-config.js';
+import { parseEnvFile } from '../manifest/env-file.js';
+import { displayPath } from '../manifest/find-files.js';
 import type { AccountIdentity } from '../model/account.js';
+import type { Diagnostic } from '../model/diagnostics.js';
+import { formatPosition, hasErrors } from '../model/diagnostics.js';
+import { renderDiagnosticsText } from '../report/diagnostics-report.js';
 import { ErpsyncError } from '../model/errors.js';
 import type { CliIO } from './io.js';
 import { writeLine } from './io.js';
@@ -132,22 +137,43 @@ export async function resolveCliTarget(flags: TargetFlags, io: CliIO): Promise<R
 export async function loadTargetsConfig(flags: TargetFlags, io: CliIO): Promise<TargetsConfig | undefined> {
   const explicit = flags.config ?? io.env.ERPSYNC_CONFIG;
   const file = resolve(io.cwd, explicit ?? DEFAULT_CONFIG_FILE);
-  let text: string;
+  let bytes: Uint8Array;
   try {
-    text = await readFile(file, 'utf8');
+    bytes = await readFile(file);
   } catch (error) {
     if (explicit === undefined && (error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new ErpsyncError('CONFIG', `cannot read the config file ${file}`, { cause: error });
   }
-  // logLevel 'error': no library warning goes to stderr on its own; problems are errors with a position.
-  const doc = parseDocument(text, { logLevel: 'error' });
-  const first = doc.errors[0];
-  if (first) {
-    const at = first.linePos?.[0];
-    const message = (first.message.split('\n')[0] ?? 'invalid YAML').replace(/ at line \d+, column \d+:?$/, '');
-    throw new ErpsyncError('CONFIG', `${file}${at ? `:${at.line}:${at.col}` : ''}: ${message}`);
+  const shown = displayPath(file, io.cwd);
+  const checked = checkConfigText(shown, bytes);
+  throwOnDiagnostics(checked.diagnostics, `${shown} is not a valid erpsync config (see docs/config.md)`);
+  const locate = checked.locate;
+  return parseTargetsConfig(checked.value, dirname(file), shown, locate ? (path) => formatPosition(locate(path, 'key')) : undefined);
+}
+
+/**
+ * The variables a target's manifests see: the environment, then the target's env file, then its
+ * `variables` — the target's own values win, so a value exported in the shell for one store never
+ * leaks into another.
+ */
+export async function readTargetVariables(target: ResolvedTarget, io: Pick<CliIO, 'env' | 'cwd'>): Promise<NodeJS.ProcessEnv> {
+  let fromFile: Record<string, string> = {};
+  if (target.envFile !== undefined) {
+    const shown = displayPath(target.envFile, io.cwd);
+    const text = await readFile(target.envFile, 'utf8').catch((error: unknown) => {
+      throw new ErpsyncError('CONFIG', `cannot read the env file ${shown} of target ${target.name}`, { cause: error });
+    });
+    const parsed = parseEnvFile(shown, text);
+    throwOnDiagnostics(parsed.diagnostics, `${shown} (env file of target ${target.name}) has lines erpsync cannot read`);
+    fromFile = parsed.values;
   }
-  return parseTargetsConfig(doc.toJS(), dirname(file), file);
+  return { ...io.env, ...fromFile, ...target.variables };
+}
+
+/** Input problems of the config or an env file: every one, positioned, in one refusal. */
+function throwOnDiagnostics(diagnostics: readonly Diagnostic[], message: string): void {
+  if (!hasErrors(diagnostics)) return;
+  throw new ErpsyncError('CONFIG', message, { details: renderDiagnosticsText(diagnostics) });
 }
 
 async function createCredentialProvider(target: RemoteTarget, env: NodeJS.ProcessEnv): Promise<CredentialProvider> {

@@ -4,11 +4,15 @@ import path from 'node:path';
 import type { Diagnostic } from '../model/diagnostics.js';
 
 const manifestExtension = /\.ya?ml$/i;
+/** erpsync's own config sits beside the manifests but is never one of them. */
+export const configFileName = /^erpsync\.config\.ya?ml$/i;
 const skippedDirectories = new Set(['node_modules', '.git', '.erpsync']);
 
 export interface FoundFiles {
   /** Absolute paths, in reading order. */
   files: string[];
+  /** Files found by a directory scan (not named one by one): read only when they look like manifests. */
+  scanned: ReadonlySet<string>;
   diagnostics: Diagnostic[];
 }
 
@@ -24,7 +28,7 @@ async function walk(directory: string): Promise<string[]> {
     const full = path.join(directory, entry.name);
     if (entry.isDirectory()) {
       if (!skippedDirectories.has(entry.name) && !entry.name.startsWith('.')) found.push(...(await walk(full)));
-    } else if (manifestExtension.test(entry.name)) {
+    } else if (manifestExtension.test(entry.name) && !configFileName.test(entry.name)) {
       found.push(full);
     }
   }
@@ -33,6 +37,7 @@ async function walk(directory: string): Promise<string[]> {
 
 export async function findManifestFiles(paths: readonly string[], cwd: string): Promise<FoundFiles> {
   const files: string[] = [];
+  const scanned = new Set<string>();
   const diagnostics: Diagnostic[] = [];
   for (const given of paths) {
     const absolute = path.resolve(cwd, given);
@@ -62,9 +67,12 @@ export async function findManifestFiles(paths: readonly string[], cwd: string): 
         diagnostics.push({ severity: 'warning', code: 'no-manifests', message: 'the directory holds no .yaml or .yml files', position });
       }
       files.push(...inside);
+      for (const file of inside) scanned.add(file);
+    } else if (configFileName.test(path.basename(absolute))) {
+      diagnostics.push({ severity: 'warning', code: 'config-not-manifest', message: `${path.basename(absolute)} is erpsync's config file, not a manifest; skipped`, position });
     } else {
       files.push(absolute);
     }
   }
-  return { files: [...new Set(files)], diagnostics };
+  return { files: [...new Set(files)], scanned, diagnostics };
 }

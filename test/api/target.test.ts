@@ -64,7 +64,18 @@ describe('openTarget', () => {
     const cwd = await tempDir();
     await mkdir(join(cwd, 'conf'));
     await writeFile(join(cwd, 'conf', 'erp.yaml'), 'targets:\n  a: [unclosed\n');
-    await expect(resolveCliTarget({ config: 'conf/erp.yaml' }, captureIO({}, cwd))).rejects.toMatchObject({ code: 'CONFIG', message: expect.stringMatching(/erp\.yaml:\d+:\d+: /) });
+    await expect(resolveCliTarget({ config: 'conf/erp.yaml' }, captureIO({}, cwd))).rejects.toMatchObject({ code: 'CONFIG', details: [expect.stringMatching(/^conf\/erp\.yaml:\d+:\d+: error: /)] });
+    // Like manifests: every problem at once, each at its line and column, with a hint for a typo.
+    await writeFile(join(cwd, 'conf', 'erp.yaml'), 'version: 1\ntargets:\n  loja:\n    baseUrl: https://api.example\n    rat: 3\n    credentials: { token: abc }\n  "bad name!": {}\n');
+    const problems = await resolveCliTarget({ config: 'conf/erp.yaml' }, captureIO({}, cwd)).catch((error: { details: string[] }) => error.details);
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'conf/erp.yaml:5:5: error: unknown-field: unknown field `rat`',
+        '    hint: did you mean `rate`?',
+        'conf/erp.yaml:6:20: error: unknown-field: unknown field `token`',
+      ]),
+    );
+    expect(problems.join('\n')).toContain('conf/erp.yaml:7:3');
     await expect(resolveCliTarget({}, captureIO({ ERPSYNC_CONFIG: 'missing.yaml' }, cwd))).rejects.toMatchObject({ code: 'CONFIG' });
   });
 
