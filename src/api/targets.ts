@@ -105,6 +105,8 @@ export interface SandboxTarget extends TargetBase {
   stateFile: string;
   /** `requested` by --sandbox, or chosen because no credentials are configured. */
   reason: 'requested' | 'no-credentials';
+  /** Base URL of the running `erpsync sandbox` that owns the state file, when this run talks to it. */
+  server?: string;
 }
 
 export type ResolvedTarget = RemoteTarget | SandboxTarget;
@@ -290,6 +292,7 @@ export function describeTarget(target: ResolvedTarget, cwd: string, account: Acc
     return `${head} · ${new URL(target.baseUrl).host} · ${via}`;
   }
   const state = relativeOrAbsolute(target.stateFile, cwd);
+  if (target.server !== undefined) return `${head} · sandbox server ${new URL(target.server).host} (state in ${state})`;
   return target.reason === 'no-credentials'
     ? `${head} · local sandbox (state in ${state}; no credentials configured: set BLING_ACCESS_TOKEN or run \`erpsync login\` to use a real account)`
     : `${head} · local sandbox (state in ${state})`;

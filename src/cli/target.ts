@@ -19,7 +19,7 @@ import {
   readCredentialsFile,
   resolveTarget,
 } from '../api/index.js';
-import type { ApiClient, ApiClientOptions, ApiEvent, CredentialProvider, RemoteTarget, ResolvedTarget, TargetFlags, TargetsConfig } from '../api/index.js';
+import type { ApiClient, ApiClientOptions, ApiEvent, CredentialProvider, RemoteTarget, ResolvedTarget, SandboxTarget, TargetFlags, TargetsConfig } from '../api/index.js';
 import { checkConfigText } from '../manifest/load-config.js';
 import { parseEnvFile } from '../manifest/env-file.js';
 import { displayPath } from '../manifest/find-files.js';
@@ -100,19 +100,51 @@ export async function openResolvedTarget(target: ResolvedTarget, flags: Pick<Tar
     return nameAccount(client, target, io.cwd, () => (client as ApiClient).close());
   }
 
-  const { createEmulator } = await import('../emulator/index.js');
-  // The sandbox has no shared account to protect: its limit is off and the client unpaced unless --rate asks.
-  const emulator = await createEmulator({ seed: 'fresh', stateFile: target.stateFile, rateLimit: 0 });
+  // The debug trace redacts with the client it traces, whichever one the sandbox ends up using.
+  return openSandbox(target, common, io, (opened) => (client = opened));
+}
+
+/**
+ * The sandbox on a state file has one owner: a running `erpsync sandbox` on it is talked to (its
+ * server holds the state), another command's embedded sandbox is waited for (refused), and
+ * otherwise this run claims the file and starts its own emulator for the length of the command.
+ */
+async function openSandbox(target: SandboxTarget, common: Omit<ApiClientOptions, 'baseUrl' | 'credentials'>, io: CliIO, track: (client: ApiClient) => ApiClient): Promise<OpenedTarget> {
+  const { claimStateFile, createEmulator } = await import('../emulator/index.js');
+  const claim = await claimStateFile(target.stateFile, 'cli');
+  if (!('release' in claim)) {
+    const state = displayPath(target.stateFile, io.cwd);
+    if (claim.role !== 'server' || !claim.baseUrl || !claim.token) {
+      throw new ErpsyncError('SANDBOX_BUSY', `another erpsync run (pid ${claim.pid}) is using the sandbox state ${state}`, {
+        details: ['wait for it to finish, or pass --sandbox-state with another file'],
+      });
+    }
+    const client = track(createApiClient({ ...common, baseUrl: claim.baseUrl, credentials: createStaticTokenProvider(claim.token) }));
+    const served: SandboxTarget = { ...target, server: claim.baseUrl };
+    return nameAccount(client, served, io.cwd, () => client.close()).catch((error: unknown) => {
+      throw new ErpsyncError('SANDBOX_BUSY', `the sandbox server that owns ${state} (pid ${claim.pid}, ${claim.baseUrl}) does not answer`, {
+        cause: error,
+        details: ['stop it (Ctrl-C) and run again; the state file is never written by two processes'],
+      });
+    });
+  }
+  let emulator: Awaited<ReturnType<typeof createEmulator>> | undefined;
+  let client: ApiClient | undefined;
   try {
-    client = createApiClient({ ...common, baseUrl: emulator.baseUrl, credentials: createStaticTokenProvider(emulator.token) });
+    // The sandbox has no shared account to protect: its limit is off and the client unpaced unless --rate asks.
+    emulator = await createEmulator({ seed: 'fresh', stateFile: target.stateFile, rateLimit: 0 });
+    client = track(createApiClient({ ...common, baseUrl: emulator.baseUrl, credentials: createStaticTokenProvider(emulator.token) }));
   } catch (error) {
-    await emulator.close();
+    await emulator?.close();
+    await claim.release();
     throw error;
   }
   const opened = client;
+  const running = emulator;
   return nameAccount(opened, target, io.cwd, async () => {
     await opened.close();
-    await emulator.close();
+    await running.close();
+    await claim.release();
   });
 }
 

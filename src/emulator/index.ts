@@ -28,6 +28,8 @@ export type { EmulatorState } from './state.js';
 export type { CompanyRecord } from './resources/company.js';
 export type { Emulator, EmulatorOptions, FaultKind, FaultScheduleEntry, FaultSpec, OAuthClient, RequestLogEntry } from './types.js';
 export { parseFaultSpec } from './faults.js';
+export { claimStateFile, ownerFileOf } from './state-owner.js';
+export type { StateClaim, StateOwner } from './state-owner.js';
 export { defaultOAuthClient } from './oauth.js';
 
 async function loadInitial(options: EmulatorOptions): Promise<StateFile> {

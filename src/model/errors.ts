@@ -26,6 +26,7 @@ export type ErrorCode =
   | 'CONFIRMATION_REQUIRED'
   | 'SANDBOX_REFUSED'
   | 'SANDBOX_LISTEN'
+  | 'SANDBOX_BUSY'
   | 'INTERRUPTED'
   | 'UNRESOLVED_REFERENCE'
   | 'BASELINE_UNAVAILABLE'
@@ -39,7 +40,7 @@ export type ErrorCode =
  * - 2 `changes`: changes or drift present (`plan --detailed-exitcode`, `drift`);
  * - 3 `refused`: erpsync would not go on — a stale or unverifiable saved plan, the delete
  *   budget, confirmation missing without a terminal, another account, credentials issued for
- *   another base URL, the sandbox under CI.
+ *   another base URL, the sandbox under CI, a sandbox state another run owns.
  */
 export const exitCodes = { ok: 0, error: 1, changes: 2, refused: 3 } as const;
 
@@ -53,6 +54,7 @@ const refusedCodes: ReadonlySet<ErrorCode> = new Set([
   'DELETE_BUDGET',
   'CONFIRMATION_REQUIRED',
   'SANDBOX_REFUSED',
+  'SANDBOX_BUSY',
 ]);
 
 export class ErpsyncError extends Error {

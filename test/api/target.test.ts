@@ -67,7 +67,7 @@ describe('openTarget', () => {
     await expect(resolveCliTarget({ config: 'conf/erp.yaml' }, captureIO({}, cwd))).rejects.toMatchObject({ code: 'CONFIG', details: [expect.stringMatching(/^conf\/erp\.yaml:\d+:\d+: error: /)] });
     // Like manifests: every problem at once, each at its line and column, with a hint for a typo.
     await writeFile(join(cwd, 'conf', 'erp.yaml'), 'version: 1\ntargets:\n  loja:\n    baseUrl: https://api.example\n    rat: 3\n    credentials: { token: abc }\n  "bad name!": {}\n');
-    const problems = await resolveCliTarget({ config: 'conf/erp.yaml' }, captureIO({}, cwd)).catch((error: { details: string[] }) => error.details);
+    const problems = await resolveCliTarget({ config: 'conf/erp.yaml' }, captureIO({}, cwd)).then(() => [] as string[], (error: { details: string[] }) => error.details);
     expect(problems).toEqual(
       expect.arrayContaining([
         'conf/erp.yaml:5:5: error: unknown-field: unknown field `rat`',
