@@ -26,6 +26,8 @@ export {
   DEFAULT_SANDBOX_STATE,
   describeTarget,
   isCi,
+  isFleetSelection,
+  selectTargets,
   parseTargetsConfig,
   resolveLoginTarget,
   resolveTarget,

@@ -415,6 +415,30 @@ function isTrue(value: string | undefined): boolean {
   return value !== undefined && /^(1|true|yes)$/i.test(value.trim());
 }
 
+/**
+ * The targets a fleet run selects: `--all-targets`, or `--target` with names and globs separated by
+ * commas (`lojas/*`: `*` stays inside one segment, `**` crosses them). Sorted; a name or pattern
+ * that selects nothing is an error, so a typo never shrinks a fleet silently.
+ */
+export function selectTargets(config: TargetsConfig | undefined, selection: { patterns?: string; all?: boolean }): string[] {
+  const names = Object.keys(config?.targets ?? {}).sort();
+  if (names.length === 0) throw new ErpsyncError('CONFIG', `no targets are defined (add them under \`targets:\` in ${DEFAULT_CONFIG_FILE})`);
+  if (selection.all === true) return names;
+  const selected = new Set<string>();
+  for (const pattern of (selection.patterns ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+    const regex = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*/g, '\u0000').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]').replace(/\u0000/g, '.*')}$`);
+    const matching = names.filter((name) => regex.test(name));
+    if (matching.length === 0) throw new ErpsyncError('CONFIG', `--target ${pattern} selects no target`, { details: [`targets in the config: ${names.join(', ')}`] });
+    for (const name of matching) selected.add(name);
+  }
+  return [...selected].sort();
+}
+
+/** Whether a --target value names a fleet (several names, or a glob) rather than one target. */
+export function isFleetSelection(patterns: string | undefined): boolean {
+  return patterns !== undefined && /[,*?]/.test(patterns);
+}
+
 export function isCi(env: Readonly<Record<string, string | undefined>>): boolean {
   const ci = env.CI;
   return ci !== undefined && ci.trim() !== '' && !/^(0|false|no)$/i.test(ci.trim());

@@ -17,6 +17,8 @@ import { acceptsAnswer, applyFieldFold, confirmationFor, createJsonApplyReporter
 import { colorizePlanLine } from '../report/plan-terminal.js';
 import type { InteractiveApply } from '../ui/interactive-apply.js';
 import type { CliIO } from './io.js';
+import { fleetProgress, writeFleetReport } from './fleet-output.js';
+import { applyStore, isFleetRun, runFleet } from './fleet-workflow.js';
 import { parseCommandArgs } from './parse-command-args.js';
 import { writeLine } from './io.js';
 import { chooseOutputMode, isColorEnabled } from './output-mode.js';
@@ -87,6 +89,14 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
   const planFile = await looksLikePlanFile(parsed.positionals, io.cwd);
   if (planFile && (maxDeletes !== undefined || flags['allow-replace'])) {
     throw new ErpsyncError('USAGE', 'a saved plan carries its own delete budget and replacements; plan again with --max-deletes or --allow-replace');
+  }
+  if (isFleetRun(flags)) {
+    if (planFile) throw new ErpsyncError('USAGE', 'a saved plan belongs to one target; apply it with --target NAME');
+    if (flags['auto-approve'] !== true) throw new ErpsyncError('CONFIRMATION_REQUIRED', 'a fleet apply never asks store by store: pass --auto-approve (after reviewing `erpsync plan` across the same targets)');
+    const fleetFormat = flags.json ? 'json' : 'text';
+    const report = await runFleet({ command: 'apply', flags, paths: parsed.positionals, io, onRow: fleetProgress('apply', fleetFormat, io) }, applyStore(io, Math.max(1, concurrency)));
+    writeFleetReport(report, fleetFormat, io);
+    return report.exitCode;
   }
   const mode = chooseOutputMode(io, flags.json === true);
   const target = await resolveCliTarget(flags, io);

@@ -1,6 +1,7 @@
 // `erpsync export [--kinds a,b] [--out DIR]`: reads the account and writes its configuration as
 // manifests, one file per kind (or one multi-document stream on stdout). Changes nothing in the
 // account. The export itself is pure (src/export); this file reads, writes files and prints.
+import { isFleetSelection } from '../api/index.js';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -92,6 +93,7 @@ export async function runExportCommand(args: string[], io: CliIO): Promise<numbe
   // Messages go where the YAML does not: stderr when the YAML is stdout.
   const messages = outDir === undefined || flags.json ? io.stderr : io.stdout;
 
+  if (flags['all-targets'] || isFleetSelection(flags.target)) throw new ErpsyncError('USAGE', 'export reads one account: pass one --target');
   const opened = await openTarget(flags, io);
   try {
     writeLine(messages, opened.banner);

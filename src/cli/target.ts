@@ -37,6 +37,8 @@ export const targetFlagOptions = {
   sandbox: { type: 'boolean' },
   'sandbox-state': { type: 'string' },
   target: { type: 'string' },
+  'all-targets': { type: 'boolean' },
+  parallel: { type: 'string' },
   rate: { type: 'string' },
   'max-requests': { type: 'string' },
   config: { type: 'string' },
@@ -45,7 +47,10 @@ export const targetFlagOptions = {
 
 /** Help lines for the flags above, for a command's --help. */
 export const targetFlagHelp: readonly string[] = [
-  '  --target NAME          a target from erpsync.config.yaml (ERPSYNC_TARGET)',
+  '  --target NAME          a target from erpsync.config.yaml (ERPSYNC_TARGET); several names (a,b) or',
+  "                         globs ('lojas/*') run a fleet: one line per store, one table at the end",
+  '  --all-targets          run across every target of the config (a fleet)',
+  '  --parallel N           stores in flight at once in a fleet (ERPSYNC_PARALLEL; default 4)',
   '  --base-url URL         API base URL (ERPSYNC_BASE_URL; default https://api.bling.com.br/Api/v3)',
   '  --sandbox              use the embedded sandbox (ERPSYNC_SANDBOX=1)',
   '  --sandbox-state FILE   sandbox state file (ERPSYNC_SANDBOX_STATE; default .erpsync/sandbox.json)',
