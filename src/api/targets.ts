@@ -426,7 +426,11 @@ export function selectTargets(config: TargetsConfig | undefined, selection: { pa
   if (selection.all === true) return names;
   const selected = new Set<string>();
   for (const pattern of (selection.patterns ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '')) {
-    const regex = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*/g, '\u0000').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]').replace(/\u0000/g, '.*')}$`);
+    const source = pattern
+      .split('**')
+      .map((part) => part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]'))
+      .join('.*');
+    const regex = new RegExp(`^${source}$`);
     const matching = names.filter((name) => regex.test(name));
     if (matching.length === 0) throw new ErpsyncError('CONFIG', `--target ${pattern} selects no target`, { details: [`targets in the config: ${names.join(', ')}`] });
     for (const name of matching) selected.add(name);
