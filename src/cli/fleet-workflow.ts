@@ -33,7 +33,8 @@ export function isFleetRun(flags: FleetFlags): boolean {
 }
 
 type StoreOutcome = Pick<FleetRow, 'changes' | 'applied' | 'failed' | 'exitCode'>;
-type StoreRun = (opened: OpenedTarget, desired: DesiredState) => Promise<StoreOutcome>;
+/** `desired` is absent when the run reads no manifests (`targets --check`). */
+type StoreRun = (opened: OpenedTarget, desired: DesiredState | undefined) => Promise<StoreOutcome>;
 
 export interface FleetOptions {
   command: FleetCommand;
@@ -43,6 +44,8 @@ export interface FleetOptions {
   io: CliIO;
   /** Called as each store finishes, in the order they finish. */
   onRow?: (row: FleetRow, done: number, total: number) => void;
+  /** Only open each target (and name its account): no manifests are read. */
+  withoutManifests?: boolean;
 }
 
 export async function runFleet(options: FleetOptions, runStore: StoreRun): Promise<FleetReport> {
@@ -71,8 +74,8 @@ async function runOneStore(name: string, options: FleetOptions, runStore: StoreR
   let opened: OpenedTarget | undefined;
   try {
     const target = await resolveCliTarget({ ...options.flags, target: name }, options.io);
-    const desired = await loadDesired(options.paths, options.io, target);
-    if (!desired) throw new ErpsyncError('INVALID_MANIFEST', 'the manifests have errors (listed above)');
+    const desired = options.withoutManifests === true ? undefined : await loadDesired(options.paths, options.io, target);
+    if (!desired && options.withoutManifests !== true) throw new ErpsyncError('INVALID_MANIFEST', 'the manifests have errors (listed above)');
     opened = await openResolvedTarget(target, options.flags, options.io);
     const outcome = await runStore(opened, desired);
     return { target: name, account: opened.account, ...outcome, seconds: seconds() };
@@ -87,7 +90,8 @@ async function runOneStore(name: string, options: FleetOptions, runStore: StoreR
 
 /** One store's plan: its changes, and exit 2 for changes when asked (--detailed-exitcode). */
 export function planStore(detailedExitCode: boolean): StoreRun {
-  return async (opened, desired) => {
+  return async (opened, given) => {
+    const desired = required(given);
     const { plan } = planOrThrow(opened, desired, await readAccount(opened, desired));
     const changes = actionableChanges(plan).length;
     return { changes, exitCode: detailedExitCode && changes > 0 ? exitCodes.changes : exitCodes.ok };
@@ -96,7 +100,8 @@ export function planStore(detailedExitCode: boolean): StoreRun {
 
 /** One store's apply, approved in advance (a fleet never prompts): plan, apply, verify. */
 export function applyStore(io: CliIO, concurrency: number): StoreRun {
-  return async (opened, desired) => {
+  return async (opened, given) => {
+    const desired = required(given);
     const live = await readAccount(opened, desired);
     const { plan } = planOrThrow(opened, desired, live);
     const outcome = await runApplyWorkflow(plan, {
@@ -114,6 +119,11 @@ export function applyStore(io: CliIO, concurrency: number): StoreRun {
     if (outcome.status !== 'applied') return { changes, applied: 0, failed: 0, exitCode: exitCodeOfApply(outcome) };
     return { changes, applied: outcome.result.applied, failed: outcome.result.failed + outcome.notConverged.length, exitCode: exitCodeOfApply(outcome) };
   };
+}
+
+function required(desired: DesiredState | undefined): DesiredState {
+  if (!desired) throw new ErpsyncError('INTERNAL', 'a fleet plan ran without manifests');
+  return desired;
 }
 
 function planOrThrow(opened: OpenedTarget, desired: DesiredState, live: Awaited<ReturnType<typeof readAccount>>): ReturnType<typeof makePlan> {

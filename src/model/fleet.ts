@@ -4,7 +4,8 @@ import type { AccountIdentity } from './account.js';
 import { exitCodes } from './errors.js';
 import type { ExitCode } from './errors.js';
 
-export type FleetCommand = 'plan' | 'apply' | 'drift';
+/** `check`: `erpsync targets --check`, which only names each target's account. */
+export type FleetCommand = 'plan' | 'apply' | 'drift' | 'check';
 
 export interface FleetRow {
   target: string;

@@ -3,10 +3,11 @@
 import { describeAccount } from '../model/account.js';
 import type { FleetCommand, FleetReport, FleetRow } from '../model/fleet.js';
 
-const changeWord: Record<FleetCommand, string> = { plan: 'changes', apply: 'changes', drift: 'drifted' };
+const changeWord: Record<FleetCommand, string> = { plan: 'changes', apply: 'changes', drift: 'drifted', check: 'changes' };
 
 function outcomeOf(command: FleetCommand, row: FleetRow): string {
   if (row.error !== undefined) return `error: ${row.error}`;
+  if (command === 'check') return 'reachable';
   if (command === 'apply') return row.changes === 0 ? 'no changes' : `${row.applied ?? 0} applied${row.failed ? `, ${row.failed} failed` : ''}`;
   return row.changes === 0 ? (command === 'drift' ? 'in sync' : 'no changes') : `${row.changes} ${changeWord[command]}`;
 }

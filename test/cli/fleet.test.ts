@@ -89,4 +89,16 @@ describe('a fleet of 20 stores', () => {
       expect(groupsOf(emulator).includes('Acessórios'), name).toBe(selected && name !== 'lojas/loja-13');
     }
   });
+
+  it('prints the CI matrix: one job per target, one concurrency group per account', async () => {
+    const listed = await runCli(['targets', '--target', 'lojas/loja-0*'], { cwd: dir, env });
+    expect(listed.code).toBe(0);
+    expect(listed.stdout.trim().split('\n')).toHaveLength(9);
+    const matrix = await runCli(['targets', '--json', '--check'], { cwd: dir, env });
+    expect(matrix.code, matrix.stderr).toBe(0);
+    const { include } = JSON.parse(matrix.stdout) as { include: { target: string; group: string; account: string }[] };
+    expect(include).toHaveLength(size);
+    expect(include[0]).toEqual({ target: 'lojas/loja-01', baseUrl: stores[0]?.emulator.baseUrl, group: `erpsync-account-loja${'1'.padStart(28, '0')}`, account: 'Loja 1 Ltda', cnpj: '11.111.111/0001-01' });
+    expect(new Set(include.map((e) => e.group)).size).toBe(size);
+  });
 });
