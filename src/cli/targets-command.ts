@@ -2,7 +2,7 @@
 // names the account it reaches (a fleet run that reads no manifests). `--json` prints the GitHub
 // Actions matrix (`strategy.matrix: ${{ fromJSON(…) }}`): one job per target, and a concurrency
 // group per account so two jobs never change the same account at once.
-import { DEFAULT_BASE_URL, selectTargets } from '../api/index.js';
+import { DEFAULT_BASE_URL, defaultTargetCredentialsFile, selectTargets } from '../api/index.js';
 import type { TargetsConfig } from '../api/index.js';
 import { exitCodes } from '../model/errors.js';
 import type { FleetReport } from '../model/fleet.js';
@@ -74,6 +74,7 @@ function describeEntry(name: string, config: TargetsConfig | undefined): string 
 /**
  * One matrix entry per target. `group` is the concurrency group: the account's id when --check
  * read it (two targets on one account share it), else the target name (one target, one account).
+ * `secret` names the repository secret holding the target's credentials file.
  */
 export function buildMatrix(names: readonly string[], config: TargetsConfig | undefined, report: FleetReport | undefined): { include: Record<string, unknown>[] } {
   return {
@@ -83,6 +84,9 @@ export function buildMatrix(names: readonly string[], config: TargetsConfig | un
         target: name,
         baseUrl: baseUrlOf(name, config),
         group: row?.account ? `erpsync-account-${row.account.id}` : `erpsync-target-${name.replace(/[^A-Za-z0-9_-]/g, '-')}`,
+        // Where the job restores the target's OAuth credentials from, and into which file.
+        secret: `BLING_CREDENTIALS_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`,
+        credentialsFile: config?.targets[name]?.credentials?.file ?? defaultTargetCredentialsFile(name),
         ...(row?.account ? { account: row.account.nome, cnpj: row.account.cnpj } : {}),
         ...(row?.error !== undefined ? { error: row.error } : {}),
       };

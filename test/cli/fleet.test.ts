@@ -98,7 +98,15 @@ describe('a fleet of 20 stores', () => {
     expect(matrix.code, matrix.stderr).toBe(0);
     const { include } = JSON.parse(matrix.stdout) as { include: { target: string; group: string; account: string }[] };
     expect(include).toHaveLength(size);
-    expect(include[0]).toEqual({ target: 'lojas/loja-01', baseUrl: stores[0]?.emulator.baseUrl, group: `erpsync-account-loja${'1'.padStart(28, '0')}`, account: 'Loja 1 Ltda', cnpj: '11.111.111/0001-01' });
+    expect(include[0]).toEqual({
+      target: 'lojas/loja-01',
+      baseUrl: stores[0]?.emulator.baseUrl,
+      group: `erpsync-account-loja${'1'.padStart(28, '0')}`,
+      secret: 'BLING_CREDENTIALS_LOJAS_LOJA_01',
+      credentialsFile: '.erpsync/credentials-lojas/loja-01.json',
+      account: 'Loja 1 Ltda',
+      cnpj: '11.111.111/0001-01',
+    });
     expect(new Set(include.map((e) => e.group)).size).toBe(size);
   });
 });
