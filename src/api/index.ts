@@ -26,6 +26,7 @@ export {
   DEFAULT_SANDBOX_STATE,
   defaultTargetCredentialsFile,
   describeTarget,
+  describeTargetManifests,
   isCi,
   isFleetSelection,
   selectTargets,
@@ -33,6 +34,6 @@ export {
   resolveLoginTarget,
   resolveTarget,
 } from './targets.js';
-export type { OAuthCredentials, RemoteTarget, ResolvedTarget, SandboxTarget, TargetConfig, TargetFlags, TargetsConfig, TokenCredentials } from './targets.js';
+export type { OAuthCredentials, RemoteTarget, ResolvedTarget, SandboxTarget, TargetBase, TargetConfig, TargetFlags, TargetsConfig, TokenCredentials } from './targets.js';
 export { buildQueryString, isLoopbackHost, parseSecureUrl } from './url.js';
 export type { Query, QueryValue } from './url.js';

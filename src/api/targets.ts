@@ -77,7 +77,7 @@ export interface OAuthCredentials {
   authorizeUrl: string;
 }
 
-interface TargetBase {
+export interface TargetBase {
   /** `default`, the config's target name, or `sandbox`. */
   name: string;
   /** Stable identity for plan files: the base URL, or `sandbox:<state file>`. */
@@ -215,6 +215,18 @@ function targetCredentials(
     clientSecretEnv: config?.clientSecretEnv ?? 'BLING_CLIENT_SECRET',
     tokenUrl: config?.tokenUrl ?? endpoints.tokenUrl,
     authorizeUrl: config?.authorizeUrl ?? endpoints.authorizeUrl,
+  };
+}
+
+/** What a target's manifests are made of, without its credentials (for offline validation). */
+export function describeTargetManifests(config: TargetsConfig | undefined, name: string): Pick<TargetBase, 'name' | 'manifests' | 'variables' | 'envFile'> {
+  const entry = config?.targets[name];
+  if (!config || !entry) throw new ErpsyncError('CONFIG', `unknown target '${name}'`, { details: [`targets in the config: ${Object.keys(config?.targets ?? {}).join(', ') || 'none'}`] });
+  return {
+    name,
+    ...(entry.manifests ? { manifests: entry.manifests.map((m) => resolve(config.dir, m)) } : {}),
+    ...(entry.variables ? { variables: entry.variables } : {}),
+    ...(entry.envFile ? { envFile: resolve(config.dir, entry.envFile) } : {}),
   };
 }
 

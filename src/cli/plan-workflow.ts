@@ -49,10 +49,10 @@ export function printDiagnostics(diagnostics: readonly Diagnostic[], io: CliIO):
  * Loads the manifests: the paths given, else the target's `manifests` (layered: an overlay's record
  * replaces the base's), else the current folder; with the target's variables over the environment.
  */
-export async function loadDesired(paths: readonly string[], io: CliIO, target?: ResolvedTarget): Promise<DesiredState | undefined> {
+export async function loadDesired(paths: readonly string[], io: CliIO, target?: Pick<ResolvedTarget, 'name' | 'manifests' | 'envFile' | 'variables'>, offline = false): Promise<DesiredState | undefined> {
   const fromTarget = paths.length === 0 ? target?.manifests : undefined;
   const env = target ? await readTargetVariables(target, io) : io.env;
-  const result = await loadManifests(fromTarget ?? (paths.length > 0 ? paths : ['.']), { cwd: io.cwd, env, registry, layers: fromTarget !== undefined });
+  const result = await loadManifests(fromTarget ?? (paths.length > 0 ? paths : ['.']), { cwd: io.cwd, env, registry, layers: fromTarget !== undefined, offline });
   const shown = result.diagnostics.filter((d) => d.severity !== 'note');
   if (!result.desired) {
     printDiagnostics(shown, io);

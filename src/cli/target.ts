@@ -19,7 +19,7 @@ import {
   readCredentialsFile,
   resolveTarget,
 } from '../api/index.js';
-import type { ApiClient, ApiClientOptions, ApiEvent, CredentialProvider, RemoteTarget, ResolvedTarget, SandboxTarget, TargetFlags, TargetsConfig } from '../api/index.js';
+import type { ApiClient, ApiClientOptions, ApiEvent, CredentialProvider, RemoteTarget, ResolvedTarget, SandboxTarget, TargetBase, TargetFlags, TargetsConfig } from '../api/index.js';
 import { checkConfigText } from '../manifest/load-config.js';
 import { parseEnvFile } from '../manifest/env-file.js';
 import { displayPath } from '../manifest/find-files.js';
@@ -193,7 +193,7 @@ export async function loadTargetsConfig(flags: TargetFlags, io: CliIO): Promise<
  * `variables` — the target's own values win, so a value exported in the shell for one store never
  * leaks into another.
  */
-export async function readTargetVariables(target: ResolvedTarget, io: Pick<CliIO, 'env' | 'cwd'>): Promise<NodeJS.ProcessEnv> {
+export async function readTargetVariables(target: Pick<TargetBase, 'name' | 'envFile' | 'variables'>, io: Pick<CliIO, 'env' | 'cwd'>): Promise<NodeJS.ProcessEnv> {
   let fromFile: Record<string, string> = {};
   if (target.envFile !== undefined) {
     const shown = displayPath(target.envFile, io.cwd);
