@@ -43,6 +43,8 @@ export function createStaticTokenProvider(token: string): CredentialProvider {
 /** The credentials file (JSON, mode 0600). Times are ISO strings so a person can read them. */
 export interface StoredCredentials {
   version: 1;
+  /** The API base URL the tokens were issued for: they are never sent anywhere else. */
+  baseUrl?: string;
   clientId?: string;
   tokenUrl?: string;
   refreshToken: string;
@@ -77,6 +79,7 @@ export function parseStoredCredentials(text: string, file: string): StoredCreden
   const optional = (key: string): string | undefined => (typeof raw[key] === 'string' ? raw[key] : undefined);
   return {
     version: 1,
+    baseUrl: optional('baseUrl'),
     clientId: optional('clientId'),
     tokenUrl: optional('tokenUrl'),
     refreshToken: raw.refreshToken,
@@ -111,9 +114,10 @@ export async function writeCredentialsFile(file: string, credentials: StoredCred
   }
 }
 
-export function storedFromTokenSet(tokens: TokenSet, context: { clientId?: string; tokenUrl?: string; now: number }): StoredCredentials {
+export function storedFromTokenSet(tokens: TokenSet, context: { baseUrl?: string; clientId?: string; tokenUrl?: string; now: number }): StoredCredentials {
   return {
     version: 1,
+    ...(context.baseUrl !== undefined ? { baseUrl: context.baseUrl } : {}),
     clientId: context.clientId,
     tokenUrl: context.tokenUrl,
     refreshToken: tokens.refreshToken,
@@ -122,6 +126,32 @@ export function storedFromTokenSet(tokens: TokenSet, context: { clientId?: strin
     scope: tokens.scope,
     updatedAt: new Date(context.now).toISOString(),
   };
+}
+
+/**
+ * The base URL stored credentials belong to: the one `login` recorded, or for a file written
+ * without it (older logins, a refresh that did not carry it over) the API its token URL belongs to.
+ */
+export function issuedBaseUrl(stored: Pick<StoredCredentials, 'baseUrl' | 'tokenUrl'>): string | undefined {
+  if (stored.baseUrl !== undefined) return stored.baseUrl;
+  const suffix = '/oauth/token';
+  return stored.tokenUrl?.endsWith(suffix) ? stored.tokenUrl.slice(0, -suffix.length) : undefined;
+}
+
+/**
+ * Refuses to send credentials to a base URL other than the one they were issued for: tokens of
+ * a test account must never reach production because a later run forgot --base-url.
+ */
+export function checkCredentialsBaseUrl(stored: StoredCredentials, file: string, baseUrl: string, loginCommand: string): void {
+  const issued = issuedBaseUrl(stored);
+  if (issued === baseUrl) return;
+  throw new ErpsyncError(
+    'CREDENTIALS_MISMATCH',
+    issued === undefined
+      ? `the credentials in ${file} do not say which API they were issued for; refusing to send them to ${baseUrl}`
+      : `the credentials in ${file} were issued for ${issued}, not for ${baseUrl}; refusing to send them there`,
+    { details: [`run \`${loginCommand}\` to log in to ${baseUrl}${issued === undefined ? '' : `, or pass --base-url ${issued} to use them where they belong`}`] },
+  );
 }
 
 export interface OAuthProviderOptions {

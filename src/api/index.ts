@@ -1,11 +1,13 @@
 // The API layer's public surface. Everything that talks to the service (live reads, apply, the
 // CLI's target handling) imports from here, never from the files behind it. This layer knows no
 // resource kind and never prints; it must not import the emulator (that is the CLI's business).
+export { ACCOUNT_PATH, readAccountIdentity } from './account.js';
 export { createApiClient, DEFAULT_PAGE_SIZE, DEFAULT_RATE } from './client.js';
 export type { ApiClient, ApiClientOptions, ApiEvent, ApiRequest, ApiResponse, RequestStats } from './client.js';
 export { ApiError, ApiOutcomeUnknownError } from './errors.js';
 export type { ApiErrorCategory, ApiFieldError, HttpMethod } from './errors.js';
 export {
+  checkCredentialsBaseUrl,
   createOAuthProvider,
   createStaticTokenProvider,
   readCredentialsFile,
@@ -22,12 +24,16 @@ export {
   DEFAULT_CONFIG_FILE,
   DEFAULT_CREDENTIALS_FILE,
   DEFAULT_SANDBOX_STATE,
+  defaultTargetCredentialsFile,
   describeTarget,
+  describeTargetManifests,
   isCi,
+  isFleetSelection,
+  selectTargets,
   parseTargetsConfig,
   resolveLoginTarget,
   resolveTarget,
 } from './targets.js';
-export type { OAuthCredentials, RemoteTarget, ResolvedTarget, SandboxTarget, TargetConfig, TargetFlags, TargetsConfig, TokenCredentials } from './targets.js';
+export type { OAuthCredentials, RemoteTarget, ResolvedTarget, SandboxTarget, TargetBase, TargetConfig, TargetFlags, TargetsConfig, TokenCredentials } from './targets.js';
 export { buildQueryString, isLoopbackHost, parseSecureUrl } from './url.js';
 export type { Query, QueryValue } from './url.js';

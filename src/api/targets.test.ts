@@ -21,12 +21,16 @@ const config: TargetsConfig = parseTargetsConfig(
   '/repo/erpsync.config.yaml',
 );
 
+const account = { id: 'a1', nome: 'Loja Nova Ltda', cnpj: '12.345.678/0001-90' };
+
 describe('resolving the target', () => {
   it('falls back to the sandbox when nothing is configured, and says so', () => {
     const target = resolveTarget(input({}));
     expect(target).toMatchObject({ mode: 'sandbox', reason: 'no-credentials', stateFile: '/repo/.erpsync/sandbox.json', id: 'sandbox:.erpsync/sandbox.json' });
     expect(target.rate).toBe(Number.POSITIVE_INFINITY);
-    expect(describeTarget(target, cwd)).toMatch(/^Using the local sandbox \(no credentials configured; state in \.erpsync\/sandbox\.json\)/);
+    expect(describeTarget(target, cwd, account)).toBe(
+      'Account: Loja Nova Ltda (CNPJ 12.345.678/0001-90) · local sandbox (state in .erpsync/sandbox.json; no credentials configured: set BLING_ACCESS_TOKEN or run `erpsync login` to use a real account)',
+    );
   });
 
   it('refuses the silent fallback under CI, unless --sandbox', () => {

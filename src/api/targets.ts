@@ -3,6 +3,8 @@
 // holds no secret (only the names of the variables that hold them), so it may be written into a
 // plan file or printed.
 import { resolve } from 'node:path';
+import type { AccountIdentity } from '../model/account.js';
+import { describeAccount } from '../model/account.js';
 import { ErpsyncError } from '../model/errors.js';
 import { DEFAULT_RATE } from './client.js';
 import { BLING_API_BASE_URL, deriveOAuthEndpoints } from './oauth.js';
@@ -28,11 +30,16 @@ export interface TargetFlags {
 
 /** One entry of `targets:` in erpsync.config.yaml. Secrets are named by variable, never written. */
 export interface TargetConfig {
+  description?: string;
   baseUrl?: string;
   rate?: number;
   maxRequests?: number;
   manifests?: string[];
   credentials?: CredentialsConfig;
+  /** Values for the manifests' ${VARS}; they win over the environment. */
+  variables?: Record<string, string>;
+  /** A KEY=value file with more variables, relative to the config file's folder. */
+  envFile?: string;
 }
 
 export interface CredentialsConfig {
@@ -70,7 +77,7 @@ export interface OAuthCredentials {
   authorizeUrl: string;
 }
 
-interface TargetBase {
+export interface TargetBase {
   /** `default`, the config's target name, or `sandbox`. */
   name: string;
   /** Stable identity for plan files: the base URL, or `sandbox:<state file>`. */
@@ -78,8 +85,12 @@ interface TargetBase {
   /** Requests per second; Infinity = unpaced (the sandbox unless --rate says otherwise). */
   rate: number;
   maxRequests?: number;
-  /** Manifest paths the target names (absolute), when the config gives them. */
+  /** Manifest paths the target names (absolute), when the config gives them: layers, base first. */
   manifests?: string[];
+  /** The target's own values for ${VARS} (over the environment and its env file). */
+  variables?: Record<string, string>;
+  /** Absolute path of the target's env file. */
+  envFile?: string;
 }
 
 export interface RemoteTarget extends TargetBase {
@@ -94,6 +105,8 @@ export interface SandboxTarget extends TargetBase {
   stateFile: string;
   /** `requested` by --sandbox, or chosen because no credentials are configured. */
   reason: 'requested' | 'no-credentials';
+  /** Base URL of the running `erpsync sandbox` that owns the state file, when this run talks to it. */
+  server?: string;
 }
 
 export type ResolvedTarget = RemoteTarget | SandboxTarget;
@@ -146,6 +159,8 @@ export function resolveTarget(input: ResolveInput): ResolvedTarget {
       rate: rateOverride ?? entry.rate ?? DEFAULT_RATE,
       maxRequests: maxRequestsOverride ?? entry.maxRequests,
       manifests: entry.manifests?.map((m) => resolve(config.dir, m)),
+      ...(entry.variables ? { variables: entry.variables } : {}),
+      ...(entry.envFile ? { envFile: resolve(config.dir, entry.envFile) } : {}),
     };
   }
 
@@ -200,6 +215,18 @@ function targetCredentials(
     clientSecretEnv: config?.clientSecretEnv ?? 'BLING_CLIENT_SECRET',
     tokenUrl: config?.tokenUrl ?? endpoints.tokenUrl,
     authorizeUrl: config?.authorizeUrl ?? endpoints.authorizeUrl,
+  };
+}
+
+/** What a target's manifests are made of, without its credentials (for offline validation). */
+export function describeTargetManifests(config: TargetsConfig | undefined, name: string): Pick<TargetBase, 'name' | 'manifests' | 'variables' | 'envFile'> {
+  const entry = config?.targets[name];
+  if (!config || !entry) throw new ErpsyncError('CONFIG', `unknown target '${name}'`, { details: [`targets in the config: ${Object.keys(config?.targets ?? {}).join(', ') || 'none'}`] });
+  return {
+    name,
+    ...(entry.manifests ? { manifests: entry.manifests.map((m) => resolve(config.dir, m)) } : {}),
+    ...(entry.variables ? { variables: entry.variables } : {}),
+    ...(entry.envFile ? { envFile: resolve(config.dir, entry.envFile) } : {}),
   };
 }
 
@@ -260,16 +287,27 @@ export function resolveLoginTarget(input: Omit<ResolveInput, 'fileExists'>): {
   };
 }
 
-/** One line for the first line of output: where this run goes. */
-export function describeTarget(target: ResolvedTarget, cwd: string): string {
+/**
+ * The first line of every command that reaches an account: which company, where, and through
+ * which target — `Account: Loja Nova Ltda (CNPJ …) · api.bling.com.br · target producao`.
+ */
+export function describeTarget(target: ResolvedTarget, cwd: string, account: AccountIdentity): string {
+  const head = `Account: ${describeAccount(account)}`;
   if (target.mode === 'remote') {
-    const auth = target.credentials.type === 'token' ? `token from ${target.credentials.tokenEnv}` : 'OAuth';
-    return `Target: ${target.name === 'default' ? '' : `${target.name} `}${target.baseUrl} (${auth})`;
+    const credentials = target.credentials;
+    const via =
+      target.name !== 'default'
+        ? `target ${target.name}`
+        : credentials.type === 'token'
+          ? `token from ${credentials.tokenEnv}`
+          : `OAuth credentials in ${relativeOrAbsolute(credentials.file, cwd)}`;
+    return `${head} · ${new URL(target.baseUrl).host} · ${via}`;
   }
   const state = relativeOrAbsolute(target.stateFile, cwd);
+  if (target.server !== undefined) return `${head} · sandbox server ${new URL(target.server).host} (state in ${state})`;
   return target.reason === 'no-credentials'
-    ? `Using the local sandbox (no credentials configured; state in ${state}). Set BLING_ACCESS_TOKEN or run \`erpsync login\` to use a real account.`
-    : `Using the local sandbox (state in ${state}).`;
+    ? `${head} · local sandbox (state in ${state}; no credentials configured: set BLING_ACCESS_TOKEN or run \`erpsync login\` to use a real account)`
+    : `${head} · local sandbox (state in ${state})`;
 }
 
 function relativeOrAbsolute(path: string, cwd: string): string {
@@ -277,17 +315,22 @@ function relativeOrAbsolute(path: string, cwd: string): string {
   return path.startsWith(prefix) ? path.slice(prefix.length) : path;
 }
 
-const knownTargetKeys: ReadonlySet<string> = new Set(['baseUrl', 'rate', 'maxRequests', 'manifests', 'credentials']);
+const knownTargetKeys: ReadonlySet<string> = new Set(['description', 'baseUrl', 'rate', 'maxRequests', 'manifests', 'credentials', 'variables', 'envFile']);
 const knownCredentialKeys: ReadonlySet<string> = new Set(['tokenEnv', 'clientId', 'clientIdEnv', 'clientSecretEnv', 'file', 'tokenUrl', 'authorizeUrl']);
 const secretLookingKeys = /^(token|accessToken|refreshToken|clientSecret|secret|password)$/i;
 
+/** Where a path of the config file is, `file:line:col`, when the caller kept positions. */
+export type ConfigLocator = (path: readonly (string | number)[]) => string;
+
 /**
- * Reads the `targets` section of an already parsed erpsync.config.yaml (other top-level keys belong
- * to other parts of the tool and are ignored here). `dir` is the config file's folder.
+ * Reads the `targets` section of an already parsed erpsync.config.yaml (the schema in
+ * src/manifest/config-schema.ts checked its shape first, with positions; these checks stand on
+ * their own too). `dir` is the config file's folder.
  */
-export function parseTargetsConfig(raw: unknown, dir: string, file: string): TargetsConfig {
+export function parseTargetsConfig(raw: unknown, dir: string, file: string, locate: ConfigLocator = () => file): TargetsConfig {
+  let at: (string | number)[] = [];
   const fail = (message: string, details: string[] = []): never => {
-    throw new ErpsyncError('CONFIG', `${file}: ${message}`, { details });
+    throw new ErpsyncError('CONFIG', `${locate(at)}: ${message}`, { details });
   };
   if (raw === null || raw === undefined) return { dir, targets: {} };
   if (!isPlainRecord(raw)) return fail('expected a mapping at the top level');
@@ -297,7 +340,8 @@ export function parseTargetsConfig(raw: unknown, dir: string, file: string): Tar
   const targets: Record<string, TargetConfig> = {};
   for (const [name, value] of Object.entries(section)) {
     const where = `targets.${name}`;
-    if (!/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(name)) fail(`${where}: target names use letters, digits, '-' and '_'`);
+    at = ['targets', name];
+    if (!/^[A-Za-z0-9][A-Za-z0-9_-]*(\/[A-Za-z0-9][A-Za-z0-9_-]*)*$/.test(name)) fail(`${where}: target names use letters, digits, '-' and '_', in segments separated by '/'`);
     if (!isPlainRecord(value)) return fail(`${where} must be a mapping`);
     for (const key of Object.keys(value)) {
       if (!knownTargetKeys.has(key)) fail(`${where}.${key} is not a target setting`, [`known: ${[...knownTargetKeys].join(', ')}`]);
@@ -320,6 +364,18 @@ export function parseTargetsConfig(raw: unknown, dir: string, file: string): Tar
       if (!Array.isArray(list) || !list.every((m) => typeof m === 'string')) fail(`${where}.manifests must be a path or a list of paths`);
       entry.manifests = list as string[];
     }
+    if (typeof value.description === 'string') entry.description = value.description;
+    if (value.variables !== undefined) {
+      at = ['targets', name, 'variables'];
+      if (!isPlainRecord(value.variables)) return fail(`${where}.variables must be a mapping of variable names to values`);
+      entry.variables = Object.fromEntries(Object.entries(value.variables).map(([k, v]) => [k, String(v)]));
+    }
+    if (value.envFile !== undefined) {
+      at = ['targets', name, 'envFile'];
+      if (typeof value.envFile !== 'string' || value.envFile === '') fail(`${where}.envFile must be a path`);
+      entry.envFile = value.envFile as string;
+    }
+    at = ['targets', name, 'credentials'];
     if (value.credentials !== undefined) entry.credentials = parseCredentialsConfig(value.credentials, `${where}.credentials`, fail);
     targets[name] = entry;
   }
@@ -369,6 +425,34 @@ function nonEmpty(value: string | undefined): string | undefined {
 
 function isTrue(value: string | undefined): boolean {
   return value !== undefined && /^(1|true|yes)$/i.test(value.trim());
+}
+
+/**
+ * The targets a fleet run selects: `--all-targets`, or `--target` with names and globs separated by
+ * commas (`lojas/*`: `*` stays inside one segment, `**` crosses them). Sorted; a name or pattern
+ * that selects nothing is an error, so a typo never shrinks a fleet silently.
+ */
+export function selectTargets(config: TargetsConfig | undefined, selection: { patterns?: string; all?: boolean }): string[] {
+  const names = Object.keys(config?.targets ?? {}).sort();
+  if (names.length === 0) throw new ErpsyncError('CONFIG', `no targets are defined (add them under \`targets:\` in ${DEFAULT_CONFIG_FILE})`);
+  if (selection.all === true) return names;
+  const selected = new Set<string>();
+  for (const pattern of (selection.patterns ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+    const source = pattern
+      .split('**')
+      .map((part) => part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]'))
+      .join('.*');
+    const regex = new RegExp(`^${source}$`);
+    const matching = names.filter((name) => regex.test(name));
+    if (matching.length === 0) throw new ErpsyncError('CONFIG', `--target ${pattern} selects no target`, { details: [`targets in the config: ${names.join(', ')}`] });
+    for (const name of matching) selected.add(name);
+  }
+  return [...selected].sort();
+}
+
+/** Whether a --target value names a fleet (several names, or a glob) rather than one target. */
+export function isFleetSelection(patterns: string | undefined): boolean {
+  return patterns !== undefined && /[,*?]/.test(patterns);
 }
 
 export function isCi(env: Readonly<Record<string, string | undefined>>): boolean {

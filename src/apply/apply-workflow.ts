@@ -1,15 +1,17 @@
 // The apply workflow: a plan in, the account changed out. It owns every check between the two,
-// in this order: a saved plan's preconditions re-read and re-checked (refused when anything it
+// in this order: the plan's target and account against the ones this run opened (refused before
+// anything is read or written when they differ), a saved plan's preconditions re-read and re-checked (refused when anything it
 // relies on changed), the delete budget as the plan decided it (refused when exceeded), the
 // confirmation (injected: a prompt, the terminal UI, or --auto-approve), the writes, and the
 // re-read that tells whether what was written took. It decides nothing the plan decided and
 // prints nothing: events go to the injected reporter; the CLI only wires arguments to it.
 import type { ApiClient } from '../api/client.js';
 import type { KindAdapter } from '../kinds/kind.js';
+import { describeAccount } from '../model/account.js';
 import { ErpsyncError } from '../model/errors.js';
 import type { ApplyReportEvent, ApplyResult } from '../model/events.js';
 import type { AccountReader, LiveState } from '../model/live.js';
-import type { Plan } from '../model/plan.js';
+import type { Plan, PlanTarget } from '../model/plan.js';
 import { actionableChanges } from '../model/plan.js';
 import { applyPlan } from './apply-plan.js';
 import { findStalePreconditions } from './check-stale.js';
@@ -18,6 +20,8 @@ import { recheckRequest, verifyRequest } from './read-requests.js';
 
 export interface ApplyWorkflowOptions {
   client: ApiClient;
+  /** Where this run is connected, with the account it named: a plan for another one is refused. */
+  target: PlanTarget;
   adapters: readonly KindAdapter[];
   readAccount: AccountReader;
   /** The account as read for a plan made in this run; absent for a saved plan (it is re-read). */
@@ -38,6 +42,7 @@ export type ApplyOutcome =
   | { status: 'applied'; result: ApplyResult; notConverged: string[] };
 
 export async function runApplyWorkflow(plan: Plan, options: ApplyWorkflowOptions): Promise<ApplyOutcome> {
+  checkPlanTarget(plan.target, options.target);
   const live = options.live ?? (await recheckSavedPlan(plan, options));
   options.report({ type: 'plan', plan });
   if (actionableChanges(plan).length === 0) return { status: 'no-changes' };
@@ -67,6 +72,21 @@ export async function runApplyWorkflow(plan: Plan, options: ApplyWorkflowOptions
     options.report({ type: 'verify-end', notConverged });
   }
   return { status: 'applied', result, notConverged };
+}
+
+/**
+ * A plan applies only where it was made: the same target (base URL or sandbox state) and the same
+ * account, which the base URL alone does not tell (many stores share the API's URL).
+ */
+export function checkPlanTarget(planned: PlanTarget, current: PlanTarget): void {
+  if (planned.id !== current.id) {
+    throw new ErpsyncError('PLAN_STALE', `the plan was made for ${planned.id}, not for ${current.id}`, { details: ['plan again against this target'] });
+  }
+  if (planned.account.id !== current.account.id) {
+    throw new ErpsyncError('ACCOUNT_MISMATCH', `the plan was made on the account ${describeAccount(planned.account)}, but these credentials reach ${describeAccount(current.account)}; nothing was changed`, {
+      details: [`account ids: planned ${planned.account.id}, reached ${current.account.id}`, 'plan again against this account, or use the credentials of the account the plan was made on'],
+    });
+  }
 }
 
 /** Re-reads what a saved plan relies on; refuses when any of it changed since the plan was made. */

@@ -20,11 +20,13 @@ import { acceptsAnswer, applyFieldFold, confirmationFor, createJsonApplyReporter
 import { colorizePlanLine } from '../report/plan-terminal.js';
 import type { InteractiveApply } from '../ui/interactive-apply.js';
 import type { CliIO } from './io.js';
+import { fleetProgress, writeFleetReport } from './fleet-output.js';
+import { applyStore, isFleetRun, runFleet } from './fleet-workflow.js';
 import { parseCommandArgs } from './parse-command-args.js';
 import { writeLine } from './io.js';
 import { chooseOutputMode, isColorEnabled } from './output-mode.js';
 import { loadDesired, makePlan, parseCount, planTargetOf, printDiagnostics, readAccount } from './plan-workflow.js';
-import { openTarget, targetFlagHelp, targetFlagOptions } from './target.js';
+import { openResolvedTarget, readTargetVariables, resolveCliTarget, targetFlagHelp, targetFlagOptions } from './target.js';
 import type { DesiredState } from '../model/desired.js';
 import type { Plan } from '../model/plan.js';
 import type { ApplyReportEvent } from '../model/events.js';
@@ -100,21 +102,30 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
   if (planFile && (maxDeletes !== undefined || flags['allow-replace'])) {
     throw new ErpsyncError('USAGE', 'a saved plan carries its own delete budget and replacements; plan again with --max-deletes or --allow-replace');
   }
+  if (isFleetRun(flags)) {
+    if (planFile) throw new ErpsyncError('USAGE', 'a saved plan belongs to one target; apply it with --target NAME');
+    if (flags['auto-approve'] !== true) throw new ErpsyncError('CONFIRMATION_REQUIRED', 'a fleet apply never asks store by store: pass --auto-approve (after reviewing `erpsync plan` across the same targets)');
+    const fleetFormat = flags.json ? 'json' : 'text';
+    const report = await runFleet({ command: 'apply', flags, paths: parsed.positionals, io, onRow: fleetProgress('apply', fleetFormat, io) }, applyStore(io, Math.max(1, concurrency)));
+    writeFleetReport(report, fleetFormat, io);
+    return report.exitCode;
+  }
   const mode = chooseOutputMode(io, flags.json === true);
-  const savedPlan = planFile ? await readSavedPlan(planFile, parsed.positionals[0] ?? planFile, io) : undefined;
-  const desired = savedPlan ? undefined : await loadDesired(parsed.positionals, io);
+  const target = await resolveCliTarget(flags, io);
+  const savedPlan = planFile ? await readSavedPlan(planFile, parsed.positionals[0] ?? planFile, await readTargetVariables(target, io)) : undefined;
+  const desired = savedPlan ? undefined : await loadDesired(parsed.positionals, io, target);
   if (!savedPlan && !desired) return 1;
 
   // Ctrl-C stops apply from starting changes; requests in flight finish (a second Ctrl-C exits at
   // once), so the client does not share the interrupt signal.
-  const opened = await openTarget(flags, io, { client: { signal: new AbortController().signal } });
+  const opened = await openResolvedTarget(target, flags, io, { client: { signal: new AbortController().signal } });
   const ui = createApplyUi(io, mode, flags['auto-approve'] === true);
   let lock: HeldLock | undefined;
   try {
     // NDJSON owns stdout: the banner goes to stderr then.
-    if (opened.banner) writeLine(mode === 'json' ? io.stderr : io.stdout, opened.banner);
+    writeLine(mode === 'json' ? io.stderr : io.stdout, opened.banner);
     const outcomeWindowMs = (outcomeWait ?? defaultOutcomeWindowMs / 1000) * 1000;
-    lock = await lockAccount(io, { key: opened.target.id, timeoutMs: lockTimeout * 1000, inFlightMs: outcomeWindowMs });
+    lock = await lockAccount(io, { key: opened.account.id, timeoutMs: lockTimeout * 1000, inFlightMs: outcomeWindowMs });
     let plan = savedPlan;
     let live;
     if (!plan) {
@@ -123,11 +134,10 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
       printDiagnostics(result.diagnostics, io);
       if (hasErrors(result.diagnostics)) return 1;
       plan = result.plan;
-    } else if (plan.target.id !== planTargetOf(opened).id) {
-      throw new ErpsyncError('PLAN_STALE', `the plan was made for ${plan.target.id}, not for ${planTargetOf(opened).id}`);
     }
     const outcome = await runApplyWorkflow(plan, {
       client: opened.client,
+      target: planTargetOf(opened),
       adapters: registry.units,
       readAccount: (request) => fetchLive(opened.client, registry.units, request),
       ...(live ? { live } : {}),
@@ -145,11 +155,11 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
   }
 }
 
-async function readSavedPlan(file: string, shown: string, io: CliIO): Promise<Plan> {
+async function readSavedPlan(file: string, shown: string, env: NodeJS.ProcessEnv): Promise<Plan> {
   const text = await readFile(file, 'utf8').catch((error: unknown) => {
     throw new ErpsyncError('FILE_UNREADABLE', `cannot read ${shown}`, { cause: error });
   });
-  return parsePlanFile(text, shown, io.env);
+  return parsePlanFile(text, shown, env);
 }
 
 interface ApplyUi {

@@ -1,6 +1,7 @@
 // `erpsync export [--kinds a,b] [--out DIR]`: reads the account and writes its configuration as
 // manifests, one file per kind (or one multi-document stream on stdout). Changes nothing in the
 // account. The export itself is pure (src/export); this file reads, writes files and prints.
+import { isFleetSelection } from '../api/index.js';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -92,9 +93,10 @@ export async function runExportCommand(args: string[], io: CliIO): Promise<numbe
   // Messages go where the YAML does not: stderr when the YAML is stdout.
   const messages = outDir === undefined || flags.json ? io.stderr : io.stdout;
 
+  if (flags['all-targets'] || isFleetSelection(flags.target)) throw new ErpsyncError('USAGE', 'export reads one account: pass one --target');
   const opened = await openTarget(flags, io);
   try {
-    if (opened.banner) writeLine(messages, opened.banner);
+    writeLine(messages, opened.banner);
     const live = await fetchLive(opened.client, registry.units, { kinds: unitKindsOf(kinds), desired: new Map(), complete: () => true, everyField: true });
     const schemaRef = flags.schema ?? path.relative(outDir ?? io.cwd, bundledSchema).split(path.sep).join('/');
     const files = buildExport(live, registry.units, { kinds, schemaRef, source: opened.target.name === 'default' ? 'the account' : `target ${opened.target.name}` });
@@ -109,7 +111,7 @@ export async function runExportCommand(args: string[], io: CliIO): Promise<numbe
     for (const file of files) await writeAtomically(path.join(outDir, file.file), maskOf(io)(file.text));
     if (flags.json) {
       const summary = files.map(({ kind, file, records, leftOut, variables, warnings }) => ({ kind, file, records, leftOut, variables, warnings }));
-      writeLine(io.stdout, JSON.stringify({ formatVersion: 1, out: flags.out, reads: live.reads, files: summary }, null, 2));
+      writeLine(io.stdout, JSON.stringify({ formatVersion: 1, target: { name: opened.target.name, id: opened.target.id, account: opened.account }, out: flags.out, reads: live.reads, files: summary }, null, 2));
       return 0;
     }
     writeLine(io.stdout, `Exported ${files.length} kind(s) to ${flags.out} in ${live.reads} request(s):`);

@@ -92,10 +92,10 @@ export async function runLoginCommand(args: string[], io: CliIO): Promise<number
       });
       redactor.add(tokens.accessToken);
       redactor.add(tokens.refreshToken);
-      const stored = storedFromTokenSet(tokens, { clientId, tokenUrl: login.tokenUrl, now: Date.now() });
+      const stored = storedFromTokenSet(tokens, { baseUrl: login.baseUrl, clientId, tokenUrl: login.tokenUrl, now: Date.now() });
       await writeCredentialsFile(login.file, stored);
       received.respond(200, 'erpsync is authorized. You can close this tab.');
-      writeLine(io.stdout, `Logged in${login.name === 'default' ? '' : ` (target ${login.name})`}: credentials stored in ${login.file} (mode 0600).`);
+      writeLine(io.stdout, `Logged in to ${login.baseUrl}${login.name === 'default' ? '' : ` (target ${login.name})`}: credentials stored in ${login.file} (mode 0600); they are used for this base URL only.`);
       if (stored.expiresAt) writeLine(io.stdout, `The access token is valid until ${stored.expiresAt}; erpsync refreshes it automatically.`);
       return 0;
     } catch (error) {

@@ -37,6 +37,10 @@ const commands: Record<string, CommandEntry> = {
     summary: 'serve the embedded Bling API emulator on loopback until Ctrl-C',
     load: async () => (await import('./sandbox-command.js')).runSandboxCommand,
   },
+  targets: {
+    summary: 'list the targets of erpsync.config.yaml; --check names the account each one reaches',
+    load: async () => (await import('./targets-command.js')).runTargetsCommand,
+  },
   login: {
     summary: 'authorize erpsync on a Bling account (OAuth) and store the credentials',
     load: async () => (await import('./login-command.js')).runLoginCommand,

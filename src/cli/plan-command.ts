@@ -10,11 +10,13 @@ import { serializePlan } from '../plan/plan-file.js';
 import { renderPlanMarkdown } from '../report/plan-markdown.js';
 import { chooseFieldFold, colorizePlanLine, largeChangeSet } from '../report/plan-terminal.js';
 import type { CliIO } from './io.js';
+import { fleetProgress, writeFleetReport } from './fleet-output.js';
+import { isFleetRun, planStore, runFleet } from './fleet-workflow.js';
 import { parseCommandArgs } from './parse-command-args.js';
 import { writeLine } from './io.js';
 import { isCapableTerminal, isColorEnabled } from './output-mode.js';
 import { loadDesired, makePlan, parseCount, printDiagnostics, readAccount } from './plan-workflow.js';
-import { openTarget, targetFlagHelp, targetFlagOptions } from './target.js';
+import { openResolvedTarget, resolveCliTarget, targetFlagHelp, targetFlagOptions } from './target.js';
 import type { Plan } from '../model/plan.js';
 
 const help = [
@@ -54,13 +56,21 @@ export async function runPlanCommand(args: string[], io: CliIO): Promise<number>
   const format = flags.format ?? 'text';
   if (format !== 'text' && format !== 'markdown') throw new ErpsyncError('USAGE', `--format takes text or markdown, not \`${format}\``);
   if (format === 'markdown' && flags.json) throw new ErpsyncError('USAGE', '--json and --format markdown cannot be combined');
-  const desired = await loadDesired(parsed.positionals, io);
+  if (isFleetRun(flags)) {
+    if (flags.out) throw new ErpsyncError('USAGE', '--out saves one plan: plan one target at a time to save plans');
+    const fleetFormat = flags.json ? 'json' : format;
+    const report = await runFleet({ command: 'plan', flags, paths: parsed.positionals, io, onRow: fleetProgress('plan', fleetFormat, io) }, planStore(flags['detailed-exitcode'] === true));
+    writeFleetReport(report, fleetFormat, io);
+    return report.exitCode;
+  }
+  const target = await resolveCliTarget(flags, io);
+  const desired = await loadDesired(parsed.positionals, io, target);
   if (!desired) return 1;
 
-  const opened = await openTarget(flags, io);
+  const opened = await openResolvedTarget(target, flags, io);
   try {
     // Machine-readable output owns stdout; the sandbox banner goes to stderr then.
-    if (opened.banner) writeLine(flags.json || format === 'markdown' ? io.stderr : io.stdout, opened.banner);
+    writeLine(flags.json || format === 'markdown' ? io.stderr : io.stdout, opened.banner);
     const live = await readAccount(opened, desired);
     const { plan, diagnostics } = makePlan(desired, live, opened, { allowReplace: flags['allow-replace'] === true, ...(maxDeletes !== undefined ? { maxDeletes } : {}) });
     printDiagnostics(diagnostics, io);

@@ -1,7 +1,9 @@
 // The steps plan, apply and drift share: load the manifests, open the target, read the account,
 // build the plan. Prints diagnostics and the target banner; returns an exit code instead of
 // throwing for input problems.
+import type { ResolvedTarget } from '../api/index.js';
 import type { OpenedTarget } from './target.js';
+import { readTargetVariables } from './target.js';
 import type { CliIO } from './io.js';
 import { writeLine } from './io.js';
 import { registry } from '../kinds/registry.js';
@@ -27,7 +29,7 @@ export interface PlanFlags {
 }
 
 export function planTargetOf(opened: OpenedTarget): PlanTarget {
-  return { mode: opened.target.mode, id: opened.target.id, name: opened.target.name };
+  return { mode: opened.target.mode, id: opened.target.id, name: opened.target.name, account: opened.account };
 }
 
 export function parseCount(value: string | undefined, flag: string): number | undefined {
@@ -43,8 +45,14 @@ export function printDiagnostics(diagnostics: readonly Diagnostic[], io: CliIO):
   if (lines.length > 0 && hasErrors(diagnostics)) writeLine(io.stderr, `\n${summarizeCounts(countDiagnostics(diagnostics))}`);
 }
 
-export async function loadDesired(paths: readonly string[], io: CliIO): Promise<DesiredState | undefined> {
-  const result = await loadManifests(paths.length > 0 ? paths : ['.'], { cwd: io.cwd, env: io.env, registry });
+/**
+ * Loads the manifests: the paths given, else the target's `manifests` (layered: an overlay's record
+ * replaces the base's), else the current folder; with the target's variables over the environment.
+ */
+export async function loadDesired(paths: readonly string[], io: CliIO, target?: Pick<ResolvedTarget, 'name' | 'manifests' | 'envFile' | 'variables'>, offline = false): Promise<DesiredState | undefined> {
+  const fromTarget = paths.length === 0 ? target?.manifests : undefined;
+  const env = target ? await readTargetVariables(target, io) : io.env;
+  const result = await loadManifests(fromTarget ?? (paths.length > 0 ? paths : ['.']), { cwd: io.cwd, env, registry, layers: fromTarget !== undefined, offline });
   for (const value of result.secretValues) io.mask?.add(value);
   const shown = result.diagnostics.filter((d) => d.severity !== 'note');
   if (!result.desired) {
@@ -68,7 +76,8 @@ export async function readAccount(opened: OpenedTarget, desired: DesiredState): 
 
 export function makePlan(desired: DesiredState, live: LiveState, opened: OpenedTarget, flags: PlanFlags): PlanResult {
   const rate = Number.isFinite(opened.target.rate) ? opened.target.rate : projectedRate;
-  return buildPlan(desired, live, registry.units, {
+  // Naming the account cost requests too: the plan's read cost counts them.
+  return buildPlan(desired, { ...live, reads: live.reads + opened.identityReads }, registry.units, {
     target: planTargetOf(opened),
     allowReplace: flags.allowReplace,
     ...(flags.maxDeletes !== undefined ? { maxDeletes: flags.maxDeletes } : {}),

@@ -2,7 +2,7 @@
 // and saves its state. Reading the flags is pure; the command only wires them to createEmulator.
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createEmulator, defaultOAuthClient, parseFaultSpec } from '../emulator/index.js';
+import { claimStateFile, createEmulator, defaultOAuthClient, parseFaultSpec } from '../emulator/index.js';
 import type { EmulatorOptions } from '../emulator/index.js';
 import { ErpsyncError } from '../model/errors.js';
 import type { CliIO } from './io.js';
@@ -101,7 +101,22 @@ export async function runSandboxCommand(args: string[], io: CliIO): Promise<numb
     writeLine(io.stdout, usage);
     return 0;
   }
-  const emulator = await createEmulator(options.emulator);
+  const stateFile = options.emulator.stateFile;
+  const claim = await claimStateFile(stateFile, 'server');
+  if (!('release' in claim)) {
+    throw new ErpsyncError('SANDBOX_BUSY', `the sandbox state ${stateFile} is in use by another erpsync ${claim.role === 'server' ? 'sandbox server' : 'run'} (pid ${claim.pid})${claim.baseUrl ? ` at ${claim.baseUrl}` : ''}`, {
+      details: ['one process owns a state file at a time; stop the other one, or pass --state with another file'],
+    });
+  }
+  let emulator;
+  try {
+    emulator = await createEmulator(options.emulator);
+    await claim.publish(emulator.baseUrl, emulator.token);
+  } catch (error) {
+    await emulator?.close();
+    await claim.release();
+    throw error;
+  }
   const client = defaultOAuthClient;
   writeLine(io.stdout, `erpsync sandbox listening on ${emulator.baseUrl}`);
   writeLine(io.stdout, `  token:  ${emulator.token}`);
@@ -110,6 +125,7 @@ export async function runSandboxCommand(args: string[], io: CliIO): Promise<numb
   writeLine(io.stdout, 'Press Ctrl-C to stop.');
   await waitForAbort(io.signal);
   await emulator.close();
+  await claim.release();
   writeLine(io.stdout, `erpsync sandbox stopped; state saved to ${options.emulator.stateFile}`);
   return 0;
 }

@@ -7,17 +7,26 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
-import { parseDocument } from 'yaml';
 import {
+  checkCredentialsBaseUrl,
   createApiClient,
   createOAuthProvider,
   createStaticTokenProvider,
   DEFAULT_CONFIG_FILE,
   describeTarget,
   parseTargetsConfig,
+  readAccountIdentity,
+  readCredentialsFile,
   resolveTarget,
 } from '../api/index.js';
-import type { ApiClient, ApiClientOptions, ApiEvent, CredentialProvider, RemoteTarget, ResolvedTarget, TargetFlags, TargetsConfig } from '../api/index.js';
+import type { ApiClient, ApiClientOptions, ApiEvent, CredentialProvider, RemoteTarget, ResolvedTarget, SandboxTarget, TargetBase, TargetFlags, TargetsConfig } from '../api/index.js';
+import { checkConfigText } from '../manifest/load-config.js';
+import { parseEnvFile } from '../manifest/env-file.js';
+import { displayPath } from '../manifest/find-files.js';
+import type { AccountIdentity } from '../model/account.js';
+import type { Diagnostic } from '../model/diagnostics.js';
+import { formatPosition, hasErrors } from '../model/diagnostics.js';
+import { renderDiagnosticsText } from '../report/diagnostics-report.js';
 import { ErpsyncError } from '../model/errors.js';
 import type { CliIO } from './io.js';
 import { writeLine } from './io.js';
@@ -28,6 +37,8 @@ export const targetFlagOptions = {
   sandbox: { type: 'boolean' },
   'sandbox-state': { type: 'string' },
   target: { type: 'string' },
+  'all-targets': { type: 'boolean' },
+  parallel: { type: 'string' },
   rate: { type: 'string' },
   'max-requests': { type: 'string' },
   config: { type: 'string' },
@@ -36,7 +47,10 @@ export const targetFlagOptions = {
 
 /** Help lines for the flags above, for a command's --help. */
 export const targetFlagHelp: readonly string[] = [
-  '  --target NAME          a target from erpsync.config.yaml (ERPSYNC_TARGET)',
+  '  --target NAME          a target from erpsync.config.yaml (ERPSYNC_TARGET); several names (a,b) or',
+  "                         globs ('lojas/*') run a fleet: one line per store, one table at the end",
+  '  --all-targets          run across every target of the config (a fleet)',
+  '  --parallel N           stores in flight at once in a fleet (ERPSYNC_PARALLEL; default 4)',
   '  --base-url URL         API base URL (ERPSYNC_BASE_URL; default https://api.bling.com.br/Api/v3)',
   '  --sandbox              use the embedded sandbox (ERPSYNC_SANDBOX=1)',
   '  --sandbox-state FILE   sandbox state file (ERPSYNC_SANDBOX_STATE; default .erpsync/sandbox.json)',
@@ -49,8 +63,12 @@ export const targetFlagHelp: readonly string[] = [
 export interface OpenedTarget {
   client: ApiClient;
   target: ResolvedTarget;
-  /** The line a command prints first when it runs against the sandbox. */
-  banner?: string;
+  /** The company behind the credentials, read once when the target opens (the apply lock keys on its id). */
+  account: AccountIdentity;
+  /** The first line of every command: the account, where it is, and the target. */
+  banner: string;
+  /** Requests spent reading the account's identity; a plan counts them in its read cost. */
+  identityReads: number;
   /** Closes the client; for the sandbox, also saves its state file. */
   close(): Promise<void>;
 }
@@ -63,7 +81,11 @@ export interface OpenTargetOptions {
 }
 
 export async function openTarget(flags: TargetFlags, io: CliIO, options: OpenTargetOptions = {}): Promise<OpenedTarget> {
-  const target = await resolveCliTarget(flags, io);
+  return openResolvedTarget(await resolveCliTarget(flags, io), flags, io, options);
+}
+
+/** Opens a target already resolved (a fleet resolves all of its stores first), and names its account. */
+export async function openResolvedTarget(target: ResolvedTarget, flags: Pick<TargetFlags, 'debug'>, io: CliIO, options: OpenTargetOptions = {}): Promise<OpenedTarget> {
   const debug = flags.debug === true || io.env.ERPSYNC_DEBUG === '1';
   let client: ApiClient | undefined;
   const onEvent = (event: ApiEvent): void => {
@@ -79,30 +101,67 @@ export async function openTarget(flags: TargetFlags, io: CliIO, options: OpenTar
   };
 
   if (target.mode === 'remote') {
-    client = createApiClient({ ...common, baseUrl: target.baseUrl, credentials: createCredentialProvider(target, io.env) });
-    const opened = client;
-    return { client: opened, target, close: () => opened.close() };
+    client = createApiClient({ ...common, baseUrl: target.baseUrl, credentials: await createCredentialProvider(target, io.env) });
+    return nameAccount(client, target, io.cwd, () => (client as ApiClient).close());
   }
 
-  const { createEmulator } = await import('../emulator/index.js');
-  // The sandbox has no shared account to protect: its limit is off and the client unpaced unless --rate asks.
-  const emulator = await createEmulator({ seed: 'fresh', stateFile: target.stateFile, rateLimit: 0 });
+  // The debug trace redacts with the client it traces, whichever one the sandbox ends up using.
+  return openSandbox(target, common, io, (opened) => (client = opened));
+}
+
+/**
+ * The sandbox on a state file has one owner: a running `erpsync sandbox` on it is talked to (its
+ * server holds the state), another command's embedded sandbox is waited for (refused), and
+ * otherwise this run claims the file and starts its own emulator for the length of the command.
+ */
+async function openSandbox(target: SandboxTarget, common: Omit<ApiClientOptions, 'baseUrl' | 'credentials'>, io: CliIO, track: (client: ApiClient) => ApiClient): Promise<OpenedTarget> {
+  const { claimStateFile, createEmulator } = await import('../emulator/index.js');
+  const claim = await claimStateFile(target.stateFile, 'cli');
+  if (!('release' in claim)) {
+    const state = displayPath(target.stateFile, io.cwd);
+    if (claim.role !== 'server' || !claim.baseUrl || !claim.token) {
+      throw new ErpsyncError('SANDBOX_BUSY', `another erpsync run (pid ${claim.pid}) is using the sandbox state ${state}`, {
+        details: ['wait for it to finish, or pass --sandbox-state with another file'],
+      });
+    }
+    const client = track(createApiClient({ ...common, baseUrl: claim.baseUrl, credentials: createStaticTokenProvider(claim.token) }));
+    const served: SandboxTarget = { ...target, server: claim.baseUrl };
+    return nameAccount(client, served, io.cwd, () => client.close()).catch((error: unknown) => {
+      throw new ErpsyncError('SANDBOX_BUSY', `the sandbox server that owns ${state} (pid ${claim.pid}, ${claim.baseUrl}) does not answer`, {
+        cause: error,
+        details: ['stop it (Ctrl-C) and run again; the state file is never written by two processes'],
+      });
+    });
+  }
+  let emulator: Awaited<ReturnType<typeof createEmulator>> | undefined;
+  let client: ApiClient | undefined;
   try {
-    client = createApiClient({ ...common, baseUrl: emulator.baseUrl, credentials: createStaticTokenProvider(emulator.token) });
+    // The sandbox has no shared account to protect: its limit is off and the client unpaced unless --rate asks.
+    emulator = await createEmulator({ seed: 'fresh', stateFile: target.stateFile, rateLimit: 0 });
+    client = track(createApiClient({ ...common, baseUrl: emulator.baseUrl, credentials: createStaticTokenProvider(emulator.token) }));
   } catch (error) {
-    await emulator.close();
+    await emulator?.close();
+    await claim.release();
     throw error;
   }
   const opened = client;
-  return {
-    client: opened,
-    target,
-    banner: describeTarget(target, io.cwd),
-    async close() {
-      await opened.close();
-      await emulator.close();
-    },
-  };
+  const running = emulator;
+  return nameAccount(opened, target, io.cwd, async () => {
+    await opened.close();
+    await running.close();
+    await claim.release();
+  });
+}
+
+/** Reads the account's identity before anything else; a target that cannot name its account is closed again. */
+async function nameAccount(client: ApiClient, target: ResolvedTarget, cwd: string, close: () => Promise<void>): Promise<OpenedTarget> {
+  try {
+    const account = await readAccountIdentity(client);
+    return { client, target, account, banner: describeTarget(target, cwd, account), identityReads: client.stats().total, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }
 
 /** Resolves the target without opening anything (for commands that only record it). */
@@ -115,27 +174,51 @@ export async function resolveCliTarget(flags: TargetFlags, io: CliIO): Promise<R
 export async function loadTargetsConfig(flags: TargetFlags, io: CliIO): Promise<TargetsConfig | undefined> {
   const explicit = flags.config ?? io.env.ERPSYNC_CONFIG;
   const file = resolve(io.cwd, explicit ?? DEFAULT_CONFIG_FILE);
-  let text: string;
+  let bytes: Uint8Array;
   try {
-    text = await readFile(file, 'utf8');
+    bytes = await readFile(file);
   } catch (error) {
     if (explicit === undefined && (error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new ErpsyncError('CONFIG', `cannot read the config file ${file}`, { cause: error });
   }
-  // logLevel 'error': no library warning goes to stderr on its own; problems are errors with a position.
-  const doc = parseDocument(text, { logLevel: 'error' });
-  const first = doc.errors[0];
-  if (first) {
-    const at = first.linePos?.[0];
-    const message = (first.message.split('\n')[0] ?? 'invalid YAML').replace(/ at line \d+, column \d+:?$/, '');
-    throw new ErpsyncError('CONFIG', `${file}${at ? `:${at.line}:${at.col}` : ''}: ${message}`);
-  }
-  return parseTargetsConfig(doc.toJS(), dirname(file), file);
+  const shown = displayPath(file, io.cwd);
+  const checked = checkConfigText(shown, bytes);
+  throwOnDiagnostics(checked.diagnostics, `${shown} is not a valid erpsync config (see docs/config.md)`);
+  const locate = checked.locate;
+  return parseTargetsConfig(checked.value, dirname(file), shown, locate ? (path) => formatPosition(locate(path, 'key')) : undefined);
 }
 
-function createCredentialProvider(target: RemoteTarget, env: NodeJS.ProcessEnv): CredentialProvider {
+/**
+ * The variables a target's manifests see: the environment, then the target's env file, then its
+ * `variables` — the target's own values win, so a value exported in the shell for one store never
+ * leaks into another.
+ */
+export async function readTargetVariables(target: Pick<TargetBase, 'name' | 'envFile' | 'variables'>, io: Pick<CliIO, 'env' | 'cwd'>): Promise<NodeJS.ProcessEnv> {
+  let fromFile: Record<string, string> = {};
+  if (target.envFile !== undefined) {
+    const shown = displayPath(target.envFile, io.cwd);
+    const text = await readFile(target.envFile, 'utf8').catch((error: unknown) => {
+      throw new ErpsyncError('CONFIG', `cannot read the env file ${shown} of target ${target.name}`, { cause: error });
+    });
+    const parsed = parseEnvFile(shown, text);
+    throwOnDiagnostics(parsed.diagnostics, `${shown} (env file of target ${target.name}) has lines erpsync cannot read`);
+    fromFile = parsed.values;
+  }
+  return { ...io.env, ...fromFile, ...target.variables };
+}
+
+/** Input problems of the config or an env file: every one, positioned, in one refusal. */
+function throwOnDiagnostics(diagnostics: readonly Diagnostic[], message: string): void {
+  if (!hasErrors(diagnostics)) return;
+  throw new ErpsyncError('CONFIG', message, { details: renderDiagnosticsText(diagnostics) });
+}
+
+async function createCredentialProvider(target: RemoteTarget, env: NodeJS.ProcessEnv): Promise<CredentialProvider> {
   const credentials = target.credentials;
   if (credentials.type === 'token') return createStaticTokenProvider(env[credentials.tokenEnv] ?? '');
+  // Checked before any client exists: refused credentials never leave this process.
+  const login = target.name === 'default' ? `erpsync login --base-url ${target.baseUrl}` : `erpsync login --target ${target.name}`;
+  checkCredentialsBaseUrl(await readCredentialsFile(credentials.file), credentials.file, target.baseUrl, login);
   return createOAuthProvider({
     file: credentials.file,
     clientId: credentials.clientId ?? emptyToUndefined(env[credentials.clientIdEnv]),

@@ -2,7 +2,9 @@
 import { hasErrors } from '../model/diagnostics.js';
 import { loadManifests } from '../manifest/load-manifests.js';
 import { countDiagnostics, diagnosticToJson, renderDiagnosticsText, summarizeCounts } from '../report/diagnostics-report.js';
+import { describeTargetManifests } from '../api/index.js';
 import type { CliIO } from './io.js';
+import { loadTargetsConfig, readTargetVariables } from './target.js';
 import { parseCommandArgs } from './parse-command-args.js';
 import { writeLine } from './io.js';
 
@@ -13,6 +15,8 @@ YAML syntax, the manifest schema, references, duplicates, secrets. Paths default
 current directory.
 
 options:
+  --target NAME   check the manifests of a target of erpsync.config.yaml (its layers and variables)
+  --config FILE   config file (default erpsync.config.yaml)
   --json      print a JSON report instead of text
   --quiet     hide notes
   -h, --help  show this help
@@ -20,13 +24,23 @@ options:
 exit codes: 0 valid (warnings allowed), 1 invalid or a usage error`;
 
 export async function runValidateCommand(args: string[], io: CliIO): Promise<number> {
-  const parsed = parseCommandArgs('validate', args, { json: { type: 'boolean' }, quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, debug: { type: 'boolean' } });
+  const parsed = parseCommandArgs('validate', args, {
+    json: { type: 'boolean' },
+    quiet: { type: 'boolean' },
+    target: { type: 'string' },
+    config: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+    debug: { type: 'boolean' },
+  });
   if (parsed.values.help) {
     writeLine(io.stdout, help);
     return 0;
   }
-  const paths = parsed.positionals.length > 0 ? parsed.positionals : ['.'];
-  const result = await loadManifests(paths, { cwd: io.cwd, env: io.env, offline: true });
+  const target = parsed.values.target === undefined ? undefined : describeTargetManifests(await loadTargetsConfig(parsed.values, io), parsed.values.target);
+  const layered = parsed.positionals.length === 0 ? target?.manifests : undefined;
+  const paths = layered ?? (parsed.positionals.length > 0 ? parsed.positionals : ['.']);
+  const env = target ? await readTargetVariables(target, io) : io.env;
+  const result = await loadManifests(paths, { cwd: io.cwd, env, offline: true, layers: layered !== undefined });
   for (const value of result.secretValues) io.mask?.add(value);
   const shown = parsed.values.quiet ? result.diagnostics.filter((d) => d.severity !== 'note') : result.diagnostics;
   const counts = countDiagnostics(result.diagnostics);

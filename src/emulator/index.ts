@@ -24,11 +24,13 @@ import { apiPrefix, serveRequest } from './server.js';
 import { cloneState } from './state.js';
 import type { Emulator, EmulatorOptions, FaultSpec } from './types.js';
 
-export type { EmulatorState } from './state.js';
+export type { CompanyRecord, EmulatorState } from './state.js';
 export type { EmulatorMode, EmulatorRule, RuleId } from './rules.js';
 export { emulatorRules, modeFromEnvironment } from './rules.js';
 export type { Emulator, EmulatorOptions, FaultKind, FaultScheduleEntry, FaultSpec, OAuthClient, RequestLogEntry } from './types.js';
 export { parseFaultSpec } from './faults.js';
+export { claimStateFile, ownerFileOf } from './state-owner.js';
+export type { StateClaim, StateOwner } from './state-owner.js';
 export { defaultOAuthClient } from './oauth.js';
 
 async function loadInitial(options: EmulatorOptions): Promise<StateFile> {
@@ -56,6 +58,7 @@ function checkLimit(name: string, value: number): number {
 export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const now = options.now ?? Date.now;
   const initial = await loadInitial(options);
+  if (options.company) initial.state.empresa = { ...initial.state.empresa, ...options.company };
   const token = options.token ?? generateSecret();
   const auth = createAuthStore(initial.auth);
   addAccessToken(auth, { token, scopes: [...defaultScopes], expiresAt: null });

@@ -61,11 +61,11 @@ export function addSystemConfiguration(): SystemConfiguration {
       { id: systemBlock + 24, descricao: 'Técnico' },
     ],
     empresa: {
-      id: '436c56a5679921f5f13a3d6433561773',
-      nome: 'Loja Sandbox LTDA',
-      cnpj: '12.345.678/0001-95',
+      id: '5f0c1d7e9a2b4c6d8e0f1a3b5c7d9e1f',
+      nome: 'Loja Sandbox Ltda',
+      cnpj: '12.345.678/0001-90',
       email: 'contato@loja-sandbox.example',
-      dataContrato: '2026-01-05',
+      dataContrato: '2024-01-02',
     },
   };
 }

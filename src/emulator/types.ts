@@ -1,6 +1,7 @@
 // Public types of the embedded emulator: the options a test or the CLI passes in and the handle
 // it gets back. Other modules of erpsync code against these names, so they change only with care.
 import type { EmulatorMode } from './rules.js';
+import type { CompanyRecord } from './state.js';
 import type { EmulatorState } from './state.js';
 
 export type FaultKind =
@@ -70,6 +71,8 @@ export interface EmulatorOptions {
   /** A static bearer token that is always accepted. Default: random. */
   token?: string;
   oauthClients?: OAuthClient[];
+  /** The account's company, replacing the seed's or the state file's (two emulators, two accounts). */
+  company?: Partial<CompanyRecord>;
   /** Clock in ms for token expiry, authorization codes, the daily limit and log times. */
   now?: () => number;
 }

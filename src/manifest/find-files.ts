@@ -10,6 +10,8 @@ import path from 'node:path';
 import type { Diagnostic, SourcePosition } from '../model/diagnostics.js';
 
 const manifestExtension = /\.ya?ml$/i;
+/** erpsync's own config sits beside the manifests but is never one of them. */
+export const configFileName = /^erpsync\.config\.ya?ml$/i;
 const skippedDirectories = new Set(['node_modules', '.git', '.erpsync']);
 
 /** Larger files are refused before parsing: no store's configuration is this big. */
@@ -22,6 +24,8 @@ export const maxDepth = 16;
 export interface FoundFiles {
   /** Absolute paths, in reading order. */
   files: string[];
+  /** Files found by a directory scan (not named one by one): read only when they look like manifests. */
+  scanned: ReadonlySet<string>;
   diagnostics: Diagnostic[];
 }
 
@@ -51,6 +55,8 @@ function describeErrno(error: unknown): string {
 interface Walk {
   cwd: string;
   files: string[];
+  /** Files found by scanning a folder (not named one by one): read only when they look like manifests. */
+  scanned: Set<string>;
   diagnostics: Diagnostic[];
   stopped: boolean;
 }
@@ -91,7 +97,7 @@ async function walkDirectory(directory: string, depth: number, walk: Walk): Prom
       continue;
     }
     // Links to folders are not followed (a loop would never end); links to files are.
-    if (!manifestExtension.test(entry.name)) continue;
+    if (!manifestExtension.test(entry.name) || configFileName.test(entry.name)) continue;
     if (!entry.isFile() && !(await admitSpecial(full, entry.isSymbolicLink(), walk))) continue;
     if (walk.files.length >= maxManifestFiles) {
       walk.stopped = true;
@@ -99,11 +105,12 @@ async function walkDirectory(directory: string, depth: number, walk: Walk): Prom
       return;
     }
     walk.files.push(full);
+    walk.scanned.add(full);
   }
 }
 
 export async function findManifestFiles(paths: readonly string[], cwd: string): Promise<FoundFiles> {
-  const walk: Walk = { cwd, files: [], diagnostics: [], stopped: false };
+  const walk: Walk = { cwd, files: [], scanned: new Set(), diagnostics: [], stopped: false };
   for (const given of paths) {
     const absolute = path.resolve(cwd, given);
     const position = at(absolute, cwd);
@@ -126,13 +133,15 @@ export async function findManifestFiles(paths: readonly string[], cwd: string): 
       if (walk.files.length === filesBefore && walk.diagnostics.length === problemsBefore) {
         walk.diagnostics.push({ severity: 'warning', code: 'no-manifests', message: 'the directory holds no .yaml or .yml files', position });
       }
+    } else if (configFileName.test(path.basename(absolute))) {
+      walk.diagnostics.push({ severity: 'warning', code: 'config-not-manifest', message: `${path.basename(absolute)} is erpsync's config file, not a manifest; skipped`, position });
     } else if (info.isFile()) {
       walk.files.push(absolute);
     } else {
       walk.diagnostics.push({ severity: 'error', code: 'not-a-regular-file', message: `the path is ${describeType(info)}, not a file; only regular files are read`, position });
     }
   }
-  return { files: [...new Set(walk.files)], diagnostics: walk.diagnostics };
+  return { files: [...new Set(walk.files)], scanned: walk.scanned, diagnostics: walk.diagnostics };
 }
 
 /**

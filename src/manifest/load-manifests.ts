@@ -37,6 +37,12 @@ export interface LoadOptions {
   offline?: boolean;
   /** The kinds the manifests may declare; the built-in registry unless a test brings its own. */
   registry?: Registry;
+  /**
+   * Each path is a layer (a target's `manifests: [base, overlay]`): a record of a later layer
+   * replaces the record with the same identity of an earlier one, and the last policy block wins.
+   * Without it, the same identity twice is an error wherever it is declared.
+   */
+  layers?: boolean;
 }
 
 export interface LoadResult {
@@ -54,6 +60,7 @@ export interface LoadResult {
 interface PolicyDeclaration {
   value: Record<string, unknown>;
   locate: ParsedDocument['locate'];
+  layer: number;
 }
 
 /** What reading the files gathers before the checks across files. */
@@ -66,25 +73,32 @@ interface Gathered {
   emptyFiles: { position: SourcePosition; what: string }[];
   /** Every `${NAME}` of the set, for the checks of which variable may go where. */
   references: VariableReference[];
+  /** The layer (index of the path given) each record comes from; all 0 without layers. */
+  layerOf: Map<ManifestRecord, number>;
 }
 
 export async function loadManifests(paths: readonly string[], options: LoadOptions): Promise<LoadResult> {
   const registry = options.registry ?? defaultRegistry;
-  const found = await findManifestFiles(paths, options.cwd);
-  const gathered: Gathered = { diagnostics: [...found.diagnostics], byKind: new Map(), declaredKinds: new Set(), policies: [], emptyFiles: [], references: [] };
+  const layers = options.layers === true ? await Promise.all(paths.map((p) => findManifestFiles([p], options.cwd))) : [await findManifestFiles(paths, options.cwd)];
+  const gathered: Gathered = { diagnostics: layers.flatMap((l) => l.diagnostics), byKind: new Map(), declaredKinds: new Set(), policies: [], emptyFiles: [], references: [], layerOf: new Map() };
   const hash = createHash('sha256');
-  const files = found.files.map((f) => displayPath(f, options.cwd));
-  for (const [index, file] of found.files.entries()) {
-    const bytes = await readManifestFile(file, files[index] ?? file, gathered.diagnostics);
-    if (!bytes) continue;
-    hash.update(files[index] ?? file).update('\u0000').update(bytes).update('\u0000');
-    gatherFile(files[index] ?? file, bytes, registry, options, gathered);
+  const files: string[] = [];
+  for (const [layer, found] of layers.entries()) {
+    for (const file of found.files) {
+      const shown = displayPath(file, options.cwd);
+      const bytes = await readManifestFile(file, shown, gathered.diagnostics);
+      if (!bytes) continue;
+      if (!gatherFile(shown, bytes, registry, options, gathered, { layer, scanned: found.scanned.has(file) })) continue;
+      files.push(shown);
+      hash.update(shown).update('\u0000').update(bytes).update('\u0000');
+    }
   }
   const diagnostics = gathered.diagnostics;
   const secretValues = checkVariableUses(gathered.references, options.env, diagnostics);
-  const policy = mergePolicies(gathered.policies, diagnostics);
+  const topLayer = Math.max(-1, ...gathered.policies.map((d) => d.layer));
+  const policy = mergePolicies(gathered.policies.filter((d) => d.layer === topLayer), diagnostics);
   checkPruneDeclarations(policy, gathered, diagnostics);
-  const identified = checkKinds(registry, gathered.byKind, diagnostics);
+  const identified = checkKinds(registry, gathered.byKind, diagnostics, gathered.layerOf);
   diagnostics.sort(compareDiagnostics);
   if (hasErrors(diagnostics)) return { diagnostics, files, secretValues };
   const records = new Map<KindKey, DesiredRecord[]>();
@@ -151,8 +165,26 @@ function describeTopLevel(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-function gatherFile(shown: string, bytes: Uint8Array, registry: Registry, options: LoadOptions, gathered: Gathered): void {
+/** Whether a parsed file says it is a manifest: a `version:` key, a kind key or `policy:` at the top. */
+function looksLikeManifest(documents: readonly ParsedDocument[], registry: Registry): boolean {
+  const keys = new Set<string>(['version', 'policy', ...registry.kinds.map((k) => k.key)]);
+  return documents.some((doc) => isPlainRecord(doc.value) && Object.keys(doc.value).some((key) => keys.has(key)));
+}
+
+/** Reads one file into `gathered`; false when a scanned file is skipped for not being a manifest. */
+function gatherFile(shown: string, bytes: Uint8Array, registry: Registry, options: LoadOptions, gathered: Gathered, from: { layer: number; scanned: boolean }): boolean {
   const parsed = parseYamlFile(shown, bytes);
+  // A folder may hold other YAML (CI workflows, compose files): only what looks like a manifest is read.
+  if (from.scanned && parsed.diagnostics.length === 0 && parsed.documents.some((d) => !d.empty) && !looksLikeManifest(parsed.documents, registry)) {
+    gathered.diagnostics.push({
+      severity: 'note',
+      code: 'not-a-manifest',
+      message: 'skipped: this YAML file has no `version:` or kind key, so it is not read as a manifest',
+      hint: 'start a manifest with `version: 1`',
+      position: { file: shown, line: 1, col: 1 },
+    });
+    return false;
+  }
   gathered.diagnostics.push(...parsed.diagnostics);
   if (parsed.documents.length === 0 && parsed.diagnostics.length === 0) gathered.emptyFiles.push({ position: { file: shown, line: 1, col: 1 }, what: 'the file is empty' });
   for (const doc of parsed.documents) {
@@ -170,11 +202,12 @@ function gatherFile(shown: string, bytes: Uint8Array, registry: Registry, option
       });
       continue;
     }
-    gatherDocument(shown, doc, registry, options, gathered);
+    gatherDocument(shown, doc, registry, options, gathered, from.layer);
   }
+  return true;
 }
 
-function gatherDocument(shown: string, doc: ParsedDocument, registry: Registry, options: LoadOptions, gathered: Gathered): void {
+function gatherDocument(shown: string, doc: ParsedDocument, registry: Registry, options: LoadOptions, gathered: Gathered, layer: number): void {
   const schema = manifestSchemaOf(registry.kinds);
   const interpolated = interpolateDocument(doc, options.env, {
     isSecret: (path) => isSecretPath(registry.kinds, path),
@@ -194,7 +227,7 @@ function gatherDocument(shown: string, doc: ParsedDocument, registry: Registry, 
   for (const [key, content] of Object.entries(interpolated.value as Record<string, unknown>)) {
     if (key === 'version') continue;
     if (key === 'policy') {
-      gathered.policies.push({ value: content as Record<string, unknown>, locate: doc.locate });
+      gathered.policies.push({ value: content as Record<string, unknown>, locate: doc.locate, layer });
       continue;
     }
     const definition = registry.kind(key as KindKey);
@@ -208,6 +241,7 @@ function gatherDocument(shown: string, doc: ParsedDocument, registry: Registry, 
         file: shown,
         interpolatedPaths: pathsUnder(interpolated.interpolatedPaths, recordPath),
       };
+      gathered.layerOf.set(record, layer);
       const locate = (path: readonly PathSegment[], where?: 'key' | 'value') => doc.locate([...recordPath, ...path], where);
       const variables = new Map(
         interpolated.variables.filter((v) => recordPath.every((segment, i) => v.path[i] === segment)).map((v) => [v.path.slice(recordPath.length).join('.'), v.name] as const),
@@ -256,10 +290,11 @@ function checkPruneDeclarations(policy: Policy, gathered: Gathered, diagnostics:
 }
 
 /** The checks of each kind: singletons declared once, secrets, identities, the kind's own checks, references. */
-function checkKinds(registry: Registry, byKind: ReadonlyMap<KindKey, LocatedRecord[]>, diagnostics: Diagnostic[]): Map<KindKey, IdentifiedRecord[]> {
+function checkKinds(registry: Registry, byKind: Map<KindKey, LocatedRecord[]>, diagnostics: Diagnostic[], layerOf: ReadonlyMap<ManifestRecord, number>): Map<KindKey, IdentifiedRecord[]> {
   const identified = new Map<KindKey, IdentifiedRecord[]>();
   for (const definition of registry.kinds) {
-    const records = byKind.get(definition.key) ?? [];
+    const records = applyOverlays(definition, byKind.get(definition.key) ?? [], layerOf, diagnostics);
+    if (records.length > 0) byKind.set(definition.key, records);
     if (records.length === 0) continue;
     if (definition.shape === 'singleton') {
       for (const extra of records.slice(1)) {
@@ -294,6 +329,35 @@ function checkKinds(registry: Registry, byKind: ReadonlyMap<KindKey, LocatedReco
   };
   for (const definition of registry.kinds) checkCrossReferences(definition, byKind.get(definition.key) ?? [], declaredNames, diagnostics);
   return identified;
+}
+
+/**
+ * Layers: a record of a later layer replaces every record with the same identity (the planner's
+ * rule: scope, parent path, name; the kind itself for a singleton) of the earlier layers. Within
+ * one layer, the same identity twice stays an error.
+ */
+function applyOverlays(definition: KindDefinition, records: readonly LocatedRecord[], layerOf: ReadonlyMap<ManifestRecord, number>, diagnostics: Diagnostic[]): LocatedRecord[] {
+  const layerOfRecord = (r: LocatedRecord): number => layerOf.get(r.record) ?? 0;
+  if (new Set(records.map(layerOfRecord)).size < 2) return [...records];
+  // Identities only: the problems identifying finds are reported once, on the records kept.
+  const identities = identifyRecords(definition, records, []);
+  const top = new Map<string, number>();
+  for (const r of identities) top.set(r.identity, Math.max(top.get(r.identity) ?? 0, layerOfRecord(r)));
+  return records.filter((record, index) => {
+    const identity = identities[index]?.identity ?? '';
+    const replaced = layerOfRecord(record) < (top.get(identity) ?? 0);
+    if (replaced) {
+      const by = identities.find((r) => r.identity === identity && layerOfRecord(r) === top.get(identity));
+      diagnostics.push({
+        severity: 'note',
+        code: 'overlay-replaces',
+        message: `\`${identity}\` is replaced by the overlay's declaration${by ? ` at ${by.record.file}` : ''}`,
+        position: record.locate([]),
+        path: record.record.pointer,
+      });
+    }
+    return !replaced;
+  });
 }
 
 function toDesiredRecord(r: IdentifiedRecord, secretPaths: readonly string[]): DesiredRecord {

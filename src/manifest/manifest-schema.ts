@@ -5,6 +5,7 @@
 // no files (the schema-files test does, on request) and validates nothing itself.
 import type { JsonSchema, KindDefinition } from '../kinds/kind.js';
 import { registry } from '../kinds/registry.js';
+import { configSchema, configSchemaFileName } from './config-schema.js';
 import type { KindKey } from '../model/kinds.js';
 import { defaultMaxDeletes } from '../model/desired.js';
 import type { PathSegment } from '../model/desired.js';
@@ -46,6 +47,7 @@ export function buildSchemaFiles(): SchemaFile[] {
   return [
     ...kindFiles,
     { fileName: manifestSchemaFileName, schema: { $schema: draft, $id: `${schemaBaseUrl}${manifestSchemaFileName}`, ...manifest } },
+    { fileName: configSchemaFileName, schema: { $schema: draft, $id: `${schemaBaseUrl}${configSchemaFileName}`, ...configSchema } },
   ];
 }
 

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
+import { checkConfigText } from './load-config.js';
 import { describe, expect, it } from 'vitest';
 import { categoriaProdutoFieldTables } from '../kinds/categorias-produtos.js';
 import { categoriaReceitaDespesaFieldTables } from '../kinds/categorias-receitas-despesas.js';
@@ -267,7 +268,19 @@ describe('docs/manifest.md', () => {
 
 describe('examples', () => {
   // examples/ci holds pipeline files (GitHub Actions workflows), not manifests.
-  const exampleFiles = listFiles(examplesDir, (name) => name.endsWith('.yaml') || name.endsWith('.yml')).filter((file) => !relative(examplesDir, file).startsWith(`ci${sep}`));
+  // erpsync.config.yaml files are configs, checked against schemas/config.schema.json below.
+  const exampleFiles = listFiles(examplesDir, (name) => (name.endsWith('.yaml') || name.endsWith('.yml')) && name !== 'erpsync.config.yaml').filter((file) => !relative(examplesDir, file).startsWith(`ci${sep}`));
+  const configFiles = listFiles(examplesDir, (name) => name === 'erpsync.config.yaml');
+
+  it('example configs validate against schemas/config.schema.json and point editors at it', () => {
+    expect(configFiles.length).toBeGreaterThan(0);
+    for (const file of configFiles) {
+      const text = readFileSync(file, 'utf8');
+      expect(text.split('\n')[0]).toBe(`# yaml-language-server: $schema=${relative(dirname(file), join(schemasDir, 'config.schema.json')).split(sep).join('/')}`);
+      const diagnostics = checkConfigText(file, Buffer.from(text)).diagnostics;
+      expect(diagnostics).toEqual([]);
+    }
+  });
 
   it('there are examples for a new store and for several environments', () => {
     const folders = new Set(exampleFiles.map((file) => relative(examplesDir, file).split(sep)[0]));

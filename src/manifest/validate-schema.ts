@@ -51,6 +51,17 @@ function toDiagnostic(error: ErrorObject, locate: Locator, sources: ValueSources
   const base = { severity: 'error' as const, path: error.instancePath || '/' };
   const parentProperties = Object.keys(((error.parentSchema as { properties?: object } | undefined)?.properties ?? {}) as object);
 
+  // A key that breaks `propertyNames` (a config's target name): the problem sits at the key itself.
+  if (error.propertyName !== undefined) {
+    return {
+      ...base,
+      path: toPointer([...path, error.propertyName]),
+      code: 'invalid-name',
+      message: `\`${error.propertyName}\` is not a valid name under ${fieldName(path)}`,
+      ...(error.keyword === 'pattern' ? { hint: `names have the form ${(error.params as { pattern: string }).pattern}` } : {}),
+      position: locate([...path, error.propertyName], 'key'),
+    };
+  }
   switch (error.keyword) {
     case 'additionalProperties': {
       const key = (error.params as { additionalProperty: string }).additionalProperty;
@@ -137,13 +148,17 @@ function article(type: string): string {
 
 /** Validates one document; an empty result means it matches the schema. */
 export function validateAgainstSchema(value: unknown, locate: Locator, kinds: readonly KindDefinition[], sources: ValueSources = new Map()): Diagnostic[] {
-  const validate = manifestValidator(kinds);
+  return diagnosticsOf(manifestValidator(kinds), value, locate, sources);
+}
+
+/** Any compiled schema's errors as positioned diagnostics (the manifest's, the config file's). */
+export function diagnosticsOf(validate: ValidateFunction, value: unknown, locate: Locator, sources: ValueSources = new Map()): Diagnostic[] {
   if (validate(value)) return [];
   const seen = new Set<string>();
   const diagnostics: Diagnostic[] = [];
   for (const error of validate.errors ?? []) {
     // `if`/`then` and composition keywords only repeat what their sub-errors say.
-    if (error.keyword === 'if' || error.keyword === 'anyOf' || error.keyword === 'oneOf') continue;
+    if (error.keyword === 'if' || error.keyword === 'anyOf' || error.keyword === 'oneOf' || error.keyword === 'propertyNames') continue;
     const diagnostic = toDiagnostic(error, locate, sources);
     const key = `${diagnostic.path}|${diagnostic.code}|${diagnostic.message}`;
     if (seen.has(key)) continue;

@@ -13,11 +13,13 @@ export type ErrorCode =
   | 'API_OUTCOME_UNKNOWN'
   | 'AUTH_MISSING'
   | 'AUTH_FAILED'
+  | 'CREDENTIALS_MISMATCH'
   | 'RATE_BUDGET_EXHAUSTED'
   | 'CIRCUIT_OPEN'
   | 'INSECURE_URL'
   | 'CONFIG'
   | 'PLAN_STALE'
+  | 'ACCOUNT_MISMATCH'
   | 'PLAN_INVALID'
   | 'PLAN_UNVERIFIABLE'
   | 'LOCKED'
@@ -25,6 +27,7 @@ export type ErrorCode =
   | 'CONFIRMATION_REQUIRED'
   | 'SANDBOX_REFUSED'
   | 'SANDBOX_LISTEN'
+  | 'SANDBOX_BUSY'
   | 'INTERRUPTED'
   | 'UNRESOLVED_REFERENCE'
   | 'BASELINE_UNAVAILABLE'
@@ -37,7 +40,9 @@ export type ErrorCode =
  *   interrupted apply, a declined confirmation, a write that did not take;
  * - 2 `changes`: changes or drift present (`plan --detailed-exitcode`, `drift`);
  * - 3 `refused`: erpsync would not go on — a stale or unverifiable saved plan, the delete
- *   budget, another run holding the account's lock, confirmation missing without a terminal, another account, the sandbox under CI.
+ *   budget, another run holding the account's lock, confirmation missing without a terminal,
+ *   another account, credentials issued for another base URL, the sandbox under CI, a sandbox
+ *   state another run owns.
  */
 export const exitCodes = { ok: 0, error: 1, changes: 2, refused: 3 } as const;
 
@@ -45,11 +50,14 @@ export type ExitCode = (typeof exitCodes)[keyof typeof exitCodes];
 
 const refusedCodes: ReadonlySet<ErrorCode> = new Set([
   'PLAN_STALE',
+  'ACCOUNT_MISMATCH',
+  'CREDENTIALS_MISMATCH',
   'PLAN_UNVERIFIABLE',
   'LOCKED',
   'DELETE_BUDGET',
   'CONFIRMATION_REQUIRED',
   'SANDBOX_REFUSED',
+  'SANDBOX_BUSY',
 ]);
 
 export class ErpsyncError extends Error {

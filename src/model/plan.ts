@@ -2,6 +2,7 @@
 // saved plan file is exactly what runs later. Every safety decision travels in it — what counts
 // as a removal, the delete budget and whether it is exceeded, the renames, and what each change
 // depends on in the account — so no later stage decides any of them again.
+import type { AccountIdentity } from './account.js';
 import type { UnitKind } from './kinds.js';
 
 export type ChangeAction = 'create' | 'update' | 'set-status' | 'set-default' | 'delete' | 'retire' | 'blocked';
@@ -105,6 +106,8 @@ export interface PlanTarget {
   /** The base URL, or `sandbox:<state file>`: a saved plan applies only to the target it was made for. */
   id: string;
   name: string;
+  /** The company the plan was made on: a saved plan applies only to this account (ACCOUNT_MISMATCH). */
+  account: AccountIdentity;
 }
 
 /** The delete budget, decided when planning: apply refuses a plan whose budget is exceeded. */

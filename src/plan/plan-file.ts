@@ -46,6 +46,9 @@ export function parsePlanFile(text: string, file: string, env: NodeJS.ProcessEnv
   if (!isPlainRecord(value) || value.formatVersion !== formatVersion || !Array.isArray(value.changes) || !isPlainRecord(value.budget) || !isPlainRecord(value.target)) {
     throw new ErpsyncError('PLAN_INVALID', `${file} is not a saved plan of this erpsync version (formatVersion ${formatVersion} expected); plan again`);
   }
+  if (!isPlainRecord(value.target.account) || typeof value.target.account.id !== 'string') {
+    throw new ErpsyncError('PLAN_INVALID', `${file} names no account (it was saved by an older erpsync); plan again`);
+  }
   const { checksum, ...rest } = value;
   const plan = rest as unknown as Plan;
   if (checksum !== checksumOf(plan)) {

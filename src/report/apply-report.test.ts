@@ -106,7 +106,8 @@ describe('confirmation', () => {
     expect(['yes', ' YES ', 'Yes'].map((x) => acceptsAnswer(creates, x))).toEqual([true, true, true]);
     expect(['y', 'sim', ''].map((x) => acceptsAnswer(creates, x))).toEqual([false, false, false]);
     const deletes = confirmationFor(makePlan([a, b, makeChange('retire', 'Velho', 2, { liveId: 8 })]));
-    expect(deletes.question).toBe('This deletes or retires 2 record(s). Type 2 to apply:');
+    expect(deletes.question).toBe('This deletes or retires 2 record(s) in Loja Teste Ltda (CNPJ 12.345.678/0001-90), target sandbox. Type 2 to apply:');
+    expect(creates.question).toBe('Apply these changes to Loja Teste Ltda (CNPJ 12.345.678/0001-90), target sandbox? Type yes to apply:');
     expect(['2', ' 2'].map((x) => acceptsAnswer(deletes, x))).toEqual([true, true]);
     expect(['yes', '3'].map((x) => acceptsAnswer(deletes, x))).toEqual([false, false]);
   });

@@ -5,6 +5,7 @@
 import { renderPlanText } from './render-plan.js';
 import { advanceProgress, createProgress, describeCost, describeOutcome, interruptedNote, summarizeApply } from './apply-progress.js';
 import type { KindAdapter } from '../kinds/kind.js';
+import { describeAccount } from '../model/account.js';
 import type { Change, Plan } from '../model/plan.js';
 import { removesRecord } from '../model/plan.js';
 import type { ApplyReportEvent } from '../model/events.js';
@@ -25,10 +26,12 @@ export interface Confirmation {
 }
 
 /** A plan that deletes asks for the number of deletes, so nobody waves a deletion through by habit. */
+/** The question names the account and the target: the person confirms where, not only what. */
 export function confirmationFor(plan: Plan): Confirmation {
   const removals = plan.changes.filter(removesRecord).length;
-  if (removals > 0) return { question: `This deletes or retires ${removals} record(s). Type ${removals} to apply:`, expected: String(removals) };
-  return { question: 'Apply these changes? Type yes to apply:', expected: 'yes' };
+  const where = `${describeAccount(plan.target.account)}, target ${plan.target.name}`;
+  if (removals > 0) return { question: `This deletes or retires ${removals} record(s) in ${where}. Type ${removals} to apply:`, expected: String(removals) };
+  return { question: `Apply these changes to ${where}? Type yes to apply:`, expected: 'yes' };
 }
 
 export function acceptsAnswer(confirmation: Confirmation, answer: string): boolean {

@@ -14,7 +14,7 @@ function reportWith(findings: DriftFinding[], managed: DriftReport['managed'] = 
   const count = (type: DriftFinding['type']) => findings.filter((f) => f.type === type).length;
   return {
     formatVersion: 1,
-    target: { mode: 'remote', id: 'https://api.example', name: 'loja' },
+    target: { mode: 'remote', id: 'https://api.example', name: 'loja', account: { id: 'test-account', nome: 'Loja Teste Ltda', cnpj: '12.345.678/0001-90' } },
     manifestDigest: 'd',
     pendingBasis: 'manifest-intent',
     kinds: ['formasPagamentos', 'gruposProdutos'],

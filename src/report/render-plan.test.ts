@@ -5,7 +5,7 @@ import type { Plan } from '../model/plan.js';
 
 const base: Plan = {
   formatVersion: 2,
-  target: { mode: 'sandbox', id: 'sandbox:x', name: 'sandbox' },
+  target: { mode: 'sandbox', id: 'sandbox:x', name: 'sandbox', account: { id: 'test-account', nome: 'Loja Teste Ltda', cnpj: '12.345.678/0001-90' } },
   manifestDigest: 'd',
   kinds: ['configuracoesNfse'],
   changes: [],

@@ -52,7 +52,7 @@ describe('ApplyApp', () => {
     const app = render(<ApplyApp {...props({ phase: 'confirm', progress: createProgress(), onAnswer })} />);
     const frame = await waitForFrame(app, (f) => f.includes('Type 1 to apply:'));
     expect(frame).toContain('Plan: 2 to create, 0 to change, 1 to delete or retire.');
-    expect(frame).toContain('This deletes or retires 1 record(s).');
+    expect(frame).toContain('This deletes or retires 1 record(s) in Loja Teste Ltda');
     await typeKeys(app, ['1', '\r']);
     await vi.waitFor(() => expect(onAnswer).toHaveBeenCalledWith(true));
   });

@@ -1,6 +1,6 @@
 // `erpsync login` end to end against the emulator: the test plays the browser, opening the printed
 // authorize URL with a plain HTTP GET that follows the emulator's redirect to the login listener.
-import { stat } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createApiClient, createOAuthProvider, readCredentialsFile } from '../../src/api/index.js';
@@ -90,5 +90,30 @@ describe('erpsync login', () => {
     const remote = captureIO({ BLING_CLIENT_ID: 'x', BLING_CLIENT_SECRET: 'y-secret' }, cwd);
     expect(await main(['login', '--redirect-uri', 'https://example.com/cb'], remote)).toBe(1);
     expect(remote.err()).toContain('redirect URI must be http://127.0.0.1:PORT');
+  });
+
+  it('binds the credentials to the base URL: a run against another one is refused and sends them nowhere', async () => {
+    const { emulator, redirectUri, cwd, env } = await loginSetup();
+    const io = captureIO(env, cwd);
+    const running = main(['login', '--base-url', emulator.baseUrl, '--redirect-uri', redirectUri, '--timeout', '20'], io);
+    await fetch(await printedAuthorizeUrl(io));
+    expect(await running).toBe(0);
+    expect(await readCredentialsFile(join(cwd, '.erpsync', 'credentials.json'))).toMatchObject({ baseUrl: emulator.baseUrl });
+    await writeFile(join(cwd, 'm.yaml'), 'version: 1\ngruposProdutos:\n  - nome: Maquiagem\n');
+
+    const other = await startEmulator();
+    const elsewhere = captureIO({ ...env, ERPSYNC_BASE_URL: other.baseUrl }, cwd);
+    expect(await main(['plan', 'm.yaml'], elsewhere)).toBe(3);
+    expect(elsewhere.err()).toContain(`were issued for ${emulator.baseUrl}, not for ${other.baseUrl}; refusing to send them there`);
+    expect(elsewhere.err()).toContain(`run \`erpsync login --base-url ${other.baseUrl}\` to log in to ${other.baseUrl}`);
+    expect(other.requestLog()).toEqual([]);
+    // A plain run in the same folder would go to the production API: refused before any request.
+    const plain = captureIO(env, cwd);
+    expect(await main(['plan', 'm.yaml'], plain)).toBe(3);
+    expect(plain.err()).toContain('not for https://api.bling.com.br/Api/v3');
+
+    const here = captureIO({ ...env, ERPSYNC_BASE_URL: emulator.baseUrl }, cwd);
+    expect(await main(['plan', 'm.yaml'], here)).toBe(0);
+    expect(here.out().split('\n')[0]).toContain('· OAuth credentials in .erpsync/credentials.json');
   });
 });

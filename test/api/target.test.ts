@@ -13,7 +13,8 @@ describe('openTarget', () => {
     const io = captureIO({}, cwd);
     const first = await openTarget({}, io);
     expect(first.target).toMatchObject({ mode: 'sandbox', reason: 'no-credentials' });
-    expect(first.banner).toMatch(/^Using the local sandbox \(no credentials configured; state in \.erpsync\/sandbox\.json\)/);
+    expect(first.banner).toMatch(/^Account: Loja Sandbox Ltda \(CNPJ 12\.345\.678\/0001-90\) · local sandbox \(state in \.erpsync\/sandbox\.json; no credentials configured/);
+    expect(first.account).toMatchObject({ nome: 'Loja Sandbox Ltda', id: expect.any(String) });
     const { data } = await first.client.request<{ id: number }>({ method: 'POST', path: '/formas-pagamentos', body: { descricao: 'Pix sandbox', tipoPagamento: 17, finalidade: 2, destino: 3 } });
     await first.close();
     expect(existsSync(join(cwd, '.erpsync', 'sandbox.json'))).toBe(true);
@@ -29,16 +30,17 @@ describe('openTarget', () => {
     await expect(openTarget({}, captureIO({ CI: 'true' }, cwd))).rejects.toMatchObject({ code: 'SANDBOX_REFUSED', exitCode: 3 });
     const opened = await openTarget({ sandbox: true, 'sandbox-state': 'state/s.json' }, captureIO({ CI: 'true' }, cwd));
     onCleanup(() => opened.close());
-    expect(opened.banner).toBe('Using the local sandbox (state in state/s.json).');
+    expect(opened.banner).toBe('Account: Loja Sandbox Ltda (CNPJ 12.345.678/0001-90) · local sandbox (state in state/s.json)');
     expect((await opened.client.request({ method: 'GET', path: '/situacoes/modulos' })).status).toBe(200);
   });
 
-  it('opens a real target from --base-url and BLING_ACCESS_TOKEN, without a banner', async () => {
+  it('opens a real target from --base-url and BLING_ACCESS_TOKEN, and names its account', async () => {
     const emulator = await startEmulator();
     const cwd = await tempDir();
     const opened = await openTarget({ 'base-url': emulator.baseUrl }, captureIO({ BLING_ACCESS_TOKEN: emulator.token, CI: '1' }, cwd));
     onCleanup(() => opened.close());
-    expect(opened.banner).toBeUndefined();
+    expect(opened.banner).toBe(`Account: Loja Sandbox Ltda (CNPJ 12.345.678/0001-90) · ${new URL(emulator.baseUrl).host} · token from BLING_ACCESS_TOKEN`);
+    expect(opened.identityReads).toBe(1);
     expect(opened.target).toMatchObject({ mode: 'remote', name: 'default', baseUrl: emulator.baseUrl, credentials: { type: 'token', tokenEnv: 'BLING_ACCESS_TOKEN' } });
     expect((await opened.client.request({ method: 'GET', path: '/formas-pagamentos' })).status).toBe(200);
   });
@@ -62,7 +64,18 @@ describe('openTarget', () => {
     const cwd = await tempDir();
     await mkdir(join(cwd, 'conf'));
     await writeFile(join(cwd, 'conf', 'erp.yaml'), 'targets:\n  a: [unclosed\n');
-    await expect(resolveCliTarget({ config: 'conf/erp.yaml' }, captureIO({}, cwd))).rejects.toMatchObject({ code: 'CONFIG', message: expect.stringMatching(/erp\.yaml:\d+:\d+: /) });
+    await expect(resolveCliTarget({ config: 'conf/erp.yaml' }, captureIO({}, cwd))).rejects.toMatchObject({ code: 'CONFIG', details: [expect.stringMatching(/^conf\/erp\.yaml:\d+:\d+: error: /)] });
+    // Like manifests: every problem at once, each at its line and column, with a hint for a typo.
+    await writeFile(join(cwd, 'conf', 'erp.yaml'), 'version: 1\ntargets:\n  loja:\n    baseUrl: https://api.example\n    rat: 3\n    credentials: { token: abc }\n  "bad name!": {}\n');
+    const problems = await resolveCliTarget({ config: 'conf/erp.yaml' }, captureIO({}, cwd)).then(() => [] as string[], (error: { details: string[] }) => error.details);
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'conf/erp.yaml:5:5: error: unknown-field: unknown field `rat`',
+        '    hint: did you mean `rate`?',
+        'conf/erp.yaml:6:20: error: unknown-field: unknown field `token`',
+      ]),
+    );
+    expect(problems.join('\n')).toContain('conf/erp.yaml:7:3');
     await expect(resolveCliTarget({}, captureIO({ ERPSYNC_CONFIG: 'missing.yaml' }, cwd))).rejects.toMatchObject({ code: 'CONFIG' });
   });
 
@@ -73,6 +86,6 @@ describe('openTarget', () => {
     const opened = await openTarget({ 'base-url': emulator.baseUrl, debug: true }, io);
     onCleanup(() => opened.close());
     await opened.client.request({ method: 'GET', path: '/formas-pagamentos', query: { pagina: 1 } });
-    expect(io.err()).toMatch(/^debug: #1\.1 GET \/formas-pagamentos\?pagina=1 →\ndebug: #1\.1 GET \/formas-pagamentos\?pagina=1 ← 200 \(\d+ ms\)\n$/);
+    expect(io.err()).toMatch(/^debug: #1\.1 GET \/empresas\/me\/dados-basicos →\ndebug: #1\.1 GET \/empresas\/me\/dados-basicos ← 200 \(\d+ ms\)\ndebug: #2\.1 GET \/formas-pagamentos\?pagina=1 →\ndebug: #2\.1 GET \/formas-pagamentos\?pagina=1 ← 200 \(\d+ ms\)\n$/);
   });
 });

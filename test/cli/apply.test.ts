@@ -107,7 +107,7 @@ describe('erpsync apply', () => {
     const sandboxEnv = { NFSE_SENHA_PREFEITURA: 'demo' };
     const first = await runCli(['apply', example, '--auto-approve'], { cwd: dir, env: sandboxEnv });
     expect(first.code, first.stdout + first.stderr).toBe(0);
-    expect(first.stdout.split('\n')[0]).toContain('Using the local sandbox');
+    expect(first.stdout.split('\n')[0]).toMatch(/^Account: Loja Sandbox Ltda \(CNPJ 12\.345\.678\/0001-90\) · local sandbox \(state in /);
     expect(first.stdout).toMatch(/Apply: \d+ applied, 0 failed, 0 skipped, 0 blocked\./);
     expect(first.stdout).not.toContain('not converged');
     const second = await runCli(['apply', example, '--auto-approve'], { cwd: dir, env: sandboxEnv });

@@ -39,7 +39,8 @@ describe('erpsync drift', () => {
     expect((await runCli(['apply', 'm', '--auto-approve'], { cwd: dir, env })).code).toBe(0);
     const text = await runCli(['drift', 'm'], { cwd: dir, env });
     expect(text.code).toBe(0);
-    expect(text.stdout.split('\n')[0]).toBe('No drift: the account matches the manifests (2 managed records, 2 in sync).');
+    expect(text.stdout.split('\n')[0]).toMatch(/^Account: Loja Sandbox Ltda \(CNPJ 12\.345\.678\/0001-90\) · 127\.0\.0\.1:\d+ · token from BLING_ACCESS_TOKEN$/);
+    expect(text.stdout.split('\n')[1]).toBe('No drift: the account matches the manifests (2 managed records, 2 in sync).');
     const junit = await runCli(['drift', 'm', '--format', 'junit'], { cwd: dir, env });
     expect(junit.code).toBe(0);
     expect(junit.stdout).toContain('tests="2" failures="0" errors="0" skipped="0"');
@@ -98,7 +99,7 @@ describe('erpsync drift', () => {
     write(dir, 'm/groups.yaml', groups);
     const result = await runCli(['drift', 'm', '--format', 'markdown', '--markdown-limit', '400', '--out', 'reports/drift.md'], { cwd: dir, env: {} });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('Using the local sandbox');
+    expect(result.stderr).toContain('· local sandbox (state in');
     expect(result.stdout.startsWith('## erpsync drift: 2 missing')).toBe(true);
     expect(result.stdout.length).toBeLessThanOrEqual(400);
     expect(result.stdout).toContain('The full report: reports/drift.md.');

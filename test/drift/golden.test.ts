@@ -20,6 +20,7 @@ const runs = new Map<string, CliRun>();
 function normalize(text: string): string {
   return text
     .replaceAll(account.emulator.baseUrl, '<base-url>')
+    .replaceAll(new URL(account.emulator.baseUrl).host, '<host>')
     .replace(/\b\d{11}\b/g, '<id>')
     .replace(/\(([0-9a-f]{7})\)/g, '(<commit>)');
 }
@@ -56,7 +57,9 @@ describe('erpsync drift golden reports', () => {
     ['no-baseline', 'drift-no-baseline.txt'],
   ])('%s', async (name, file) => {
     const result = run(name);
-    expect(result.stderr).toBe('');
+    // Every run names its account first: on stdout for text, on stderr when stdout is a report.
+    const banner = 'Account: Loja Sandbox Ltda (CNPJ 12.345.678/0001-90) · <host> · token from BLING_ACCESS_TOKEN\n';
+    expect(normalize(result.stderr)).toBe(name === 'text' || name === 'no-baseline' ? '' : banner);
     expect(result.code).toBe(2);
     await expect(normalize(result.stdout)).toMatchFileSnapshot(golden(file));
   });

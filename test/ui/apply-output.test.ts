@@ -43,7 +43,7 @@ describe('apply --json', () => {
     writeFileSync(path.join(dir, 'm.yaml'), groups(['Maquiagem']));
     const sandbox = await runCli(['apply', 'm.yaml', '--json'], { cwd: dir, env: {} });
     expect(sandbox.code).toBe(3);
-    expect(sandbox.stderr).toContain('Using the local sandbox');
+    expect(sandbox.stderr).toContain('Account: Loja Sandbox Ltda (CNPJ 12.345.678/0001-90) · local sandbox');
     expect(sandbox.stderr).toContain('--auto-approve');
     expect(JSON.parse(sandbox.stdout.trim())).toMatchObject({ type: 'plan' });
   });
@@ -54,7 +54,7 @@ describe('a keyboard without the terminal UI', () => {
     writeFileSync(path.join(dir, 'm.yaml'), groups(['Maquiagem']));
     const run = runCliOnTerminal(['apply', 'm.yaml'], { cwd: dir, env, stdoutIsTerminal: false });
     await run.waitFor('Plan: 1 to create');
-    await vi.waitFor(() => expect(run.stderr.text).toContain('Apply these changes? Type yes to apply:'));
+    await vi.waitFor(() => expect(run.stderr.text).toContain('Apply these changes to Loja Sandbox Ltda (CNPJ 12.345.678/0001-90), target default? Type yes to apply:'));
     run.stdin.write('yes\n');
     expect(await run.exit).toBe(0);
     expect(run.stdout.raw).not.toContain('\u001B');

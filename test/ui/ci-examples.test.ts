@@ -31,10 +31,15 @@ function invocations(text: string): { command: string; flags: string[] }[] {
 }
 
 describe('GitHub Actions examples', () => {
-  it('has the three workflows, each with triggers and steps', () => {
-    expect(workflows.map((w) => w.name).sort()).toEqual(['erpsync-apply.yml', 'erpsync-drift.yml', 'erpsync-plan.yml']);
+  it('has the four workflows, each with triggers and steps', () => {
+    expect(workflows.map((w) => w.name).sort()).toEqual(['erpsync-apply.yml', 'erpsync-drift.yml', 'erpsync-fleet.yml', 'erpsync-plan.yml']);
     const triggers = Object.fromEntries(workflows.map((w) => [w.name, Object.keys((parse(w.text) as Workflow).on)]));
-    expect(triggers).toEqual({ 'erpsync-apply.yml': ['push'], 'erpsync-drift.yml': ['schedule', 'workflow_dispatch'], 'erpsync-plan.yml': ['pull_request'] });
+    expect(triggers).toEqual({
+      'erpsync-apply.yml': ['push'],
+      'erpsync-drift.yml': ['schedule', 'workflow_dispatch'],
+      'erpsync-fleet.yml': ['push', 'workflow_dispatch'],
+      'erpsync-plan.yml': ['pull_request'],
+    });
     for (const { text } of workflows) expect(steps(text).length).toBeGreaterThan(3);
   });
 
@@ -59,7 +64,7 @@ describe('GitHub Actions examples', () => {
 
   it('passes erpsync only flags that its commands know', async () => {
     const calls = workflows.flatMap((w) => invocations(w.text).map((call) => ({ ...call, file: w.name })));
-    expect(calls.map((c) => c.command).sort()).toEqual(['apply', 'drift', 'plan', 'validate']);
+    expect(calls.map((c) => c.command).sort()).toEqual(['apply', 'apply', 'drift', 'plan', 'targets', 'validate']);
     for (const call of calls) {
       const help = await runCli([call.command, '--help'], { cwd: tmpdir() });
       expect(help.code, `${call.file}: erpsync ${call.command} --help`).toBe(0);

@@ -74,7 +74,8 @@ describe('interactive apply', () => {
     expect(groupNames()).toEqual(['A', 'B']);
 
     const accepted = runCliOnTerminal(['apply', 'm.yaml'], { cwd: dir, env });
-    await accepted.waitFor('This deletes or retires 2 record(s). Type 2 to apply:');
+    await accepted.waitFor('This deletes or retires 2 record(s) in Loja Sandbox Ltda');
+    await accepted.waitFor('Type 2 to apply:');
     await accepted.type('2', '\r');
     expect(await accepted.exit).toBe(0);
     expect(groupNames()).toEqual([]);

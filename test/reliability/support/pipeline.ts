@@ -64,7 +64,7 @@ export async function readAccount(client: ApiClient, desired: DesiredState): Pro
 
 export function planFor(desired: DesiredState, live: LiveState, emulator: Emulator): Plan {
   const { plan, diagnostics } = buildPlan(desired, live, registry.units, {
-    target: { mode: 'remote', id: emulator.baseUrl, name: 'default' },
+    target: { mode: 'remote', id: emulator.baseUrl, name: 'default', account: { id: 'test-account', nome: 'Loja Teste Ltda', cnpj: '12.345.678/0001-90' } },
     allowReplace: false,
     rate: 2.5,
   });

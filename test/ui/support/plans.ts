@@ -21,7 +21,7 @@ export function makeChange(action: ChangeAction, key: string, wave: number, extr
 export function makePlan(changes: Change[]): Plan {
   return {
     formatVersion: 2,
-    target: { mode: 'sandbox', id: 'sandbox:.erpsync/sandbox.json', name: 'sandbox' },
+    target: { mode: 'sandbox', id: 'sandbox:.erpsync/sandbox.json', name: 'sandbox', account: { id: 'test-account', nome: 'Loja Teste Ltda', cnpj: '12.345.678/0001-90' } },
     manifestDigest: 'sha256:0',
     kinds: ['gruposProdutos'],
     changes,

@@ -1,0 +1,62 @@
+// The JSON Schema of erpsync.config.yaml (published as schemas/config.schema.json, documented in
+// docs/config.md): the targets a repository deploys to. The config names secrets by variable and
+// never holds one, so credentials settings are an explicit list (a `token:` key is refused).
+import type { JsonSchema } from '../kinds/kind.js';
+
+export const configSchemaFileName = 'config.schema.json';
+
+const envName = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' };
+const url = { type: 'string', pattern: '^https?://' };
+const paths = { oneOf: [{ type: 'string', minLength: 1 }, { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } }] };
+
+/** Target names: path-like segments, so a fleet can group stores (`lojas/centro`) and select them by glob. */
+export const targetNamePattern = '^[A-Za-z0-9][A-Za-z0-9_-]*(/[A-Za-z0-9][A-Za-z0-9_-]*)*$';
+
+export const configSchema: JsonSchema = {
+  title: 'erpsync config (erpsync.config.yaml)',
+  description: 'Targets: the accounts a manifest repository is planned and applied against.',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    version: { const: 1 },
+    targets: {
+      type: 'object',
+      description: 'One entry per account; the key is the target name used by --target.',
+      propertyNames: { pattern: targetNamePattern },
+      additionalProperties: { $ref: '#/$defs/target' },
+    },
+  },
+  $defs: {
+    target: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        description: { type: 'string' },
+        baseUrl: { ...url, description: 'API base URL (default https://api.bling.com.br/Api/v3); http:// only on loopback.' },
+        rate: { type: 'number', exclusiveMinimum: 0, description: 'Requests per second (default 2.5; the account allows 3).' },
+        maxRequests: { type: 'integer', minimum: 1, description: 'Stop before sending more requests than this in one run.' },
+        manifests: { ...paths, description: 'Manifest paths used when none are given on the command line; a list is layered: later paths override earlier ones record by record.' },
+        variables: {
+          type: 'object',
+          description: 'Values for ${VARS} in the manifests of this target; they win over the environment.',
+          propertyNames: { pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
+          additionalProperties: { type: ['string', 'number', 'boolean'] },
+        },
+        envFile: { type: 'string', minLength: 1, description: 'A KEY=value file (relative to the config) with more variables, e.g. secrets kept out of git.' },
+        credentials: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            tokenEnv: { ...envName, description: 'Variable holding a bearer token.' },
+            file: { type: 'string', minLength: 1, description: 'OAuth credentials file written by `erpsync login --target NAME`.' },
+            clientId: { type: 'string', minLength: 1 },
+            clientIdEnv: envName,
+            clientSecretEnv: envName,
+            tokenUrl: url,
+            authorizeUrl: url,
+          },
+        },
+      },
+    },
+  },
+};

@@ -1,0 +1,55 @@
+// The fleet's outputs: one progress line per store as it finishes, and one table at the end (store,
+// account, changes or drift, errors) as text, JSON or Markdown. Pure: strings in, strings out.
+import { describeAccount } from '../model/account.js';
+import type { FleetCommand, FleetReport, FleetRow } from '../model/fleet.js';
+
+const changeWord: Record<FleetCommand, string> = { plan: 'changes', apply: 'changes', drift: 'drifted', check: 'changes' };
+
+function outcomeOf(command: FleetCommand, row: FleetRow): string {
+  if (row.error !== undefined) return `error: ${row.error}`;
+  if (command === 'check') return 'reachable';
+  if (command === 'apply') return row.changes === 0 ? 'no changes' : `${row.applied ?? 0} applied${row.failed ? `, ${row.failed} failed` : ''}`;
+  return row.changes === 0 ? (command === 'drift' ? 'in sync' : 'no changes') : `${row.changes} ${changeWord[command]}`;
+}
+
+function accountOf(row: FleetRow): string {
+  return row.account ? describeAccount(row.account) : '—';
+}
+
+/** `[3/20] lojas/centro · Loja Centro Ltda (CNPJ …) · 2 changes (0.4 s)` */
+export function renderFleetProgress(command: FleetCommand, row: FleetRow, done: number, total: number): string {
+  return `[${String(done).padStart(String(total).length)}/${total}] ${row.target} · ${accountOf(row)} · ${outcomeOf(command, row)} (${row.seconds.toFixed(1)} s)`;
+}
+
+function summaryOf(report: FleetReport): string {
+  const failed = report.rows.filter((r) => r.error !== undefined || (r.failed ?? 0) > 0).length;
+  const changed = report.rows.filter((r) => r.error === undefined && r.changes > 0).length;
+  const what = report.command === 'drift' ? 'drifted' : report.command === 'apply' ? 'changed' : 'with changes';
+  return `Fleet ${report.command}: ${report.rows.length} store(s), ${changed} ${what}, ${failed} failed, in ${report.seconds.toFixed(1)} s (exit ${report.exitCode}).`;
+}
+
+export function renderFleetText(report: FleetReport): string[] {
+  const header = ['store', 'account', report.command === 'drift' ? 'drift' : 'changes', 'result'];
+  const rows = report.rows.map((r) => [r.target, accountOf(r), String(r.changes), outcomeOf(report.command, r)]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ');
+  return ['', line(header), ...rows.map(line), '', summaryOf(report)];
+}
+
+export function renderFleetMarkdown(report: FleetReport): string {
+  const escape = (text: string) => text.replace(/\|/g, '\\|');
+  const lines = [
+    `### erpsync ${report.command}: ${report.rows.length} store(s)`,
+    '',
+    `| store | account | ${report.command === 'drift' ? 'drift' : 'changes'} | result |`,
+    '|---|---|---:|---|',
+    ...report.rows.map((r) => `| ${escape(r.target)} | ${escape(accountOf(r))} | ${r.changes} | ${escape(outcomeOf(report.command, r))} |`),
+    '',
+    summaryOf(report),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+export function renderFleetJson(report: FleetReport): string {
+  return `${JSON.stringify({ formatVersion: 1, ...report }, null, 2)}\n`;
+}

@@ -1,0 +1,60 @@
+// One owner per sandbox state file: a CLI run that finds `erpsync sandbox` serving the state talks
+// to that server (so the server's next save cannot undo the apply), a second server is refused,
+// and a claim left by a dead process is taken over.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { groupsManifest } from '../support/account.js';
+import { liveIO, runCli } from '../support/run-cli.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'erpsync-sandbox-owner-'));
+  writeFileSync(path.join(dir, 'm.yaml'), groupsManifest(['Maquiagem']));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+async function waitFor(read: () => string, pattern: RegExp): Promise<void> {
+  for (let i = 0; i < 500 && !pattern.test(read()); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(read()).toMatch(pattern);
+}
+
+const savedGroups = (file: string): string[] =>
+  (JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as { state: { gruposProdutos: { nome: string }[] } }).state.gruposProdutos.map((g) => g.nome);
+
+describe('the sandbox state has one owner', () => {
+  it('a CLI apply goes through the running server, and the server keeps it when it saves', async () => {
+    const stop = new AbortController();
+    const server = liveIO({}, dir, stop.signal);
+    const serving = main(['sandbox', '--state', 'state.json', '--rate-limit', '0'], server);
+    await waitFor(server.out, /Press Ctrl-C/);
+    const url = /listening on (\S+)/.exec(server.out())?.[1] ?? '';
+
+    const applied = await runCli(['apply', 'm.yaml', '--sandbox', '--sandbox-state', 'state.json', '--auto-approve'], { cwd: dir, env: {} });
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout.split('\n')[0]).toBe(`Account: Loja Sandbox Ltda (CNPJ 12.345.678/0001-90) · sandbox server ${new URL(url).host} (state in state.json)`);
+
+    const second = await runCli(['sandbox', '--state', 'state.json'], { cwd: dir, env: {} });
+    expect(second.code).toBe(3);
+    expect(second.stderr).toContain(`the sandbox state ${path.join(dir, 'state.json')} is in use by another erpsync sandbox server (pid ${process.pid}) at ${url}`);
+
+    stop.abort();
+    expect(await serving).toBe(0);
+    // The server saved last, and its state holds what the CLI applied.
+    expect(savedGroups('state.json')).toEqual(['Maquiagem']);
+    expect(existsSync(path.join(dir, 'state.json.owner'))).toBe(false);
+    const again = await runCli(['plan', 'm.yaml', '--sandbox', '--sandbox-state', 'state.json', '--detailed-exitcode'], { cwd: dir, env: {} });
+    expect(again.code).toBe(0);
+  });
+
+  it('takes over a claim left by a process that is gone', async () => {
+    mkdirSync(path.join(dir, '.erpsync'));
+    writeFileSync(path.join(dir, '.erpsync', 'sandbox.json.owner'), JSON.stringify({ pid: 2 ** 22 + 12345, role: 'cli' }));
+    const applied = await runCli(['apply', 'm.yaml', '--sandbox', '--auto-approve'], { cwd: dir, env: {} });
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(savedGroups('.erpsync/sandbox.json')).toEqual(['Maquiagem']);
+    expect(existsSync(path.join(dir, '.erpsync', 'sandbox.json.owner'))).toBe(false);
+  });
+});
