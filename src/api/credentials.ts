@@ -245,7 +245,8 @@ export function createOAuthProvider(options: OAuthProviderOptions): CredentialPr
     }
     seen.add(tokens.accessToken);
     seen.add(tokens.refreshToken);
-    const next = storedFromTokenSet(tokens, { clientId, tokenUrl, now: now() });
+    // The credentials stay bound to the base URL they were issued for.
+    const next = storedFromTokenSet(tokens, { ...(current.baseUrl === undefined ? {} : { baseUrl: current.baseUrl }), clientId, tokenUrl, now: now() });
     // Durable before anyone may use the new access token (see the file header).
     await writeCredentialsFile(options.file, next);
     remember(next);

@@ -7,10 +7,8 @@ import { findDrift } from '../drift/find-drift.js';
 import { loadBaseline } from '../drift/load-baseline.js';
 import type { Baseline } from '../drift/load-baseline.js';
 import { registry } from '../kinds/registry.js';
-import { fetchLive } from '../live/fetch-live.js';
 import { hasErrors } from '../model/diagnostics.js';
 import { ErpsyncError } from '../model/errors.js';
-import { deriveDesiredUnits, selectUnitKinds } from '../kinds/desired-units.js';
 import { renderDriftJson } from '../report/drift-json.js';
 import { renderDriftJunit } from '../report/drift-junit.js';
 import { defaultMarkdownLimit, renderDriftMarkdown } from '../report/drift-markdown.js';
@@ -18,8 +16,9 @@ import { renderDriftText } from '../report/drift-text.js';
 import type { CliIO } from './io.js';
 import { maskOf, writeLine } from './io.js';
 import { parseCommandArgs } from './parse-command-args.js';
-import { loadDesired, parseCount, planTargetOf, printDiagnostics } from './plan-workflow.js';
-import { isFleetRun } from './fleet-workflow.js';
+import { loadDesired, parseCount, planTargetOf, printDiagnostics, readAccountForDrift } from './plan-workflow.js';
+import { driftStore, isFleetRun, runFleet } from './fleet-workflow.js';
+import { fleetProgress, writeFleetReport } from './fleet-output.js';
 import { openResolvedTarget, resolveCliTarget, targetFlagHelp, targetFlagOptions } from './target.js';
 import { hasDrift } from '../model/drift.js';
 import type { DriftReport } from '../model/drift.js';
@@ -91,8 +90,12 @@ export async function runDriftCommand(args: string[], io: CliIO): Promise<number
   const baselineRef = flags.baseline ?? (io.env.ERPSYNC_BASELINE || undefined);
   const reportUrl = flags['report-url'] ?? (io.env.ERPSYNC_REPORT_URL || undefined);
 
-  // Not built yet: a fleet drift (one table of drifted records per store); run per target meanwhile.
-  if (isFleetRun(flags)) throw new ErpsyncError('USAGE', 'drift runs against one target for now: pass one --target (a fleet drift is not built yet)');
+  if (isFleetRun(flags)) {
+    if (format === 'junit' || flags.out || baselineRef) throw new ErpsyncError('USAGE', 'a fleet drift reports one table (text, --json or --format markdown); run one --target for JUnit, --out or --baseline');
+    const report = await runFleet({ command: 'drift', flags, paths: parsed.positionals, io, onRow: fleetProgress('drift', format, io) }, driftStore(flags['include-builtin'] === true));
+    writeFleetReport(report, format, io);
+    return report.exitCode;
+  }
   const target = await resolveCliTarget(flags, io);
   const desired = await loadDesired(parsed.positionals, io, target);
   if (!desired) return 1;
@@ -102,13 +105,7 @@ export async function runDriftCommand(args: string[], io: CliIO): Promise<number
   try {
     // Reports are often piped into a file or a summary: the banner stays out of them.
     writeLine(format === 'text' ? io.stdout : io.stderr, opened.banner);
-    const live = await fetchLive(opened.client, registry.units, {
-      kinds: selectUnitKinds(desired, registry.units),
-      desired: deriveDesiredUnits(desired, registry.units),
-      // Unmanaged records are found only by reading every record, and their snippets need every field.
-      complete: () => true,
-      everyField: true,
-    });
+    const live = await readAccountForDrift(opened, desired);
     const { report, diagnostics } = findDrift({
       desired,
       live,

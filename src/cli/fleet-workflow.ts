@@ -16,7 +16,11 @@ import type { FleetCommand, FleetReport, FleetRow } from '../model/fleet.js';
 import { worstExitCode } from '../model/fleet.js';
 import { actionableChanges } from '../model/plan.js';
 import type { CliIO } from './io.js';
-import { loadDesired, makePlan, planTargetOf, readAccount } from './plan-workflow.js';
+import { loadDesired, makePlan, planTargetOf, readAccount, readAccountForDrift } from './plan-workflow.js';
+import { lockAccount } from './account-lock.js';
+import { defaultOutcomeWindowMs } from '../apply/apply-plan.js';
+import { findDrift } from '../drift/find-drift.js';
+import { hasDrift } from '../model/drift.js';
 import type { OpenedTarget } from './target.js';
 import { loadTargetsConfig, openResolvedTarget, resolveCliTarget } from './target.js';
 
@@ -98,27 +102,47 @@ export function planStore(detailedExitCode: boolean): StoreRun {
   };
 }
 
-/** One store's apply, approved in advance (a fleet never prompts): plan, apply, verify. */
+/** One store's drift: the records that drifted, and exit 2 when any did. */
+export function driftStore(includeBuiltin: boolean): StoreRun {
+  return async (opened, given) => {
+    const desired = required(given);
+    const { report, diagnostics } = findDrift({ desired, live: await readAccountForDrift(opened, desired), adapters: registry.units, target: planTargetOf(opened), includeBuiltin });
+    const first = diagnostics.find((d) => d.severity === 'error');
+    if (first) throw new ErpsyncError('INVALID_MANIFEST', `the manifests have errors: ${first.message}`);
+    return { changes: report.findings.length, exitCode: hasDrift(report) ? exitCodes.changes : exitCodes.ok };
+  };
+}
+
+/** One store's apply, approved in advance (a fleet never prompts): under the account's lock, plan, apply, verify. */
 export function applyStore(io: CliIO, concurrency: number): StoreRun {
   return async (opened, given) => {
     const desired = required(given);
-    const live = await readAccount(opened, desired);
-    const { plan } = planOrThrow(opened, desired, live);
-    const outcome = await runApplyWorkflow(plan, {
-      client: opened.client,
-      target: planTargetOf(opened),
-      adapters: registry.units,
-      readAccount: (request) => fetchLive(opened.client, registry.units, request),
-      live,
-      confirm: async () => true,
-      report: () => undefined,
-      signal: io.signal,
-      concurrency,
-    });
-    const changes = actionableChanges(plan).length;
-    if (outcome.status !== 'applied') return { changes, applied: 0, failed: 0, exitCode: exitCodeOfApply(outcome) };
-    return { changes, applied: outcome.result.applied, failed: outcome.result.failed + outcome.notConverged.length, exitCode: exitCodeOfApply(outcome) };
+    const lock = await lockAccount(io, { key: opened.account.id, timeoutMs: 0, inFlightMs: defaultOutcomeWindowMs });
+    try {
+      return await applyLocked(opened, desired, io, concurrency);
+    } finally {
+      await lock.release();
+    }
   };
+}
+
+async function applyLocked(opened: OpenedTarget, desired: DesiredState, io: CliIO, concurrency: number): Promise<StoreOutcome> {
+  const live = await readAccount(opened, desired);
+  const { plan } = planOrThrow(opened, desired, live);
+  const outcome = await runApplyWorkflow(plan, {
+    client: opened.client,
+    target: planTargetOf(opened),
+    adapters: registry.units,
+    readAccount: (request) => fetchLive(opened.client, registry.units, request),
+    live,
+    confirm: async () => true,
+    report: () => undefined,
+    signal: io.signal,
+    concurrency,
+  });
+  const changes = actionableChanges(plan).length;
+  if (outcome.status !== 'applied') return { changes, applied: 0, failed: 0, exitCode: exitCodeOfApply(outcome) };
+  return { changes, applied: outcome.result.applied, failed: outcome.result.failed + outcome.notConverged.length, exitCode: exitCodeOfApply(outcome) };
 }
 
 function required(desired: DesiredState | undefined): DesiredState {

@@ -74,6 +74,17 @@ export async function readAccount(opened: OpenedTarget, desired: DesiredState): 
   });
 }
 
+/** The account as drift needs it: every record of the touched kinds, with every field (for snippets). */
+export async function readAccountForDrift(opened: OpenedTarget, desired: DesiredState): Promise<LiveState> {
+  return fetchLive(opened.client, registry.units, {
+    kinds: selectUnitKinds(desired, registry.units),
+    desired: deriveDesiredUnits(desired, registry.units),
+    // Unmanaged records are found only by reading every record, and their snippets need every field.
+    complete: () => true,
+    everyField: true,
+  });
+}
+
 export function makePlan(desired: DesiredState, live: LiveState, opened: OpenedTarget, flags: PlanFlags): PlanResult {
   const rate = Number.isFinite(opened.target.rate) ? opened.target.rate : projectedRate;
   // Naming the account cost requests too: the plan's read cost counts them.

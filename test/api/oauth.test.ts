@@ -38,6 +38,16 @@ function oauthClient(emulator: Emulator, file: string, options: { signal?: Abort
 const tokenCalls = (emulator: Emulator): number => emulator.requestLog().filter((e) => e.path === '/oauth/token').length;
 
 describe('OAuth refresh', () => {
+  it('keeps the credentials bound to the base URL they were issued for when it rotates them', async () => {
+    const emulator = await startEmulator({ oauthClients: [app] });
+    const { file, initial } = await credentialsFile(emulator, Date.now() + 60_000);
+    await writeCredentialsFile(file, { ...initial, baseUrl: emulator.baseUrl });
+    expect((await oauthClient(emulator, file).request({ method: 'GET', path: '/formas-pagamentos' })).status).toBe(200);
+    const rotated = await readCredentialsFile(file);
+    expect(rotated.refreshToken).not.toBe(initial.refreshToken);
+    expect(rotated.baseUrl).toBe(emulator.baseUrl);
+  });
+
   it('refreshes shortly before expiry and the rotation survives a crash before the next request', async () => {
     const emulator = await startEmulator({ oauthClients: [app] });
     const { file, initial } = await credentialsFile(emulator, Date.now() + 60_000);

@@ -32,6 +32,7 @@ beforeAll(async () => {
     const overlay = i % 2 === 0 ? ', overlays/pares' : '';
     config.push(`  ${storeName(i)}:`, `    baseUrl: ${emulator.baseUrl}`, `    credentials: { tokenEnv: ${tokenVar(i)} }`, `    manifests: [base${overlay}]`, "    rate: 1000", `    variables: { LOJA: "${i}" }`);
   }
+  env.ERPSYNC_LOCK_DIR = path.join(dir, '.locks');
   write('erpsync.config.yaml', `${config.join('\n')}\n`);
   write('base/grupos.yaml', 'version: 1\ngruposProdutos:\n  - nome: Maquiagem\n  - nome: Perfumaria\n  - nome: Loja ${LOJA}\n');
   // Even stores sell no perfume: the overlay's tombstone replaces the base's record.
@@ -72,6 +73,18 @@ describe('a fleet of 20 stores', () => {
     expect(again.stdout).toContain('| lojas/loja-20 | Loja 20 Ltda (CNPJ 11.111.111/0001-20) | 0 | no changes |');
     // Unpaced emulators: the whole fleet takes seconds.
     console.info(`fleet of ${size}: plan ${planSeconds.toFixed(2)} s, apply ${applySeconds.toFixed(2)} s`);
+  });
+
+  it('drifts across the fleet: clean stores exit 0, a store changed by hand shows in the table and exits 2', async () => {
+    const clean = await runCli(['drift', '--target', 'lojas/loja-0*', '--json'], { cwd: dir, env });
+    expect(clean.code, clean.stderr).toBe(0);
+    expect((JSON.parse(clean.stdout) as FleetReport).rows.map((r) => r.changes)).toEqual(Array.from({ length: 9 }, () => 0));
+    const store = stores[2]?.emulator as Emulator;
+    await fetch(`${store.baseUrl}/grupos-produtos`, { method: 'POST', headers: { authorization: `Bearer ${store.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ nome: 'Criado à mão' }) });
+    const drifted = await runCli(['drift', '--target', 'lojas/loja-0*'], { cwd: dir, env });
+    expect(drifted.code).toBe(2);
+    expect(drifted.stdout).toMatch(/^lojas\/loja-03\s+Loja 3 Ltda \(CNPJ 11\.111\.111\/0001-03\)\s+1\s+/m);
+    expect(drifted.stdout).toMatch(/^lojas\/loja-04\s+Loja 4 Ltda \(CNPJ 11\.111\.111\/0001-04\)\s+0\s+/m);
   });
 
   it('one failing store leaves the others applied, and the fleet exits with the worst code', async () => {
