@@ -1,6 +1,7 @@
 // The CLI edge: picks the command, runs it, and maps any error to one message and an exit code.
 // Commands are loaded lazily so `erpsync --version` starts fast. This file and bin.ts hold the
 // only top-level error handler; nothing below the CLI prints or exits.
+import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { ErpsyncError, exitCodes, isErpsyncError } from '../model/errors.js';
 import type { CliIO, CommandRunner } from './io.js';
@@ -66,6 +67,8 @@ function usage(): string {
 }
 
 export async function main(argv: string[], io: CliIO): Promise<number> {
+  // Every request in flight listens to the one interrupt signal; a fleet has many at once.
+  setMaxListeners(128, io.signal);
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     writeLine(io.stdout, usage());
