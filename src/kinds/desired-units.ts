@@ -5,8 +5,11 @@
 import type { DesiredRecord, DesiredState, DesiredUnit } from '../model/desired.js';
 import { prunesKind } from '../model/desired.js';
 import type { UnitKind } from '../model/kinds.js';
+import { isReadOnlyKind } from '../model/kinds.js';
 import { lastSegment, withLastSegment } from '../model/names.js';
+import { readPathValues } from '../model/paths.js';
 import type { KindAdapter } from './kind.js';
+import { referencesOf } from './kind.js';
 
 export function toDesiredUnit(record: DesiredRecord): DesiredUnit {
   return {
@@ -20,15 +23,38 @@ export function toDesiredUnit(record: DesiredRecord): DesiredUnit {
   };
 }
 
-/** Unit kinds a run touches, in dependency order: declared or pruned kinds, and the units nested in them. */
-export function selectUnitKinds(desired: Pick<DesiredState, 'declaredKinds' | 'policy'>, units: readonly KindAdapter[]): UnitKind[] {
+/**
+ * Unit kinds a run touches, in dependency order: declared or pruned kinds, the units nested in
+ * them, and the read-only kinds their desired records name (an id alone needs no list).
+ */
+export function selectUnitKinds(desired: Pick<DesiredState, 'declaredKinds' | 'policy' | 'records'>, units: readonly KindAdapter[]): UnitKind[] {
   const selected: UnitKind[] = [];
   for (const unit of units) {
     const key = unit.definition?.key;
     const touched = key ? desired.declaredKinds.has(key) || desired.policy.prune.includes(key) : unit.nestedIn !== undefined && selected.includes(unit.nestedIn);
     if (touched) selected.push(unit.kind);
   }
-  return selected;
+  const named = namedReadOnlyKinds(deriveDesiredUnits(desired, units.filter((u) => selected.includes(u.kind))), units);
+  return units.filter((u) => selected.includes(u.kind) || named.has(u.kind)).map((u) => u.kind);
+}
+
+/** The read-only kinds that some of these desired units name by a name (a string) in a reference. */
+export function namedReadOnlyKinds(desiredByKind: ReadonlyMap<UnitKind, readonly DesiredUnit[]>, units: readonly KindAdapter[]): Set<UnitKind> {
+  const named = new Set<UnitKind>();
+  for (const unit of units) {
+    for (const ref of referencesOf(unit)) {
+      if (!isReadOnlyKind(ref.target) || named.has(ref.target)) continue;
+      const names = (desiredByKind.get(unit.kind) ?? []).some((u) => readPathValues(u.fields, ref.path).some((v) => typeof v === 'string'));
+      if (names) named.add(ref.target);
+    }
+  }
+  return named;
+}
+
+/** The read-only kinds these unit kinds can refer to: what export reads to write names instead of ids. */
+export function referableReadOnlyKinds(kinds: readonly UnitKind[], units: readonly KindAdapter[]): UnitKind[] {
+  const targets = new Set<UnitKind>(units.filter((u) => kinds.includes(u.kind)).flatMap((u) => referencesOf(u).map((r) => r.target)));
+  return units.filter((u) => u.readOnly && targets.has(u.kind)).map((u) => u.kind);
 }
 
 /** Whether every live record of the unit kind is needed: the kind it belongs to is pruned. */

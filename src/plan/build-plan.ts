@@ -62,9 +62,13 @@ export function buildPlan(desired: DesiredState, live: LiveState, adapters: read
     if (adapter.definition && plannedKinds.has(adapter.kind)) state.desiredByKind.set(adapter.kind, (desired.records.get(adapter.definition.key) ?? []).map(toDesiredUnit));
   }
   const liveOf = (kind: UnitKind): readonly LiveRecord[] => live.records.get(kind) ?? [];
-  const resolve = createResolver((kind) => state.desiredByKind.get(kind), liveOf);
+  const readOnlyTitles = new Map(adapters.flatMap((a) => (a.readOnly ? [[a.kind, a.readOnly.title] as const] : [])));
+  const resolve = createResolver((kind) => state.desiredByKind.get(kind), liveOf, (kind) => readOnlyTitles.get(kind));
   for (const adapter of adapters) {
-    if (plannedKinds.has(adapter.kind)) planKind(adapter, desired, liveOf, resolve, state, options);
+    // Read-only kinds are read so that names resolve; nothing of theirs is ever planned, but the
+    // changes that name them rely on them (a saved plan re-reads them to find their ids).
+    if (plannedKinds.has(adapter.kind) && adapter.readOnly) state.liveAfter.set(adapter.kind, [...liveOf(adapter.kind)]);
+    else if (plannedKinds.has(adapter.kind)) planKind(adapter, desired, liveOf, resolve, state, options);
   }
 
   blockRemovalsWithStayingChildren(state.changes, liveOf);
@@ -96,9 +100,8 @@ export function buildPlan(desired: DesiredState, live: LiveState, adapters: read
 /** One unit kind: canonical units, matching, the changes of every pair, and pruning. */
 function planKind(adapter: KindAdapter, desired: DesiredState, liveOf: (kind: UnitKind) => readonly LiveRecord[], resolve: ReturnType<typeof createResolver>, state: PlanningState, options: PlanOptions): void {
   const kind = adapter.kind;
-  const units = adapter.definition
-    ? canonicalizeUnits(state.desiredByKind.get(kind) ?? [], adapter, resolve, state.renames, state.diagnostics)
-    : deriveNestedUnits(adapter, adapter.nestedIn ? (state.desiredByKind.get(adapter.nestedIn) ?? []) : []);
+  const declared = adapter.definition ? (state.desiredByKind.get(kind) ?? []) : deriveNestedUnits(adapter, adapter.nestedIn ? (state.desiredByKind.get(adapter.nestedIn) ?? []) : []);
+  const units = canonicalizeUnits(declared, adapter, resolve, state.renames, state.diagnostics);
   state.desiredByKind.set(kind, units);
 
   const liveRecords = liveOf(kind).map((record) => translateLive(record, adapter, state.renames));

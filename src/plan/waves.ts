@@ -16,7 +16,8 @@ import type { UnitKind } from '../model/kinds.js';
 import type { LiveState } from '../model/live.js';
 import type { Change } from '../model/plan.js';
 import { countsAgainstBudget, removesRecord } from '../model/plan.js';
-import { readName } from './canonical-units.js';
+import { referencesOf } from '../kinds/kind.js';
+import { readPathValues } from '../model/paths.js';
 
 export function assignWaves(
   changes: Change[],
@@ -69,11 +70,12 @@ function linkCreatesAndUpdates(changes: Change[], adapters: readonly KindAdapter
       const parentCreate = creates.get(`${adapter?.nestedIn ?? change.kind}\u0000${unit.parent}`);
       if (parentCreate) deps.add(parentCreate.id);
     }
-    for (const ref of adapter?.definition?.references ?? []) {
+    for (const ref of adapter ? referencesOf(adapter) : []) {
       if (ref.parent) continue;
-      const target = readName(change.desired ?? {}, ref.path);
-      const create = target ? creates.get(`${ref.target}\u0000${target}`) : undefined;
-      if (create) deps.add(create.id);
+      for (const target of readPathValues(change.desired ?? {}, ref.path)) {
+        const create = typeof target === 'string' ? creates.get(`${ref.target}\u0000${target}`) : undefined;
+        if (create) deps.add(create.id);
+      }
     }
     if (change.reason === 'replace' && change.action === 'create') deps.add(`${change.kind}:${change.key}:delete`);
     change.dependsOn = [...deps].filter((d) => changeIds.has(d)).sort();
