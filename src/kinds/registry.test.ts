@@ -12,6 +12,7 @@ const dependencyOrder: KindKey[] = [
   'situacoes',
   'logisticas',
   'configuracoesNfse',
+  'depositos',
 ];
 
 function schemaAt(schema: JsonSchema, path: readonly string[]): JsonSchema | undefined {
@@ -25,7 +26,7 @@ function schemaAt(schema: JsonSchema, path: readonly string[]): JsonSchema | und
 }
 
 describe('kind registry', () => {
-  it('lists the seven kinds once each, in dependency order', () => {
+  it('lists every kind once, in dependency order, in dependency order', () => {
     expect(registry.kinds.map((definition) => definition.key)).toEqual(dependencyOrder);
   });
 

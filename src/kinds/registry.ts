@@ -10,6 +10,7 @@ import { tiposContatos } from './tipos-contatos.js';
 import { categoriasProdutos } from './categorias-produtos.js';
 import { categoriasReceitasDespesas } from './categorias-receitas-despesas.js';
 import { configuracoesNfse } from './configuracoes-nfse.js';
+import { depositos } from './depositos.js';
 import { formasPagamentos } from './formas-pagamentos.js';
 import { gruposProdutos } from './grupos-produtos.js';
 import type { Kind, KindAdapter, KindDefinition } from './kind.js';
@@ -52,6 +53,7 @@ const kindsByKey = {
   situacoes,
   logisticas,
   configuracoesNfse,
+  depositos,
 } as const satisfies Record<KindKey, Kind>;
 
 const readOnlyByKind = {

@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { categoriaProdutoFieldTables } from '../kinds/categorias-produtos.js';
 import { categoriaReceitaDespesaFieldTables } from '../kinds/categorias-receitas-despesas.js';
 import { configuracaoNfseFieldTables } from '../kinds/configuracoes-nfse.js';
+import { depositoFieldTables } from '../kinds/depositos.js';
 import { formaPagamentoFieldTables } from '../kinds/formas-pagamentos.js';
 import { grupoProdutoFieldTables } from '../kinds/grupos-produtos.js';
 import type { JsonSchema } from '../kinds/kind.js';
@@ -34,6 +35,7 @@ const fieldTablesByKind: Record<KindKey, readonly FieldTableEntry[]> = {
   situacoes: situacaoFieldTables,
   logisticas: logisticaFieldTables,
   configuracoesNfse: configuracaoNfseFieldTables,
+  depositos: depositoFieldTables,
 };
 
 function readPublished(fileName: string): JsonSchema {

@@ -12,6 +12,7 @@ export const kindKeys = [
   'situacoes',
   'logisticas',
   'configuracoesNfse',
+  'depositos',
 ] as const;
 
 /** Units declared inside another kind's records (a logistics' `servicos`), never at the top level. */
