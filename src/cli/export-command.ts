@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { buildExport } from '../export/build-export.js';
 import type { ExportedKind } from '../export/build-export.js';
 import { registry } from '../kinds/registry.js';
-import { referableReadOnlyKinds } from '../kinds/desired-units.js';
+import { referredKinds } from '../kinds/desired-units.js';
 import { fetchLive } from '../live/fetch-live.js';
 import { suggestClosest } from '../model/suggest.js';
 import { ErpsyncError } from '../model/errors.js';
@@ -62,7 +62,7 @@ function unitKindsOf(kinds: readonly KindKey[]): UnitKind[] {
     const key = adapter.definition?.key;
     if (key ? kinds.includes(key) : adapter.nestedIn !== undefined && selected.includes(adapter.nestedIn)) selected.push(adapter.kind);
   }
-  const names = referableReadOnlyKinds(selected, registry.units);
+  const names = referredKinds(selected, registry.units);
   return registry.units.filter((u) => selected.includes(u.kind) || names.includes(u.kind)).map((u) => u.kind);
 }
 

@@ -23,19 +23,27 @@ export function toDesiredUnit(record: DesiredRecord): DesiredUnit {
   };
 }
 
-/**
- * Unit kinds a run touches, in dependency order: declared or pruned kinds, the units nested in
- * them, and the read-only kinds their desired records name (an id alone needs no list).
- */
-export function selectUnitKinds(desired: Pick<DesiredState, 'declaredKinds' | 'policy' | 'records'>, units: readonly KindAdapter[]): UnitKind[] {
+/** Unit kinds a run plans, in dependency order: declared or pruned kinds, and the units nested in them. */
+export function plannedUnitKinds(desired: Pick<DesiredState, 'declaredKinds' | 'policy'>, units: readonly KindAdapter[]): UnitKind[] {
   const selected: UnitKind[] = [];
   for (const unit of units) {
     const key = unit.definition?.key;
     const touched = key ? desired.declaredKinds.has(key) || desired.policy.prune.includes(key) : unit.nestedIn !== undefined && selected.includes(unit.nestedIn);
     if (touched) selected.push(unit.kind);
   }
-  const named = namedReadOnlyKinds(deriveDesiredUnits(desired, units.filter((u) => selected.includes(u.kind))), units);
-  return units.filter((u) => selected.includes(u.kind) || named.has(u.kind)).map((u) => u.kind);
+  return selected;
+}
+
+/**
+ * Unit kinds a run reads, in dependency order: the planned kinds, the manifest kinds they refer
+ * to (a transition names situations the manifests may not declare), and the read-only kinds
+ * their desired records name (an id alone needs no list). Referred-to kinds are read, not planned.
+ */
+export function selectUnitKinds(desired: Pick<DesiredState, 'declaredKinds' | 'policy' | 'records'>, units: readonly KindAdapter[]): UnitKind[] {
+  const planned = plannedUnitKinds(desired, units);
+  const referred = new Set(units.filter((u) => planned.includes(u.kind)).flatMap((u) => referencesOf(u).filter((r) => !r.parent && !isReadOnlyKind(r.target)).map((r) => r.target as UnitKind)));
+  const named = namedReadOnlyKinds(deriveDesiredUnits(desired, units.filter((u) => planned.includes(u.kind))), units);
+  return units.filter((u) => planned.includes(u.kind) || referred.has(u.kind) || named.has(u.kind)).map((u) => u.kind);
 }
 
 /** The read-only kinds that some of these desired units name by a name (a string) in a reference. */
@@ -51,16 +59,20 @@ export function namedReadOnlyKinds(desiredByKind: ReadonlyMap<UnitKind, readonly
   return named;
 }
 
-/** The read-only kinds these unit kinds can refer to: what export reads to write names instead of ids. */
-export function referableReadOnlyKinds(kinds: readonly UnitKind[], units: readonly KindAdapter[]): UnitKind[] {
+/** The kinds these unit kinds refer to, read-only ones included: what export reads to write names instead of ids. */
+export function referredKinds(kinds: readonly UnitKind[], units: readonly KindAdapter[]): UnitKind[] {
   const targets = new Set<UnitKind>(units.filter((u) => kinds.includes(u.kind)).flatMap((u) => referencesOf(u).map((r) => r.target)));
-  return units.filter((u) => u.readOnly && targets.has(u.kind)).map((u) => u.kind);
+  return units.filter((u) => targets.has(u.kind)).map((u) => u.kind);
 }
 
-/** Whether every live record of the unit kind is needed: the kind it belongs to is pruned. */
+/**
+ * Whether every live record of the unit kind is needed: the kind it belongs to is pruned, or it is
+ * read only because other kinds refer to it (no desired unit says which of its records matter).
+ */
 export function readsEveryRecord(unit: KindAdapter, desired: Pick<DesiredState, 'declaredKinds' | 'policy'>): boolean {
   const key = unit.definition?.key ?? unit.nestedIn;
-  return key !== undefined && prunesKind(desired, key);
+  if (key === undefined) return true;
+  return prunesKind(desired, key) || !(desired.declaredKinds.has(key) || desired.policy.prune.includes(key));
 }
 
 /** Desired units of every unit kind, nested ones derived from their (present) parents. */

@@ -10,6 +10,7 @@ const dependencyOrder: KindKey[] = [
   'categoriasProdutos',
   'gruposProdutos',
   'situacoes',
+  'transicoes',
   'logisticas',
   'configuracoesNfse',
   'depositos',

@@ -16,6 +16,7 @@ import { gruposProdutos } from './grupos-produtos.js';
 import type { Kind, KindAdapter, KindDefinition } from './kind.js';
 import { logisticas } from './logisticas.js';
 import { situacoes } from './situacoes.js';
+import { transicoes } from './transicoes.js';
 import { kindKeys, readOnlyUnitKinds } from '../model/kinds.js';
 import type { KindKey, ReadOnlyUnitKind, UnitKind } from '../model/kinds.js';
 
@@ -51,6 +52,7 @@ const kindsByKey = {
   categoriasProdutos,
   gruposProdutos,
   situacoes,
+  transicoes,
   logisticas,
   configuracoesNfse,
   depositos,

@@ -20,6 +20,7 @@ import { logisticaFieldTables } from '../kinds/logisticas.js';
 import { registry } from '../kinds/registry.js';
 import type { FieldTableEntry } from '../kinds/shared-schema.js';
 import { situacaoFieldTables } from '../kinds/situacoes.js';
+import { transicaoFieldTables } from '../kinds/transicoes.js';
 import { buildManifestSchema, buildSchemaFiles, kindSchemaFileName, manifestSchemaFileName, renderSchemaFile } from './manifest-schema.js';
 import type { KindKey } from '../model/kinds.js';
 
@@ -33,6 +34,7 @@ const fieldTablesByKind: Record<KindKey, readonly FieldTableEntry[]> = {
   categoriasProdutos: categoriaProdutoFieldTables,
   gruposProdutos: grupoProdutoFieldTables,
   situacoes: situacaoFieldTables,
+  transicoes: transicaoFieldTables,
   logisticas: logisticaFieldTables,
   configuracoesNfse: configuracaoNfseFieldTables,
   depositos: depositoFieldTables,

@@ -10,6 +10,7 @@ export const kindKeys = [
   'categoriasProdutos',
   'gruposProdutos',
   'situacoes',
+  'transicoes',
   'logisticas',
   'configuracoesNfse',
   'depositos',

@@ -3,7 +3,7 @@
 // named steps — canonical units, matching, changes, removals, preconditions, waves, budget — and
 // every decision they make is written into the Plan, so apply, the reporters and the CLI read
 // it instead of deciding again. It must not know any kind's endpoints: kinds describe their quirks.
-import { deriveNestedUnits, selectUnitKinds, toDesiredUnit } from '../kinds/desired-units.js';
+import { deriveNestedUnits, plannedUnitKinds, selectUnitKinds, toDesiredUnit } from '../kinds/desired-units.js';
 import type { KindAdapter } from '../kinds/kind.js';
 import type { DesiredState, DesiredUnit } from '../model/desired.js';
 import { defaultMaxDeletes, prunesKind } from '../model/desired.js';
@@ -56,7 +56,8 @@ interface PlanningState {
 }
 
 export function buildPlan(desired: DesiredState, live: LiveState, adapters: readonly KindAdapter[], options: PlanOptions): PlanResult {
-  const plannedKinds = new Set<UnitKind>(selectUnitKinds(desired, adapters));
+  const plannedKinds = new Set<UnitKind>(plannedUnitKinds(desired, adapters));
+  const readKinds = new Set<UnitKind>(selectUnitKinds(desired, adapters));
   const state: PlanningState = { changes: [], diagnostics: [], matching: [], desiredByKind: new Map(), renames: new Map(), liveAfter: new Map() };
   for (const adapter of adapters) {
     if (adapter.definition && plannedKinds.has(adapter.kind)) state.desiredByKind.set(adapter.kind, (desired.records.get(adapter.definition.key) ?? []).map(toDesiredUnit));
@@ -65,10 +66,10 @@ export function buildPlan(desired: DesiredState, live: LiveState, adapters: read
   const readOnlyTitles = new Map(adapters.flatMap((a) => (a.readOnly ? [[a.kind, a.readOnly.title] as const] : [])));
   const resolve = createResolver((kind) => state.desiredByKind.get(kind), liveOf, (kind) => readOnlyTitles.get(kind));
   for (const adapter of adapters) {
-    // Read-only kinds are read so that names resolve; nothing of theirs is ever planned, but the
-    // changes that name them rely on them (a saved plan re-reads them to find their ids).
-    if (plannedKinds.has(adapter.kind) && adapter.readOnly) state.liveAfter.set(adapter.kind, [...liveOf(adapter.kind)]);
-    else if (plannedKinds.has(adapter.kind)) planKind(adapter, desired, liveOf, resolve, state, options);
+    // Kinds read only because others refer to them (read-only records, undeclared situations) are
+    // not planned, but the changes that name them rely on them (a saved plan re-reads them).
+    if (plannedKinds.has(adapter.kind)) planKind(adapter, desired, liveOf, resolve, state, options);
+    else if (readKinds.has(adapter.kind)) state.liveAfter.set(adapter.kind, [...liveOf(adapter.kind)]);
   }
 
   blockRemovalsWithStayingChildren(state.changes, liveOf);

@@ -154,7 +154,8 @@ function resolveReferences(
       const value = normalizeName(leaf);
       const found = resolve(ref.target, value, scope);
       const target = found.identity ? (renames.get(ref.target)?.get(found.identity) ?? found.identity) : undefined;
-      if (!target) reportUnresolved(unit, at, value, found, diagnostics);
+      // A tombstone may name records that are gone already (a transition of a deleted situation).
+      if (!target && unit.tool.ensure === 'present') reportUnresolved(unit, at, value, found, diagnostics);
       return target ?? leaf;
     }) as Record<string, unknown>;
   }
