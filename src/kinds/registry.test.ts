@@ -14,6 +14,7 @@ const dependencyOrder: KindKey[] = [
   'logisticas',
   'configuracoesNfse',
   'depositos',
+  'categoriasLojas',
 ];
 
 function schemaAt(schema: JsonSchema, path: readonly string[]): JsonSchema | undefined {

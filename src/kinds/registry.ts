@@ -7,6 +7,7 @@ import { canaisVenda } from './canais-venda.js';
 import { naturezasOperacoes } from './naturezas-operacoes.js';
 import { tiposCamposCustomizados } from './tipos-campos-customizados.js';
 import { tiposContatos } from './tipos-contatos.js';
+import { categoriasLojas } from './categorias-lojas.js';
 import { categoriasProdutos } from './categorias-produtos.js';
 import { categoriasReceitasDespesas } from './categorias-receitas-despesas.js';
 import { configuracoesNfse } from './configuracoes-nfse.js';
@@ -56,6 +57,7 @@ const kindsByKey = {
   logisticas,
   configuracoesNfse,
   depositos,
+  categoriasLojas,
 } as const satisfies Record<KindKey, Kind>;
 
 const readOnlyByKind = {

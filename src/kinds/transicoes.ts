@@ -63,9 +63,9 @@ export const transicaoFieldTables: readonly FieldTableEntry[] = [{ path: [], fie
 const kind = 'transicoes';
 const arrow = ' → ';
 
-/** `de → para`: the name a transition is known by within its module. */
+/** `de → para`: the name a transition is known by within its module (ends by name, as written or resolved). */
 function nameOf(value: Record<string, unknown>): string {
-  const end = (field: string) => (typeof value[field] === 'string' ? normalizeName(value[field]) : '');
+  const end = (field: string) => (typeof value[field] === 'string' ? lastSegment(normalizeName(value[field])) : '');
   return `${end('de')}${arrow}${end('para')}`;
 }
 

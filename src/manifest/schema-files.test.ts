@@ -9,6 +9,7 @@ import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { categoriaLojaFieldTables } from '../kinds/categorias-lojas.js';
 import { categoriaProdutoFieldTables } from '../kinds/categorias-produtos.js';
 import { categoriaReceitaDespesaFieldTables } from '../kinds/categorias-receitas-despesas.js';
 import { configuracaoNfseFieldTables } from '../kinds/configuracoes-nfse.js';
@@ -38,6 +39,7 @@ const fieldTablesByKind: Record<KindKey, readonly FieldTableEntry[]> = {
   logisticas: logisticaFieldTables,
   configuracoesNfse: configuracaoNfseFieldTables,
   depositos: depositoFieldTables,
+  categoriasLojas: categoriaLojaFieldTables,
 };
 
 function readPublished(fileName: string): JsonSchema {

@@ -14,6 +14,7 @@ export const kindKeys = [
   'logisticas',
   'configuracoesNfse',
   'depositos',
+  'categoriasLojas',
 ] as const;
 
 /** Units declared inside another kind's records (a logistics' `servicos`), never at the top level. */

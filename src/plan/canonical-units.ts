@@ -115,6 +115,11 @@ export function canonicalizeUnits(units: readonly DesiredUnit[], adapter: KindAd
       }
     }
     fields = resolveReferences(unit, fields, adapter, resolve, renames, diagnostics);
+    // A name made of references (a store link's category path) is the name of what they resolved to.
+    if (definition.composeName && !parentRef) {
+      const scope = definition.scopeField ? readName(fields, [definition.scopeField]) : undefined;
+      identity = composeIdentity({ ...(scope ? { scope } : {}), name: normalizeName(definition.composeName(fields)) });
+    }
     const result: DesiredUnit = { ...unit, identity, fields, ...(parent ? { parent } : {}) };
     done.set(unit, result);
     return result;
