@@ -69,7 +69,8 @@ describe('kind registry', () => {
         const required = (definition.recordSchema.required as string[] | undefined) ?? [];
         for (const field of [definition.nameField, definition.scopeField]) {
           if (field === undefined) continue;
-          expect(schemaAt(definition.recordSchema, [field])?.type).toBe('string');
+          const schema = schemaAt(definition.recordSchema, [field]);
+          expect([schema?.type, ...((schema?.anyOf as JsonSchema[] | undefined) ?? []).map((s) => s.type)]).toContain('string');
           expect(required).toContain(field);
         }
       });
