@@ -10,6 +10,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { ApiOutcomeUnknownError } from '../api/errors.js';
 import { ErpsyncError } from '../model/errors.js';
 import type { KindAdapter } from '../kinds/kind.js';
+import { referencesOf } from '../kinds/kind.js';
+import { isReadOnlyKind } from '../model/kinds.js';
 import type { LiveRecord, LiveState } from '../model/live.js';
 import type { Change, Plan } from '../model/plan.js';
 import type { UnitKind } from '../model/kinds.js';
@@ -169,9 +171,12 @@ async function awaitCommittedCreate(change: Change, adapter: KindAdapter, option
 
 async function findByIdentity(change: Change, adapter: KindAdapter, options: ApplyOptions): Promise<number | undefined> {
   const earlier = new Map(options.live.records);
-  if (adapter.nestedIn) {
-    const parentAdapter = options.adapters.find((a) => a.kind === adapter.nestedIn);
-    if (parentAdapter) earlier.set(parentAdapter.kind, await parentAdapter.readLive(options.client, { desired: [], all: true, earlier }));
+  // The identity may be made of records created in this run (a service's logistics, a store
+  // link's category): read those kinds again first. Read-only kinds do not change.
+  const context = new Set<UnitKind>([...(adapter.nestedIn ? [adapter.nestedIn] : []), ...referencesOf(adapter).filter((r) => !r.parent && !isReadOnlyKind(r.target)).map((r) => r.target)]);
+  for (const kind of context) {
+    const contextAdapter = options.adapters.find((a) => a.kind === kind);
+    if (contextAdapter) earlier.set(kind, await contextAdapter.readLive(options.client, { desired: [], all: true, earlier }));
   }
   const records = await adapter.readLive(options.client, { desired: [], all: true, earlier });
   return records.find((r) => r.identity === change.key)?.id;

@@ -2,6 +2,7 @@
 // its changes rely on (with the details the plan read); after the writes, the records written.
 // Pure: the reads themselves go through the injected AccountReader.
 import type { KindAdapter } from '../kinds/kind.js';
+import { namedReadOnlyKinds } from '../kinds/desired-units.js';
 import type { DesiredUnit } from '../model/desired.js';
 import type { UnitKind } from '../model/kinds.js';
 import type { ReadRequest } from '../model/live.js';
@@ -55,7 +56,10 @@ export function recheckRequest(plan: Plan, adapters: readonly KindAdapter[]): Re
   return { kinds: orderKinds(kinds, adapters), desired, complete: (kind) => complete.has(kind), detailIds };
 }
 
-/** The read after apply: the records the plan changed, with the fields it set (details where needed). */
+/**
+ * The read after apply: the records the plan changed, with the fields it set (details where
+ * needed), and the read-only records they name, so references read back as names.
+ */
 export function verifyRequest(plan: Plan, adapters: readonly KindAdapter[]): ReadRequest {
   const kinds = new Set<UnitKind>();
   const desired = new Map<UnitKind, DesiredUnit[]>();
@@ -65,5 +69,6 @@ export function verifyRequest(plan: Plan, adapters: readonly KindAdapter[]): Rea
     // Removals carry no desired fields; a unit with none still tells the kind where to read.
     addTo(desired, change.kind, unitAt(change.kind, change.key, change.desired ?? {}, change.liveId));
   }
+  for (const kind of namedReadOnlyKinds(desired, adapters)) kinds.add(kind);
   return { kinds: orderKinds(kinds, adapters), desired, complete: () => false };
 }

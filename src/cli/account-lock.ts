@@ -11,14 +11,23 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { acquireLeaseLock, describeOwner } from '../api/lease-lock.js';
 import type { HeldLock } from '../api/lease-lock.js';
 import type { CliIO } from './io.js';
+import type { OpenedTarget } from './target.js';
 import { writeLine } from './io.js';
 
 export interface AccountLockOptions {
-  /** What identifies the account (the target's id until the account names itself). */
+  /** What identifies the account: see lockKeyOf. */
   key: string;
   timeoutMs: number;
   /** How long a create of unknown outcome may still commit: waited out after taking over from a dead run. */
   inFlightMs: number;
+}
+
+/**
+ * The account a run changes: a real account by its own id (whatever base URL or target name
+ * reaches it); the sandbox by its state file (every sandbox starts from the same seeded company).
+ */
+export function lockKeyOf(opened: Pick<OpenedTarget, 'target' | 'account'>): string {
+  return opened.target.mode === 'sandbox' ? opened.target.id : `account ${opened.account.id}`;
 }
 
 export function lockDirectory(env: NodeJS.ProcessEnv): string {

@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline/promises';
 import { exitCodeOfApply, runApplyWorkflow } from '../apply/apply-workflow.js';
 import { defaultOutcomeWindowMs } from '../apply/apply-plan.js';
 import type { HeldLock } from '../api/lease-lock.js';
-import { lockAccount } from './account-lock.js';
+import { lockAccount, lockKeyOf } from './account-lock.js';
 import { isCi } from '../api/index.js';
 import { registry } from '../kinds/registry.js';
 import { fetchLive } from '../live/fetch-live.js';
@@ -125,7 +125,7 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
     // NDJSON owns stdout: the banner goes to stderr then.
     writeLine(mode === 'json' ? io.stderr : io.stdout, opened.banner);
     const outcomeWindowMs = (outcomeWait ?? defaultOutcomeWindowMs / 1000) * 1000;
-    lock = await lockAccount(io, { key: opened.account.id, timeoutMs: lockTimeout * 1000, inFlightMs: outcomeWindowMs });
+    lock = await lockAccount(io, { key: lockKeyOf(opened), timeoutMs: lockTimeout * 1000, inFlightMs: outcomeWindowMs });
     let plan = savedPlan;
     let live;
     if (!plan) {

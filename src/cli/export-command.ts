@@ -8,8 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { buildExport } from '../export/build-export.js';
 import type { ExportedKind } from '../export/build-export.js';
 import { registry } from '../kinds/registry.js';
+import { referredKinds } from '../kinds/desired-units.js';
 import { fetchLive } from '../live/fetch-live.js';
-import { suggestClosest } from '../manifest/suggest.js';
+import { suggestClosest } from '../model/suggest.js';
 import { ErpsyncError } from '../model/errors.js';
 import type { CliIO } from './io.js';
 import { maskOf, writeLine } from './io.js';
@@ -52,14 +53,18 @@ export function parseKinds(value: string | undefined): KindKey[] {
   return [...new Set(names as KindKey[])];
 }
 
-/** The unit kinds a read needs for these manifest kinds: the kinds themselves and the units nested in them. */
+/**
+ * The unit kinds a read needs for these manifest kinds: the kinds themselves, the units nested in
+ * them, and the read-only records they refer to (so the files name them instead of giving ids).
+ */
 function unitKindsOf(kinds: readonly KindKey[]): UnitKind[] {
   const selected: UnitKind[] = [];
   for (const adapter of registry.units) {
     const key = adapter.definition?.key;
     if (key ? kinds.includes(key) : adapter.nestedIn !== undefined && selected.includes(adapter.nestedIn)) selected.push(adapter.kind);
   }
-  return selected;
+  const names = referredKinds(selected, registry.units);
+  return registry.units.filter((u) => selected.includes(u.kind) || names.includes(u.kind)).map((u) => u.kind);
 }
 
 async function writeAtomically(file: string, text: string): Promise<void> {

@@ -17,7 +17,7 @@ import { worstExitCode } from '../model/fleet.js';
 import { actionableChanges } from '../model/plan.js';
 import type { CliIO } from './io.js';
 import { loadDesired, makePlan, planTargetOf, readAccount, readAccountForDrift } from './plan-workflow.js';
-import { lockAccount } from './account-lock.js';
+import { lockAccount, lockKeyOf } from './account-lock.js';
 import { defaultOutcomeWindowMs } from '../apply/apply-plan.js';
 import { findDrift } from '../drift/find-drift.js';
 import { hasDrift } from '../model/drift.js';
@@ -117,7 +117,7 @@ export function driftStore(includeBuiltin: boolean): StoreRun {
 export function applyStore(io: CliIO, concurrency: number): StoreRun {
   return async (opened, given) => {
     const desired = required(given);
-    const lock = await lockAccount(io, { key: opened.account.id, timeoutMs: 0, inFlightMs: defaultOutcomeWindowMs });
+    const lock = await lockAccount(io, { key: lockKeyOf(opened), timeoutMs: 0, inFlightMs: defaultOutcomeWindowMs });
     try {
       return await applyLocked(opened, desired, io, concurrency);
     } finally {

@@ -58,6 +58,9 @@ function checkLimit(name: string, value: number): number {
 export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const now = options.now ?? Date.now;
   const initial = await loadInitial(options);
+  // Each account has an id of its own: an emulator without a state file is a new account each
+  // time; a state file keeps the id it was seeded with (the sandbox stays the same account).
+  if (!options.stateFile) initial.state.empresa = { ...initial.state.empresa, id: generateSecret().slice(0, 32) };
   if (options.company) initial.state.empresa = { ...initial.state.empresa, ...options.company };
   const token = options.token ?? generateSecret();
   const auth = createAuthStore(initial.auth);

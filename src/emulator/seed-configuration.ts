@@ -70,7 +70,7 @@ export function addSystemConfiguration(): SystemConfiguration {
   };
 }
 
-/** What a newly opened account adds: its default warehouse, operation natures and cash account. */
+/** What a newly opened account adds: its default warehouse, operation natures, cash account and (sandbox) online store. */
 export function addFreshConfiguration(state: EmulatorState): void {
   state.depositos.push({ id: systemBlock + 31, descricao: 'Geral', situacao: 1, padrao: true, desconsiderarSaldo: false });
   state.naturezasOperacoes.push(
@@ -80,4 +80,7 @@ export function addFreshConfiguration(state: EmulatorState): void {
     { id: systemBlock + 44, situacao: 1, padrao: 0, descricao: 'Prestação de serviço' },
   );
   state.contasContabeis.push({ id: systemBlock + 51, descricao: 'Caixa', tipo: 'caixa', aliasIntegracao: '', situacao: 1, invisivel: false });
+  // Inference: a new account has no sales channel until one is integrated; the sandbox gives it
+  // one online store, so that store category links (which name a channel) can be tried in it.
+  state.canaisVenda.push({ id: systemBlock + 61, descricao: 'Loja Virtual', tipo: 'LojaIntegrada', situacao: 1, agrupador: 1, filiais: [] });
 }

@@ -7,7 +7,7 @@ import type { EnumField, JsonSchema, KindDefinition } from '../kinds/kind.js';
 import { labelOfCode } from '../kinds/enum-labels.js';
 import { escapeInterpolation } from './accepted-values.js';
 import { pathSeparator } from '../model/names.js';
-import { isPlainRecord, readPath } from '../model/paths.js';
+import { isPlainRecord, mapPath, readPath } from '../model/paths.js';
 import type { KindAdapter } from '../kinds/kind.js';
 import type { LiveRecord, LiveState } from '../model/live.js';
 import type { UnitKind } from '../model/kinds.js';
@@ -46,22 +46,11 @@ function lastSegment(identity: string): string {
 }
 
 
-/** `value` with the leaf at `path` replaced by `map(leaf)`; undefined removes it. `*` walks every item. */
-function mapAt(value: unknown, path: readonly string[], map: (leaf: unknown) => unknown): unknown {
-  const [head, ...rest] = path;
-  if (head === undefined) return map(value);
-  if (head === '*') return Array.isArray(value) ? value.map((item) => mapAt(item, rest, map)) : value;
-  if (!isPlainRecord(value) || !(head in value)) return value;
-  const inner = mapAt(value[head], rest, map);
-  const { [head]: _old, ...others } = value;
-  return inner === undefined ? others : { ...value, [head]: inner };
-}
-
 /** Codes → labels; a code the API never accepts on write cannot sit in a manifest, so it goes with a note. */
 function labelEnums(fields: Plain, enums: readonly EnumField[], notes: string[]): Plain {
   let result: unknown = fields;
   for (const field of enums) {
-    result = mapAt(result, field.path, (leaf) => {
+    result = mapPath(result, field.path, (leaf) => {
       if (typeof leaf !== 'number' && typeof leaf !== 'string') return leaf;
       const label = labelOfCode(field, leaf);
       if (field.readOnlyCodes?.includes(leaf)) {
@@ -85,11 +74,12 @@ function nameOf(identity: string, kind: UnitKind, live: LiveState): string {
 function nameReferences(fields: Plain, definition: KindDefinition, live: LiveState): Plain {
   let result: unknown = fields;
   for (const reference of definition.references) {
-    result = mapAt(result, reference.path, (identity) => {
+    result = mapPath(result, reference.path, (identity) => {
       if (typeof identity !== 'string') return identity;
       if (reference.parent) return nameOf(identity, reference.target, live);
-      // A scoped reference (a situation's base, within its module) is written without the scope.
-      const scope = definition.scopeField ? readPath(fields, [definition.scopeField]) : undefined;
+      // A scoped reference (a situation's base or a transition's actions, within their module) is written without the scope.
+      const scopePath = reference.scope ?? (definition.scopeField ? [definition.scopeField] : undefined);
+      const scope = scopePath ? readPath(fields, scopePath) : undefined;
       const prefix = typeof scope === 'string' ? `${scope}${pathSeparator}` : undefined;
       return prefix && identity.startsWith(prefix) ? identity.slice(prefix.length) : identity;
     });
@@ -108,7 +98,7 @@ export function secretVariableOf(adapter: KindAdapter, path: readonly string[]):
 function placeSecrets(fields: Plain, adapter: KindAdapter, definition: KindDefinition): Plain {
   let result: unknown = fields;
   for (const path of definition.secretFields) {
-    result = mapAt(result, path, (value) => (typeof value === 'string' && value !== '' ? `\${${secretVariableOf(adapter, path)}}` : undefined));
+    result = mapPath(result, path, (value) => (typeof value === 'string' && value !== '' ? `\${${secretVariableOf(adapter, path)}}` : undefined));
   }
   return result as Plain;
 }

@@ -9,21 +9,22 @@
 // is still blank. No other kind's quirks here.
 import type { ApiClient } from '../api/client.js';
 import { ErpsyncError } from '../model/errors.js';
-import { compact, executeByAction, isPlainRecord, mergeRecords, readBoolean, readInteger, readNumber } from './live-helpers.js';
+import { compact, executeByAction, isPlainRecord, mergeRecords, nameReadOnlyReference, readBoolean, readInteger, readNumber, referenceId } from './live-helpers.js';
 import type { Coded, FieldTable, FieldTableEntry } from './shared-schema.js';
 import { cnpjPattern, defineEnum, defineName, defineObject } from './shared-schema.js';
-import { removePath } from '../model/paths.js';
+import { readPath, removePath, writePath } from '../model/paths.js';
 import type { Change } from '../model/plan.js';
 import type { LiveRecord } from '../model/live.js';
 import type { ManifestRecord } from '../model/desired.js';
 import { defineKind } from './kind.js';
-import type { CheckFinding, WriteContext, JsonSchema } from './kind.js';
+import type { CheckFinding, ReadScope, WriteContext, JsonSchema } from './kind.js';
 
 export const tipoEmissaoLabels = { todas: 'T', 'rps-e-nfse': 'R', 'somente-nfse': 'N' } as const;
 
 export interface BasicasNfseManifest {
   emissorPadrao?: number;
-  naturezaOperacao?: number;
+  /** The operation nature by its descricao, or its id. */
+  naturezaOperacao?: string | number;
 }
 
 export interface CodigoTributoManifest {
@@ -149,9 +150,12 @@ const tipoEmissao = defineEnum({
 const basicasFields = {
   emissorPadrao: { type: 'integer', minimum: 0, description: 'Default issuer setting, as the integer the API stores.' },
   naturezaOperacao: {
-    type: 'integer',
-    minimum: 0,
-    description: 'Operation nature (natureza de operação) used by default, as the integer the API stores.',
+    anyOf: [
+      { type: 'string', minLength: 1 },
+      { type: 'integer', minimum: 0 },
+    ],
+    description:
+      'Operation nature (natureza de operação) used by default, by its descricao as /naturezas-operacoes lists it (e.g. `Prestação de serviço`), or by id.',
   },
 } as const satisfies FieldTable<BasicasNfseManifest>;
 
@@ -458,7 +462,10 @@ function settingsShape(value: Record<string, unknown>, keepUnknown: boolean): Re
   return (shapeBySchema(value, configuracoesNfse.recordSchema, keepUnknown) as Record<string, unknown> | undefined) ?? {};
 }
 
-async function readSettings(client: ApiClient): Promise<LiveRecord[]> {
+/** Where the settings name an operation nature (read-only, named by descricao). */
+const naturezaPath = ['basicas', 'naturezaOperacao'];
+
+async function readSettings(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
   // The client unwraps `data` when the answer has one; the spec documents it without.
   const { data } = await client.request<unknown>({ method: 'GET', path: resourcePath, kind: 'configuracoesNfse' });
   if (!isPlainRecord(data)) throw new ErpsyncError('API_ERROR', `GET ${resourcePath}: expected the settings object`);
@@ -473,11 +480,17 @@ async function readSettings(client: ApiClient): Promise<LiveRecord[]> {
       id: 0,
       identity: 'configuracoesNfse',
       name: '',
-      fields: settingsShape(data, false),
+      fields: nameNatureza(settingsShape(data, false), scope),
       raw: data,
       detailLoaded: true,
     },
   ];
+}
+
+/** The operation nature by name when the natures were read (a manifest names one), else its id; 0 is none. */
+function nameNatureza(fields: Record<string, unknown>, scope: ReadScope): Record<string, unknown> {
+  const id = readInteger(readPath(fields, naturezaPath));
+  return id === undefined || id === 0 ? fields : writePath(fields, naturezaPath, nameReadOnlyReference(scope.earlier, 'naturezasOperacoes', id));
 }
 
 /** Label of the synthetic field that lists the tax entries by match key, so removals show. */
@@ -531,7 +544,10 @@ function buildSettingsBody(raw: Record<string, unknown>, desired: Record<string,
 
 /** The PUT both creates and changes the settings; they are never deleted. */
 async function putSettings(change: Change, context: WriteContext): Promise<void> {
-  const body = buildSettingsBody(context.live?.raw ?? {}, change.desired ?? {});
+  const desired = change.desired ?? {};
+  const natureza = readPath(desired, naturezaPath);
+  const withIds = natureza === undefined ? desired : writePath(desired, naturezaPath, referenceId(context, 'naturezasOperacoes', natureza));
+  const body = buildSettingsBody(context.live?.raw ?? {}, withIds);
   await context.client.request({ method: 'PUT', path: resourcePath, body, kind: 'configuracoesNfse' });
 }
 
@@ -588,7 +604,7 @@ export const configuracoesNfse = defineKind({
   },
   enums: [tipoEmissao.field],
   secretFields: [['adicionais', 'cadastroPrefeitura', 'senha']],
-  references: [],
+  references: [{ path: naturezaPath, target: 'naturezasOperacoes', parent: false }],
   checkRecords: checkConfiguracoesNfse,
   readLive: readSettings,
   canonicalize: canonicalizeSettings,

@@ -5,8 +5,11 @@
 import type { DesiredRecord, DesiredState, DesiredUnit } from '../model/desired.js';
 import { prunesKind } from '../model/desired.js';
 import type { UnitKind } from '../model/kinds.js';
+import { isReadOnlyKind } from '../model/kinds.js';
 import { lastSegment, withLastSegment } from '../model/names.js';
+import { readPathValues } from '../model/paths.js';
 import type { KindAdapter } from './kind.js';
+import { referencesOf } from './kind.js';
 
 export function toDesiredUnit(record: DesiredRecord): DesiredUnit {
   return {
@@ -20,8 +23,8 @@ export function toDesiredUnit(record: DesiredRecord): DesiredUnit {
   };
 }
 
-/** Unit kinds a run touches, in dependency order: declared or pruned kinds, and the units nested in them. */
-export function selectUnitKinds(desired: Pick<DesiredState, 'declaredKinds' | 'policy'>, units: readonly KindAdapter[]): UnitKind[] {
+/** Unit kinds a run plans, in dependency order: declared or pruned kinds, and the units nested in them. */
+export function plannedUnitKinds(desired: Pick<DesiredState, 'declaredKinds' | 'policy'>, units: readonly KindAdapter[]): UnitKind[] {
   const selected: UnitKind[] = [];
   for (const unit of units) {
     const key = unit.definition?.key;
@@ -31,10 +34,45 @@ export function selectUnitKinds(desired: Pick<DesiredState, 'declaredKinds' | 'p
   return selected;
 }
 
-/** Whether every live record of the unit kind is needed: the kind it belongs to is pruned. */
+/**
+ * Unit kinds a run reads, in dependency order: the planned kinds, the manifest kinds they refer
+ * to (a transition names situations the manifests may not declare), and the read-only kinds
+ * their desired records name (an id alone needs no list). Referred-to kinds are read, not planned.
+ */
+export function selectUnitKinds(desired: Pick<DesiredState, 'declaredKinds' | 'policy' | 'records'>, units: readonly KindAdapter[]): UnitKind[] {
+  const planned = plannedUnitKinds(desired, units);
+  const referred = new Set(units.filter((u) => planned.includes(u.kind)).flatMap((u) => referencesOf(u).filter((r) => !r.parent && !isReadOnlyKind(r.target)).map((r) => r.target as UnitKind)));
+  const named = namedReadOnlyKinds(deriveDesiredUnits(desired, units.filter((u) => planned.includes(u.kind))), units);
+  return units.filter((u) => planned.includes(u.kind) || referred.has(u.kind) || named.has(u.kind)).map((u) => u.kind);
+}
+
+/** The read-only kinds that some of these desired units name by a name (a string) in a reference. */
+export function namedReadOnlyKinds(desiredByKind: ReadonlyMap<UnitKind, readonly DesiredUnit[]>, units: readonly KindAdapter[]): Set<UnitKind> {
+  const named = new Set<UnitKind>();
+  for (const unit of units) {
+    for (const ref of referencesOf(unit)) {
+      if (!isReadOnlyKind(ref.target) || named.has(ref.target)) continue;
+      const names = (desiredByKind.get(unit.kind) ?? []).some((u) => readPathValues(u.fields, ref.path).some((v) => typeof v === 'string'));
+      if (names) named.add(ref.target);
+    }
+  }
+  return named;
+}
+
+/** The kinds these unit kinds refer to, read-only ones included: what export reads to write names instead of ids. */
+export function referredKinds(kinds: readonly UnitKind[], units: readonly KindAdapter[]): UnitKind[] {
+  const targets = new Set<UnitKind>(units.filter((u) => kinds.includes(u.kind)).flatMap((u) => referencesOf(u).map((r) => r.target)));
+  return units.filter((u) => targets.has(u.kind)).map((u) => u.kind);
+}
+
+/**
+ * Whether every live record of the unit kind is needed: the kind it belongs to is pruned, or it is
+ * read only because other kinds refer to it (no desired unit says which of its records matter).
+ */
 export function readsEveryRecord(unit: KindAdapter, desired: Pick<DesiredState, 'declaredKinds' | 'policy'>): boolean {
   const key = unit.definition?.key ?? unit.nestedIn;
-  return key !== undefined && prunesKind(desired, key);
+  if (key === undefined) return true;
+  return prunesKind(desired, key) || !(desired.declaredKinds.has(key) || desired.policy.prune.includes(key));
 }
 
 /** Desired units of every unit kind, nested ones derived from their (present) parents. */

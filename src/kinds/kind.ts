@@ -3,14 +3,31 @@
 // runtime side (how its records are read, compared and written) together. A kind nested in
 // another (logistics services) is declared by its parent with defineNestedKind. registry.ts lists
 // the kinds; nothing outside src/kinds knows a kind's endpoints, fields or quirks.
+//
+// Read-only records that manifests name (defineReadOnlyKind). The account holds records erpsync
+// never writes but configuration refers to — operation natures, sales channels, contact types,
+// custom field types, a module's situation actions. Each is a unit kind with no manifest side:
+//  - a kind points at one with a ReferenceField whose `target` is the read-only kind (`scope`
+//    narrows the name to a field of the referring record, e.g. actions within a module);
+//  - it is read only when some desired record holds a name there (kinds/desired-units
+//    selectUnitKinds), before every kind (the registry lists read-only kinds first), so a kind's
+//    readLive finds it in `scope.earlier` and writes live references as the target's identity
+//    (nameReadOnlyReference); when it was not read, live references stay ids;
+//  - the planner resolves a name like any reference (unknown or ambiguous: a positioned
+//    diagnostic with close matches), and a number stays an id (it becomes the identity when the
+//    list was read, so both sides compare alike); it never plans a change of a read-only kind;
+//  - at write time WriteContext.resolveId gives the id of a named record (referenceId).
+// Adding one: a defineReadOnlyKind in its own file, its key in model/kinds' readOnlyUnitKinds and
+// one registry line.
 import type { ApiClient } from '../api/client.js';
 import type { DesiredUnit, ManifestRecord, PathSegment } from '../model/desired.js';
-import type { KindKey, UnitKind } from '../model/kinds.js';
+import type { KindKey, ReadOnlyUnitKind, ReferenceTarget, UnitKind } from '../model/kinds.js';
 import type { LiveRecord } from '../model/live.js';
 import type { Change, FieldChange } from '../model/plan.js';
 import type { Severity } from '../model/diagnostics.js';
+import { ErpsyncError } from '../model/errors.js';
 
-export type { KindKey, UnitKind } from '../model/kinds.js';
+export type { KindKey, ReadOnlyUnitKind, ReferenceTarget, UnitKind } from '../model/kinds.js';
 
 /** A JSON Schema (draft 2020-12 subset that ajv strict mode accepts). */
 export type JsonSchema = { [key: string]: unknown };
@@ -31,10 +48,16 @@ export interface EnumField {
 
 /** A field that names another record instead of holding its id. */
 export interface ReferenceField {
-  /** Property path inside the record, e.g. ['categoriaPai'] or ['herdado']. */
+  /** Property path inside the record, e.g. ['categoriaPai'] or ['herdado']; `*` for each item of a list of names. */
   path: readonly string[];
-  /** The kind whose identity the value names (this kind for a parent, or another kind). */
-  target: KindKey;
+  /** The kind whose identity the value names (this kind for a parent, another kind, or a read-only kind). */
+  target: ReferenceTarget;
+  /**
+   * A field of the referring record whose value scopes the name (the target's identity is
+   * `scope > name`), e.g. a transition's `modulo` for its actions. References within the kind
+   * itself are scoped by its scopeField without saying so.
+   */
+  scope?: readonly string[];
   /** true when the reference points at a parent of the same kind (tree kinds; cycles are checked). */
   parent: boolean;
 }
@@ -73,6 +96,11 @@ export interface KindDefinition {
   scopeField?: string;
   /** Cross-record checks a schema can't express (dadosCartao only for cards, one default, …). */
   checkRecords?(records: readonly ManifestRecord[]): CheckFinding[];
+  /**
+   * The record's name when no single field holds it (a transition is `de → para`); the default
+   * is the value of nameField. The identity is still scope + name.
+   */
+  composeName?(value: Record<string, unknown>): string;
 }
 
 export interface ReadScope {
@@ -106,6 +134,10 @@ export interface KindAdapter {
   definition?: KindDefinition;
   /** The unit kind this one is nested in and derived from. */
   nestedIn?: KindKey;
+  /** Set on read-only kinds (defineReadOnlyKind): named by manifests, never planned or written. */
+  readOnly?: { title: string; resource: string };
+  /** References of a nested unit (a manifest kind's are in its definition). */
+  references?: readonly ReferenceField[];
   /** The list field of a `nestedIn` record that declares these units (`servicos` of a logistics). */
   nestedField?: string;
   /** Derives nested desired units from a desired record of `nestedIn` (services of a logistics). */
@@ -148,13 +180,13 @@ export interface KindAdapter {
 }
 
 /** A manifest kind: both sides in one object, with the units nested in its records. */
-export interface Kind extends KindDefinition, KindAdapter {
+export interface Kind extends KindDefinition, Omit<KindAdapter, 'references'> {
   kind: KindKey;
   definition: KindDefinition;
   nested: readonly KindAdapter[];
 }
 
-type RuntimeSpec = Omit<KindAdapter, 'kind' | 'definition' | 'nestedIn' | 'nestedField'>;
+type RuntimeSpec = Omit<KindAdapter, 'kind' | 'definition' | 'nestedIn' | 'nestedField' | 'readOnly' | 'references'>;
 
 export interface KindSpec extends KindDefinition, RuntimeSpec {
   /** Units declared inside this kind's records, each with the list field that holds them. */
@@ -165,6 +197,8 @@ export interface NestedKindSpec extends Omit<RuntimeSpec, 'deriveDesired'> {
   kind: UnitKind;
   /** The list field of the parent record that declares these units. */
   field: string;
+  /** Records the units name (paths relative to one unit), resolved like a manifest kind's references. */
+  references?: readonly ReferenceField[];
   deriveDesired(parent: DesiredUnit): DesiredUnit[];
 }
 
@@ -174,6 +208,36 @@ export function defineKind(spec: KindSpec): Kind {
   const kind = { ...rest, kind: spec.key } as Kind;
   const units = nested.map(({ field, ...unit }): KindAdapter => ({ ...unit, nestedIn: spec.key, nestedField: field }));
   return Object.assign(kind, { definition: kind, nested: units });
+}
+
+export interface ReadOnlyKindSpec {
+  kind: ReadOnlyUnitKind;
+  /** Human name used in diagnostics, e.g. "operation natures". */
+  title: string;
+  /** API resource path, for diagnostics and docs. */
+  resource: string;
+  /** Reads every record (these lists are short); identities by name, scoped where the kind is. */
+  readLive(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]>;
+}
+
+/** A read-only record kind that manifests name (see the top of this file). */
+export function defineReadOnlyKind(spec: ReadOnlyKindSpec): KindAdapter {
+  return {
+    kind: spec.kind,
+    readOnly: { title: spec.title, resource: spec.resource },
+    readLive: spec.readLive,
+    retire: 'none',
+    canDelete: false,
+    async execute(change) {
+      // buildPlan never plans a change of a read-only kind; a plan file that holds one was edited.
+      throw new ErpsyncError('INTERNAL', `${change.id}: ${spec.title} are read-only; erpsync never writes them`);
+    },
+  };
+}
+
+/** The references of a unit kind: its definition's, or a nested unit's own. */
+export function referencesOf(unit: KindAdapter): readonly ReferenceField[] {
+  return unit.definition?.references ?? unit.references ?? [];
 }
 
 /** A unit kind nested in another kind's records; the parent's defineKind lists it under `nested`. */

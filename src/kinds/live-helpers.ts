@@ -232,3 +232,33 @@ export function requireLiveId(change: Change): number {
   if (change.liveId === undefined) throw new ErpsyncError('INTERNAL', `${change.id}: a ${change.action} change needs the id of a live record`);
   return change.liveId;
 }
+
+/**
+ * A live reference to a read-only record, as the plan compares it: the target's identity when
+ * that kind was read for this run (a manifest names one), else the id as the API gave it.
+ */
+export function nameReadOnlyReference(earlier: ReadonlyMap<UnitKind, readonly LiveRecord[]>, kind: UnitKind, id: number | undefined): string | number | undefined {
+  if (id === undefined) return undefined;
+  return earlier.get(kind)?.find((record) => record.id === id)?.identity ?? id;
+}
+
+/** The id to send for a reference that holds an identity (resolved through the run) or an id. */
+export function referenceId(context: WriteContext, kind: UnitKind, value: unknown): number | undefined {
+  if (typeof value === 'number') return value;
+  return typeof value === 'string' ? requireId(context, kind, value) : undefined;
+}
+
+/** Every item of a short read-only list (`/naturezas-operacoes` …), named by `nameField`. */
+export async function readNamedList(client: ApiClient, resource: string, kind: UnitKind, nameField: string, paged = true): Promise<LiveRecord[]> {
+  const rows = paged ? await client.listAll<unknown>(resource, undefined, { kind }) : await readUnpagedList(client, resource, kind);
+  return identifyListItems(rows, resource).map(({ id, raw }) => {
+    const name = readName(raw[nameField]);
+    return { kind, id, identity: name, name, fields: { [nameField]: name }, raw, detailLoaded: true };
+  });
+}
+
+async function readUnpagedList(client: ApiClient, resource: string, kind: UnitKind): Promise<unknown[]> {
+  const { data } = await client.request<unknown>({ method: 'GET', path: resource, kind });
+  if (!Array.isArray(data)) throw new ErpsyncError('API_ERROR', `GET ${resource}: expected a list in \`data\``);
+  return data;
+}

@@ -50,14 +50,18 @@ describe('kind registry', () => {
 
       it('points its references, secrets, name and scope at fields of its schema', () => {
         for (const reference of definition.references) {
-          expect(schemaAt(definition.recordSchema, reference.path)?.type, reference.path.join('.')).toBe('string');
+          // A name; references to read-only records take an id too (anyOf string | integer).
+          const schema = schemaAt(definition.recordSchema, reference.path);
+          const types = [schema?.type, ...((schema?.anyOf as JsonSchema[] | undefined) ?? []).map((s) => s.type)];
+          expect(types, reference.path.join('.')).toContain('string');
           if (reference.parent) expect(reference.target).toBe(definition.key);
         }
         for (const path of definition.secretFields) expect(schemaAt(definition.recordSchema, path)?.type).toBe('string');
         const required = (definition.recordSchema.required as string[] | undefined) ?? [];
         for (const field of [definition.nameField, definition.scopeField]) {
           if (field === undefined) continue;
-          expect(schemaAt(definition.recordSchema, [field])?.type).toBe('string');
+          const schema = schemaAt(definition.recordSchema, [field]);
+          expect([schema?.type, ...((schema?.anyOf as JsonSchema[] | undefined) ?? []).map((s) => s.type)]).toContain('string');
           expect(required).toContain(field);
         }
       });

@@ -7,7 +7,8 @@ import type { KindDefinition } from '../kinds/kind.js';
 import { findNameHazards, foldLookalikeName } from '../model/name-hazards.js';
 import { composeIdentity, normalizeName, pathSeparator } from '../model/names.js';
 import { printable } from '../model/printable.js';
-import { readPath } from '../model/paths.js';
+import { readPath, readPathValues } from '../model/paths.js';
+import { isReadOnlyKind } from '../model/kinds.js';
 import type { ManifestRecord, PathSegment } from '../model/desired.js';
 
 export interface LocatedRecord {
@@ -39,7 +40,7 @@ export interface IdentifiedRecord extends LocatedRecord {
 export function identifyRecords(definition: KindDefinition, records: readonly LocatedRecord[], diagnostics: Diagnostic[]): IdentifiedRecord[] {
   const nameField = definition.nameField;
   if (!nameField) return records.map((r) => ({ ...r, identity: definition.key, name: '' }));
-  const nameOf = (r: LocatedRecord) => normalizeName(String(r.record.value[nameField] ?? ''));
+  const nameOf = (r: LocatedRecord) => normalizeName(definition.composeName ? definition.composeName(r.record.value) : String(r.record.value[nameField] ?? ''));
   const parentPaths = resolveParentPaths(definition, records, nameOf, diagnostics);
   const identified = records.map((r) => {
     const scope = definition.scopeField ? normalizeName(String(r.record.value[definition.scopeField] ?? '')) : undefined;
@@ -222,19 +223,23 @@ export function checkCrossReferences(
   diagnostics: Diagnostic[],
 ): void {
   for (const ref of definition.references) {
-    if (ref.parent) continue;
+    // Read-only records are never declared: the plan resolves their names against the account.
+    const target = ref.target;
+    if (ref.parent || isReadOnlyKind(target)) continue;
     for (const r of records) {
-      const value = readPath(r.record.value, ref.path);
-      if (typeof value !== 'string' || value.trim() === '') continue;
+      const values = readPathValues(r.record.value, ref.path);
       const scope = definition.scopeField ? normalizeName(String(r.record.value[definition.scopeField] ?? '')) : undefined;
-      if (declaredNames(ref.target, scope).has(normalizeName(value))) continue;
-      diagnostics.push({
-        severity: 'note',
-        code: 'unresolved-reference',
-        message: `\`${normalizeName(value)}\` is not declared in these manifests; it must exist in the account when you plan`,
-        position: r.locate(ref.path),
-        path: `${r.record.pointer}/${ref.path.join('/')}`,
-      });
+      for (const name of values) {
+        if (typeof name !== 'string' || name.trim() === '') continue;
+        if (declaredNames(target, scope).has(normalizeName(name))) continue;
+        diagnostics.push({
+          severity: 'note',
+          code: 'unresolved-reference',
+          message: `\`${normalizeName(name)}\` is not declared in these manifests; it must exist in the account when you plan`,
+          position: r.locate(ref.path.includes('*') ? ref.path.slice(0, ref.path.indexOf('*')) : ref.path),
+          path: `${r.record.pointer}/${ref.path.join('/')}`,
+        });
+      }
     }
   }
 }

@@ -10,9 +10,11 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
 import { checkConfigText } from './load-config.js';
 import { describe, expect, it } from 'vitest';
+import { categoriaLojaFieldTables } from '../kinds/categorias-lojas.js';
 import { categoriaProdutoFieldTables } from '../kinds/categorias-produtos.js';
 import { categoriaReceitaDespesaFieldTables } from '../kinds/categorias-receitas-despesas.js';
 import { configuracaoNfseFieldTables } from '../kinds/configuracoes-nfse.js';
+import { depositoFieldTables } from '../kinds/depositos.js';
 import { formaPagamentoFieldTables } from '../kinds/formas-pagamentos.js';
 import { grupoProdutoFieldTables } from '../kinds/grupos-produtos.js';
 import type { JsonSchema } from '../kinds/kind.js';
@@ -20,6 +22,7 @@ import { logisticaFieldTables } from '../kinds/logisticas.js';
 import { registry } from '../kinds/registry.js';
 import type { FieldTableEntry } from '../kinds/shared-schema.js';
 import { situacaoFieldTables } from '../kinds/situacoes.js';
+import { transicaoFieldTables } from '../kinds/transicoes.js';
 import { buildManifestSchema, buildSchemaFiles, kindSchemaFileName, manifestSchemaFileName, renderSchemaFile } from './manifest-schema.js';
 import type { KindKey } from '../model/kinds.js';
 
@@ -33,8 +36,11 @@ const fieldTablesByKind: Record<KindKey, readonly FieldTableEntry[]> = {
   categoriasProdutos: categoriaProdutoFieldTables,
   gruposProdutos: grupoProdutoFieldTables,
   situacoes: situacaoFieldTables,
+  transicoes: transicaoFieldTables,
   logisticas: logisticaFieldTables,
   configuracoesNfse: configuracaoNfseFieldTables,
+  depositos: depositoFieldTables,
+  categoriasLojas: categoriaLojaFieldTables,
 };
 
 function readPublished(fileName: string): JsonSchema {

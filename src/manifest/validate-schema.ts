@@ -5,7 +5,7 @@ import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Diagnostic } from '../model/diagnostics.js';
 import { buildManifestSchema } from './manifest-schema.js';
-import { suggestClosest } from './suggest.js';
+import { suggestClosest } from '../model/suggest.js';
 import { parsePointer, toPointer } from '../model/paths.js';
 import type { Locator, PathSegment } from '../model/desired.js';
 import type { KindDefinition } from '../kinds/kind.js';

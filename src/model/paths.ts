@@ -62,3 +62,25 @@ export function parsePointer(pointer: string): PathKey[] {
     .map((raw) => raw.replace(/~1/g, '/').replace(/~0/g, '~'))
     .map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
 }
+
+/**
+ * Every value at `path`, where a `*` segment walks each item of an array (`['acoes', '*']`):
+ * how references that hold a list of names are read. Missing values are left out.
+ */
+export function readPathValues(value: unknown, path: readonly string[]): unknown[] {
+  const [head, ...rest] = path;
+  if (head === undefined) return value === undefined ? [] : [value];
+  if (head === '*') return Array.isArray(value) ? value.flatMap((item) => readPathValues(item, rest)) : [];
+  return isPlainRecord(value) ? readPathValues(value[head], rest) : [];
+}
+
+/** `value` with each leaf at `path` replaced by `map(leaf)`; undefined removes it. `*` walks every item. */
+export function mapPath(value: unknown, path: readonly string[], map: (leaf: unknown) => unknown): unknown {
+  const [head, ...rest] = path;
+  if (head === undefined) return map(value);
+  if (head === '*') return Array.isArray(value) ? value.map((item) => mapPath(item, rest, map)) : value;
+  if (!isPlainRecord(value) || !(head in value)) return value;
+  const inner = mapPath(value[head], rest, map);
+  const { [head]: _old, ...others } = value;
+  return inner === undefined ? others : { ...value, [head]: inner };
+}

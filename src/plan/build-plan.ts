@@ -3,7 +3,7 @@
 // named steps — canonical units, matching, changes, removals, preconditions, waves, budget — and
 // every decision they make is written into the Plan, so apply, the reporters and the CLI read
 // it instead of deciding again. It must not know any kind's endpoints: kinds describe their quirks.
-import { deriveNestedUnits, selectUnitKinds, toDesiredUnit } from '../kinds/desired-units.js';
+import { deriveNestedUnits, plannedUnitKinds, selectUnitKinds, toDesiredUnit } from '../kinds/desired-units.js';
 import type { KindAdapter } from '../kinds/kind.js';
 import type { DesiredState, DesiredUnit } from '../model/desired.js';
 import { defaultMaxDeletes, prunesKind } from '../model/desired.js';
@@ -56,15 +56,20 @@ interface PlanningState {
 }
 
 export function buildPlan(desired: DesiredState, live: LiveState, adapters: readonly KindAdapter[], options: PlanOptions): PlanResult {
-  const plannedKinds = new Set<UnitKind>(selectUnitKinds(desired, adapters));
+  const plannedKinds = new Set<UnitKind>(plannedUnitKinds(desired, adapters));
+  const readKinds = new Set<UnitKind>(selectUnitKinds(desired, adapters));
   const state: PlanningState = { changes: [], diagnostics: [], matching: [], desiredByKind: new Map(), renames: new Map(), liveAfter: new Map() };
   for (const adapter of adapters) {
     if (adapter.definition && plannedKinds.has(adapter.kind)) state.desiredByKind.set(adapter.kind, (desired.records.get(adapter.definition.key) ?? []).map(toDesiredUnit));
   }
   const liveOf = (kind: UnitKind): readonly LiveRecord[] => live.records.get(kind) ?? [];
-  const resolve = createResolver((kind) => state.desiredByKind.get(kind), liveOf);
+  const readOnlyTitles = new Map(adapters.flatMap((a) => (a.readOnly ? [[a.kind, a.readOnly.title] as const] : [])));
+  const resolve = createResolver((kind) => state.desiredByKind.get(kind), liveOf, (kind) => readOnlyTitles.get(kind));
   for (const adapter of adapters) {
+    // Kinds read only because others refer to them (read-only records, undeclared situations) are
+    // not planned, but the changes that name them rely on them (a saved plan re-reads them).
     if (plannedKinds.has(adapter.kind)) planKind(adapter, desired, liveOf, resolve, state, options);
+    else if (readKinds.has(adapter.kind)) state.liveAfter.set(adapter.kind, [...liveOf(adapter.kind)]);
   }
 
   blockRemovalsWithStayingChildren(state.changes, liveOf);
@@ -96,9 +101,8 @@ export function buildPlan(desired: DesiredState, live: LiveState, adapters: read
 /** One unit kind: canonical units, matching, the changes of every pair, and pruning. */
 function planKind(adapter: KindAdapter, desired: DesiredState, liveOf: (kind: UnitKind) => readonly LiveRecord[], resolve: ReturnType<typeof createResolver>, state: PlanningState, options: PlanOptions): void {
   const kind = adapter.kind;
-  const units = adapter.definition
-    ? canonicalizeUnits(state.desiredByKind.get(kind) ?? [], adapter, resolve, state.renames, state.diagnostics)
-    : deriveNestedUnits(adapter, adapter.nestedIn ? (state.desiredByKind.get(adapter.nestedIn) ?? []) : []);
+  const declared = adapter.definition ? (state.desiredByKind.get(kind) ?? []) : deriveNestedUnits(adapter, adapter.nestedIn ? (state.desiredByKind.get(adapter.nestedIn) ?? []) : []);
+  const units = canonicalizeUnits(declared, adapter, resolve, state.renames, state.diagnostics);
   state.desiredByKind.set(kind, units);
 
   const liveRecords = liveOf(kind).map((record) => translateLive(record, adapter, state.renames));

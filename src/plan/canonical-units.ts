@@ -1,14 +1,19 @@
 // Canonical desired units: identities completed against the account (a parent named by a bare
 // name that only the account holds gets its full path), references rewritten to the identity of
 // their target (through the renames this plan makes), and live records seen through the same
-// renames. Pure; problems become diagnostics at the manifest position.
-import type { KindAdapter } from '../kinds/kind.js';
+// renames. Pure; problems become diagnostics at the manifest position. References to read-only
+// records (see kinds/kind.ts) resolve the same way; a number there is an id, and becomes the
+// record's identity when that list was read, as the live side's references do.
+import type { KindAdapter, ReferenceField } from '../kinds/kind.js';
+import { referencesOf } from '../kinds/kind.js';
 import type { DesiredUnit } from '../model/desired.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { UnitKind } from '../model/kinds.js';
+import { isReadOnlyKind } from '../model/kinds.js';
 import type { LiveRecord } from '../model/live.js';
 import { composeIdentity, lastSegment, normalizeName, pathSeparator } from '../model/names.js';
-import { readPath, writePath } from '../model/paths.js';
+import { mapPath, readPath, writePath } from '../model/paths.js';
+import { suggestClose } from '../model/suggest.js';
 
 /** live identity → identity after this plan, per unit kind, for records the plan renames or moves. */
 export type Renames = ReadonlyMap<UnitKind, ReadonlyMap<string, string>>;
@@ -16,10 +21,17 @@ export type Renames = ReadonlyMap<UnitKind, ReadonlyMap<string, string>>;
 export interface Resolution {
   identity?: string;
   candidates: string[];
+  /** Close names (within the scope) when nothing matched: likely typos. */
+  suggestions?: string[];
+  /** What the records of a read-only kind are called ("operation natures"), for its diagnostics. */
+  readOnlyTitle?: string;
 }
 
-/** Resolves a name or path to the identity of a record of `kind`, declared or live. */
-export type Resolver = (kind: UnitKind, value: string, scope: string | undefined) => Resolution;
+/**
+ * Resolves a name or path to the identity of a record of `kind`, declared or live; a number is
+ * the id of a live record (no identity when no record read has it).
+ */
+export type Resolver = (kind: UnitKind, value: string | number, scope: string | undefined) => Resolution;
 
 export function readName(fields: Record<string, unknown>, path: readonly string[]): string | undefined {
   const value = readPath(fields, path);
@@ -31,8 +43,12 @@ export function readName(fields: Record<string, unknown>, path: readonly string[
  * when a kind's desired units change (they do once, when canonicalized), so plans of ten
  * thousand records stay linear.
  */
-export function createResolver(desiredOf: (kind: UnitKind) => readonly DesiredUnit[] | undefined, liveOf: (kind: UnitKind) => readonly LiveRecord[]): Resolver {
-  const indexes = new Map<UnitKind, { units: readonly DesiredUnit[] | undefined; identities: Set<string>; byName: Map<string, string[]> }>();
+export function createResolver(
+  desiredOf: (kind: UnitKind) => readonly DesiredUnit[] | undefined,
+  liveOf: (kind: UnitKind) => readonly LiveRecord[],
+  readOnlyTitleOf: (kind: UnitKind) => string | undefined = () => undefined,
+): Resolver {
+  const indexes = new Map<UnitKind, { units: readonly DesiredUnit[] | undefined; identities: Set<string>; byName: Map<string, string[]>; byId: Map<number, string> }>();
   const indexOf = (kind: UnitKind) => {
     const units = desiredOf(kind);
     const cached = indexes.get(kind);
@@ -40,24 +56,33 @@ export function createResolver(desiredOf: (kind: UnitKind) => readonly DesiredUn
     const identities = new Set<string>([...(units ?? []).filter((u) => u.tool.ensure === 'present').map((u) => u.identity), ...liveOf(kind).map((r) => r.identity)]);
     const byName = new Map<string, string[]>();
     for (const id of identities) byName.set(lastSegment(id), [...(byName.get(lastSegment(id)) ?? []), id]);
-    const index = { units, identities, byName };
+    const byId = new Map(liveOf(kind).map((r) => [r.id, r.identity]));
+    const index = { units, identities, byName, byId };
     indexes.set(kind, index);
     return index;
   };
   return (kind, value, scope) => {
-    const wanted = scope ? `${scope}${pathSeparator}${value}` : value;
     const index = indexOf(kind);
+    if (typeof value === 'number') {
+      const identity = index.byId.get(value);
+      return identity === undefined ? { candidates: [] } : { identity, candidates: [identity] };
+    }
+    const prefix = scope ? `${scope}${pathSeparator}` : '';
+    const wanted = `${prefix}${value}`;
     if (index.identities.has(wanted)) return { identity: wanted, candidates: [wanted] };
-    if (value.includes(pathSeparator.trim())) return { candidates: [] };
-    const byName = (index.byName.get(value) ?? []).filter((id) => !scope || id.startsWith(`${scope}${pathSeparator}`));
-    return byName.length === 1 ? { identity: byName[0], candidates: byName } : { candidates: byName };
+    const inScope = [...index.identities].filter((id) => id.startsWith(prefix)).map((id) => id.slice(prefix.length));
+    if (value.includes(pathSeparator.trim())) return { candidates: [], suggestions: suggestClose(value, inScope) };
+    const byName = (index.byName.get(value) ?? []).filter((id) => !scope || id.startsWith(prefix));
+    if (byName.length === 1) return { identity: byName[0], candidates: byName };
+    const title = readOnlyTitleOf(kind);
+    return { candidates: byName, ...(byName.length === 0 ? { suggestions: suggestClose(value, inScope) } : {}), ...(title ? { readOnlyTitle: title } : {}) };
   };
 }
 
 /** Canonical identities (parent path resolved against declared and live records) and references as identities. */
 export function canonicalizeUnits(units: readonly DesiredUnit[], adapter: KindAdapter, resolve: Resolver, renames: Renames, diagnostics: Diagnostic[]): DesiredUnit[] {
   const definition = adapter.definition;
-  if (!definition) return [...units];
+  if (!definition) return units.map((unit) => ({ ...unit, fields: resolveReferences(unit, unit.fields, adapter, resolve, renames, diagnostics) }));
   const parentRef = definition.references.find((r) => r.parent);
   const byName = new Map<string, DesiredUnit[]>();
   const byIdentity = new Map<string, DesiredUnit[]>();
@@ -82,7 +107,7 @@ export function canonicalizeUnits(units: readonly DesiredUnit[], adapter: KindAd
       } else {
         const found = resolve(adapter.kind, parentValue, undefined);
         parent = found.identity;
-        if (!parent) reportUnresolved(unit, parentRef.path, parentValue, found.candidates, diagnostics);
+        if (!parent) reportUnresolved(unit, parentRef.path, parentValue, found, diagnostics);
       }
       if (parent) {
         identity = composeIdentity({ parentPath: [parent], name: unit.name });
@@ -90,6 +115,11 @@ export function canonicalizeUnits(units: readonly DesiredUnit[], adapter: KindAd
       }
     }
     fields = resolveReferences(unit, fields, adapter, resolve, renames, diagnostics);
+    // A name made of references (a store link's category path) is the name of what they resolved to.
+    if (definition.composeName && !parentRef) {
+      const scope = definition.scopeField ? readName(fields, [definition.scopeField]) : undefined;
+      identity = composeIdentity({ ...(scope ? { scope } : {}), name: normalizeName(definition.composeName(fields)) });
+    }
     const result: DesiredUnit = { ...unit, identity, fields, ...(parent ? { parent } : {}) };
     done.set(unit, result);
     return result;
@@ -97,7 +127,18 @@ export function canonicalizeUnits(units: readonly DesiredUnit[], adapter: KindAd
   return units.map(canonical);
 }
 
-/** References to other records (not the parent) rewritten to their target's identity after this plan. */
+/** The scope a reference's name lives in: its own scope field, or the kind's scope for references within the kind. */
+function scopeOf(ref: ReferenceField, fields: Record<string, unknown>, adapter: KindAdapter): string | undefined {
+  const definition = adapter.definition;
+  if (ref.scope) return readName(fields, ref.scope);
+  return definition?.scopeField && ref.target === definition.key ? readName(fields, [definition.scopeField]) : undefined;
+}
+
+/**
+ * References to other records (not the parent) rewritten to their target's identity after this
+ * plan; each item of a list of names on its own. A number naming a read-only record stays an id
+ * unless the list was read (then it is the record's identity, as on the live side).
+ */
 function resolveReferences(
   unit: DesiredUnit,
   fields: Record<string, unknown>,
@@ -106,31 +147,37 @@ function resolveReferences(
   renames: Renames,
   diagnostics: Diagnostic[],
 ): Record<string, unknown> {
-  const definition = adapter.definition;
   let result = fields;
-  for (const ref of definition?.references ?? []) {
+  for (const ref of referencesOf(adapter)) {
     if (ref.parent) continue;
-    const value = readName(unit.fields, ref.path);
-    if (value === undefined) continue;
-    // A scope (a situation's module) narrows references within the same kind only.
-    const scope = definition?.scopeField && ref.target === definition.key ? readName(unit.fields, [definition.scopeField]) : undefined;
-    const found = resolve(ref.target, value, scope);
-    const target = found.identity ? (renames.get(ref.target)?.get(found.identity) ?? found.identity) : undefined;
-    if (target) result = writePath(result, ref.path, target);
-    else reportUnresolved(unit, ref.path, value, found.candidates, diagnostics);
+    const scope = scopeOf(ref, unit.fields, adapter);
+    let index = 0;
+    result = mapPath(result, ref.path, (leaf) => {
+      const at = ref.path.includes('*') ? [...ref.path.slice(0, ref.path.indexOf('*')), String(index++)] : ref.path;
+      if (typeof leaf === 'number' && isReadOnlyKind(ref.target)) return resolve(ref.target, leaf, undefined).identity ?? leaf;
+      if (typeof leaf !== 'string' || leaf.trim() === '') return leaf;
+      const value = normalizeName(leaf);
+      const found = resolve(ref.target, value, scope);
+      const target = found.identity ? (renames.get(ref.target)?.get(found.identity) ?? found.identity) : undefined;
+      // A tombstone may name records that are gone already (a transition of a deleted situation).
+      if (!target && unit.tool.ensure === 'present') reportUnresolved(unit, at, value, found, diagnostics);
+      return target ?? leaf;
+    }) as Record<string, unknown>;
   }
   return result;
 }
 
-function reportUnresolved(unit: DesiredUnit, path: readonly string[], value: string, candidates: readonly string[], diagnostics: Diagnostic[]): void {
+function reportUnresolved(unit: DesiredUnit, path: readonly string[], value: string, found: Resolution, diagnostics: Diagnostic[]): void {
+  const { candidates, suggestions = [] } = found;
+  const missing = found.readOnlyTitle
+    ? `\`${value}\` is not one of the account's ${found.readOnlyTitle}`
+    : `\`${value}\` is declared in no manifest and does not exist in the account`;
+  const hint = candidates.length > 1 ? 'name it by its path, e.g. `Pai > Filho`' : suggestions.length > 0 ? `did you mean ${suggestions.map((s) => `\`${s}\``).join(', ')}?` : undefined;
   diagnostics.push({
     severity: 'error',
     code: candidates.length > 1 ? 'ambiguous-reference' : 'unresolved-reference',
-    message:
-      candidates.length > 1
-        ? `\`${value}\` matches ${candidates.length} records: ${candidates.join('; ')}`
-        : `\`${value}\` is declared in no manifest and does not exist in the account`,
-    ...(candidates.length > 1 ? { hint: 'name it by its path, e.g. `Pai > Filho`' } : {}),
+    message: candidates.length > 1 ? `\`${value}\` matches ${candidates.length} records: ${candidates.join('; ')}` : missing,
+    ...(hint ? { hint } : {}),
     position: unit.locate(path),
   });
 }
@@ -138,11 +185,10 @@ function reportUnresolved(unit: DesiredUnit, path: readonly string[], value: str
 /** A live record's identity and references seen through the renames this plan makes to its targets and container. */
 export function translateLive(record: LiveRecord, adapter: KindAdapter, renames: Renames): LiveRecord {
   let fields = record.fields;
-  for (const ref of adapter.definition?.references ?? []) {
-    if (ref.parent) continue;
-    const value = readName(record.fields, ref.path);
-    const target = value ? renames.get(ref.target)?.get(value) : undefined;
-    if (target) fields = writePath(fields, ref.path, target);
+  for (const ref of referencesOf(adapter)) {
+    const targetRenames = renames.get(ref.target);
+    if (ref.parent || !targetRenames || targetRenames.size === 0) continue;
+    fields = mapPath(fields, ref.path, (leaf) => (typeof leaf === 'string' ? (targetRenames.get(leaf) ?? leaf) : leaf)) as Record<string, unknown>;
   }
   const parentRenames = adapter.nestedIn ? renames.get(adapter.nestedIn) : undefined;
   const parent = record.parent === undefined ? undefined : parentRenames?.get(record.parent);

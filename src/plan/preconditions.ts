@@ -9,7 +9,8 @@ import type { UnitKind } from '../model/kinds.js';
 import type { LiveRecord } from '../model/live.js';
 import type { Change, Precondition, RecordPrecondition } from '../model/plan.js';
 import { removesRecord } from '../model/plan.js';
-import { readName } from './canonical-units.js';
+import { referencesOf } from '../kinds/kind.js';
+import { readPathValues } from '../model/paths.js';
 
 export interface PreconditionContext {
   units: readonly KindAdapter[];
@@ -62,11 +63,12 @@ function namedRecords(change: Change, context: PreconditionContext): RecordPreco
     const parent = context.liveAfterPlan(parentKind, unit.parent);
     if (parent) found.push(recordPrecondition(parent, 'parent'));
   }
-  for (const ref of adapter?.definition?.references ?? []) {
+  for (const ref of adapter ? referencesOf(adapter) : []) {
     if (ref.parent) continue;
-    const target = readName(change.desired ?? {}, ref.path);
-    const record = target === undefined ? undefined : context.liveAfterPlan(ref.target, target);
-    if (record) found.push(recordPrecondition(record, 'reference'));
+    for (const target of readPathValues(change.desired ?? {}, ref.path)) {
+      const record = typeof target === 'string' ? context.liveAfterPlan(ref.target, target) : undefined;
+      if (record) found.push(recordPrecondition(record, 'reference'));
+    }
   }
   return found;
 }

@@ -4,8 +4,11 @@
 //   ───────────────────                      ───────────────────────────────────
 //   parent record ──▶ child record            child removed ──▶ parent removed
 //   logistics     ──▶ its services            service retired ──▶ logistics removed
-//   referenced    ──▶ referencing record      (a replacement's delete ──▶ its create)
-//   (a situation's base, a record of another kind)
+//   referenced    ──▶ referencing record      referencing removed ──▶ referenced removed
+//   (a situation's base; situations ──▶        (transitions ──▶ their situations)
+//    their transitions; a category ──▶        (a replacement's delete ──▶ its create)
+//    its store links and custom fields)
+//   read-only records (natures, channels, actions) are never changed: nothing waits for them.
 //
 // A change waits for the creates it depends on; a wave is the set of changes whose dependencies
 // all ran in earlier waves. Removals of records no change recreates run last, children first.
@@ -13,10 +16,11 @@ import type { KindAdapter } from '../kinds/kind.js';
 import type { DesiredUnit } from '../model/desired.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { UnitKind } from '../model/kinds.js';
-import type { LiveState } from '../model/live.js';
+import type { LiveRecord, LiveState } from '../model/live.js';
 import type { Change } from '../model/plan.js';
 import { countsAgainstBudget, removesRecord } from '../model/plan.js';
-import { readName } from './canonical-units.js';
+import { referencesOf } from '../kinds/kind.js';
+import { readPathValues } from '../model/paths.js';
 
 export function assignWaves(
   changes: Change[],
@@ -26,7 +30,7 @@ export function assignWaves(
   diagnostics: Diagnostic[],
 ): void {
   linkCreatesAndUpdates(changes, adapters, desiredByKind);
-  linkRemovals(changes, live);
+  linkRemovals(changes, live, adapters);
   const byId = new Map(changes.map((c) => [c.id, c]));
   const visiting = new Set<string>();
   const waveOf = (change: Change): number => {
@@ -69,31 +73,46 @@ function linkCreatesAndUpdates(changes: Change[], adapters: readonly KindAdapter
       const parentCreate = creates.get(`${adapter?.nestedIn ?? change.kind}\u0000${unit.parent}`);
       if (parentCreate) deps.add(parentCreate.id);
     }
-    for (const ref of adapter?.definition?.references ?? []) {
+    for (const ref of adapter ? referencesOf(adapter) : []) {
       if (ref.parent) continue;
-      const target = readName(change.desired ?? {}, ref.path);
-      const create = target ? creates.get(`${ref.target}\u0000${target}`) : undefined;
-      if (create) deps.add(create.id);
+      for (const target of readPathValues(change.desired ?? {}, ref.path)) {
+        const create = typeof target === 'string' ? creates.get(`${ref.target}\u0000${target}`) : undefined;
+        if (create) deps.add(create.id);
+      }
     }
     if (change.reason === 'replace' && change.action === 'create') deps.add(`${change.kind}:${change.key}:delete`);
     change.dependsOn = [...deps].filter((d) => changeIds.has(d)).sort();
   }
 }
 
-/** A removal waits for the removals of the records inside it. */
-function linkRemovals(changes: Change[], live: LiveState): void {
+/** A removal waits for the removals of the records inside it, and of the records that name it. */
+function linkRemovals(changes: Change[], live: LiveState, adapters: readonly KindAdapter[]): void {
   const parentOf = new Map<string, string | undefined>();
-  for (const [kind, records] of live.records) for (const r of records) parentOf.set(`${kind}\u0000${r.id}`, r.parent);
-  const removalsByParent = new Map<string, Change[]>();
+  const liveById = new Map<string, LiveRecord>();
+  for (const [kind, records] of live.records) {
+    for (const r of records) {
+      parentOf.set(`${kind}\u0000${r.id}`, r.parent);
+      liveById.set(`${kind}\u0000${r.id}`, r);
+    }
+  }
+  const adapterOf = new Map(adapters.map((a) => [a.kind, a]));
+  const waitingFor = new Map<string, Change[]>();
+  const add = (key: string, change: Change) => waitingFor.set(key, [...(waitingFor.get(key) ?? []), change]);
   for (const c of changes) {
     if (!removesRecord(c)) continue;
+    const adapter = adapterOf.get(c.kind);
     const parent = parentOf.get(`${c.kind}\u0000${c.liveId}`);
-    if (parent !== undefined) removalsByParent.set(parent, [...(removalsByParent.get(parent) ?? []), c]);
+    if (parent !== undefined) add(`${adapter?.nestedIn ?? c.kind}\u0000${parent}`, c);
+    const record = liveById.get(`${c.kind}\u0000${c.liveId}`);
+    for (const ref of adapter && record ? referencesOf(adapter) : []) {
+      if (ref.parent) continue;
+      for (const target of readPathValues(record?.fields, ref.path)) if (typeof target === 'string') add(`${ref.target}\u0000${target}`, c);
+    }
   }
   for (const change of changes) {
     if (!countsAgainstBudget(change)) continue;
-    const children = (removalsByParent.get(change.key) ?? []).filter((c) => c !== change);
-    change.dependsOn = children.map((c) => c.id).sort();
+    const before = (waitingFor.get(`${change.kind}\u0000${change.key}`) ?? []).filter((c) => c !== change);
+    change.dependsOn = [...new Set(before.map((c) => c.id))].sort();
   }
 }
 

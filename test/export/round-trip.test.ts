@@ -4,6 +4,8 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { exportFileName } from '../../src/export/build-export.js';
+import { registry } from '../../src/kinds/registry.js';
 import { runCli } from '../support/run-cli.js';
 import { copyExample, examplePassword, findId, openTestAccount } from './support.js';
 import type { TestAccount } from './support.js';
@@ -14,15 +16,7 @@ afterEach(async () => {
   account = undefined;
 });
 
-const kindFiles = [
-  'categorias-produtos.yaml',
-  'categorias-receitas-despesas.yaml',
-  'configuracoes-nfse.yaml',
-  'formas-pagamentos.yaml',
-  'grupos-produtos.yaml',
-  'logisticas.yaml',
-  'situacoes.yaml',
-];
+const kindFiles = registry.kinds.map((kind) => exportFileName(kind.key)).sort();
 
 /** Exports into `out`, then checks the round trip: validate clean, plan empty. */
 async function roundTrip(open: TestAccount, env: NodeJS.ProcessEnv): Promise<string> {
@@ -56,6 +50,9 @@ describe('erpsync export round trip', () => {
     expect(payments).not.toContain('Dinheiro');
     expect(payments).toContain('tipoPagamento: pix-estatico');
     expect(readExport(account, 'situacoes.yaml')).toContain('situacoes: []');
+    // The built-in transitions are the account's own; its default warehouse is not (it can be retired).
+    expect(readExport(account, 'transicoes.yaml')).toContain('transicoes: []');
+    expect(readExport(account, 'depositos.yaml')).toMatch(/- descricao: Geral\n\s+padrao: true/);
   });
 
   it('holds on an account populated with every kind, edited in the ERP too', async () => {
@@ -74,6 +71,20 @@ describe('erpsync export round trip', () => {
     await account.call('PUT', `/logisticas/${await findId(account, '/logisticas', 'Retirada na loja')}`, { descricao: 'Retirada na loja', situacao: 'D' });
     const tarifa = await findId(account, '/categorias/receitas-despesas', 'Tarifa bancária');
     await account.call('PUT', `/categorias/receitas-despesas/${tarifa}`, { descricao: 'Tarifa bancária', tipo: 1, idCategoriaPai: 0, grupoDRE: 11 });
+    // …and in the newer kinds: a warehouse retired, a transition switched off, a store link recoded.
+    await account.call('PUT', `/depositos/${await findId(account, '/depositos', 'Consignado')}`, { descricao: 'Consignado', situacao: 0, padrao: false, desconsiderarSaldo: true });
+    const transitions = (await account.call('GET', '/situacoes/modulos/98310/transicoes')) as { data: { id: number; situacaoOrigem: { nome: string }; situacaoDestino: { id: number; nome: string }; acoes: number[] }[] };
+    const toSeparating = transitions.data.find((t) => t.situacaoOrigem.nome === 'Aguardando pagamento' && t.situacaoDestino.nome === 'Separando pedido');
+    const origem = (await account.call('GET', '/situacoes/modulos/98310')) as { data: { id: number; nome: string }[] };
+    await account.call('PUT', `/situacoes/transicoes/${toSeparating?.id}`, {
+      situacaoOrigem: { id: origem.data.find((s) => s.nome === 'Aguardando pagamento')?.id },
+      situacaoDestino: { id: toSeparating?.situacaoDestino.id },
+      acoes: toSeparating?.acoes,
+      ativo: false,
+    });
+    const links = (await account.call('GET', '/categorias/lojas')) as { data: { id: number; loja: { id: number }; descricao: string; categoriaProduto: { id: number } }[] };
+    const link = links.data.find((l) => l.descricao === 'Maquiagem');
+    await account.call('PUT', `/categorias/lojas/${link?.id}`, { loja: link?.loja, descricao: 'Maquiagem', codigo: '101', categoriaProduto: link?.categoriaProduto });
 
     await roundTrip(account, env);
     for (const file of kindFiles) {
@@ -103,8 +114,8 @@ describe('erpsync export', () => {
     account = await openTestAccount();
     const exported = await runCli(['export'], { cwd: account.dir, env: account.env });
     expect(exported.code).toBe(0);
-    expect(exported.stderr).toContain('Exported 7 kind(s)');
-    expect(exported.stdout.split('\n---\n')).toHaveLength(7);
+    expect(exported.stderr).toContain(`Exported ${registry.kinds.length} kind(s)`);
+    expect(exported.stdout.split('\n---\n')).toHaveLength(registry.kinds.length);
     writeFileSync(path.join(account.dir, 'store.yaml'), exported.stdout);
     expect((await runCli(['validate', 'store.yaml'], { cwd: account.dir, env: {} })).code).toBe(0);
     expect((await runCli(['plan', 'store.yaml', '--detailed-exitcode'], { cwd: account.dir, env: account.env })).code).toBe(0);

@@ -27,7 +27,7 @@ function generateManifest(seed: number): string {
   const pick = <T,>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const lines = ['version: 1'];
 
-  const tree = (key: string, nameField: string, parentField: string, count: number) => {
+  const tree = (key: string, nameField: string, parentField: string, count: number): string[] => {
     lines.push(`${key}:`);
     const made: string[] = [];
     for (let i = 0; i < count; i += 1) {
@@ -37,9 +37,10 @@ function generateManifest(seed: number): string {
       if (parent) lines.push(`    ${parentField}: "${parent}"`);
       made.push(name);
     }
+    return made;
   };
   tree('gruposProdutos', 'nome', 'grupoProdutoPai', 1 + Math.floor(random() * 6));
-  tree('categoriasProdutos', 'descricao', 'categoriaPai', 1 + Math.floor(random() * 5));
+  const categoryNames = tree('categoriasProdutos', 'descricao', 'categoriaPai', 1 + Math.floor(random() * 5));
 
   lines.push('categoriasReceitasDespesas:');
   for (let i = 0; i < 1 + Math.floor(random() * 4); i += 1) {
@@ -57,6 +58,20 @@ function generateManifest(seed: number): string {
 
   lines.push('situacoes:');
   lines.push(`  - modulo: Vendas`, `    nome: "Etapa ${seed}"`, `    cor: "#${Math.floor(random() * 0xffffff).toString(16).padStart(6, '0')}"`, `    herdado: ${pick(['Em aberto', 'Em andamento', 'Atendido'])}`);
+
+  // The newer kinds: transitions to and from the new situation (actions by name), warehouses
+  // (the default sometimes moved), a store link for one of the categories, the NFS-e nature by name.
+  const actions = ['Lançar estoque', 'Estornar estoque', 'Lançar contas', 'Estornar contas'];
+  lines.push('transicoes:', `  - modulo: Vendas`, `    de: ${pick(['Em aberto', 'Em andamento'])}`, `    para: "Etapa ${seed}"`);
+  lines.push(`  - modulo: Vendas`, `    de: "Etapa ${seed}"`, `    para: ${pick(['Atendido', 'Cancelado'])}`, `    acoes: [${actions.filter(() => random() < 0.5).join(', ')}]`, `    ativo: ${random() < 0.8}`);
+  const movesDefault = random() < 0.5;
+  lines.push('depositos:', `  - descricao: Geral`, `    padrao: ${!movesDefault}`);
+  for (let i = 0; i < 1 + Math.floor(random() * 2); i += 1) {
+    lines.push(`  - descricao: "Depósito ${seed}-${i}"`, `    desconsiderarSaldo: ${random() < 0.5}`, ...(movesDefault && i === 0 ? ['    padrao: true'] : []));
+  }
+  const linked = categoryNames[Math.floor(random() * categoryNames.length)];
+  lines.push('categoriasLojas:', `  - loja: Loja Virtual`, `    categoriaProduto: "${linked}"`, `    descricao: "${linked} na loja"`, `    codigo: "${seed}"`);
+  lines.push('configuracoesNfse:', '  basicas:', `    naturezaOperacao: ${pick(['Prestação de serviço', 'Venda de mercadoria'])}`);
   return `${lines.join('\n')}\n`;
 }
 

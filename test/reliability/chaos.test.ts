@@ -125,7 +125,7 @@ async function chaosCliRun(seed: number): Promise<void> {
 describe('chaos: 20% faults of every kind while apply runs', () => {
   it.each(seeds(101, 20).map((seed) => ({ seed, store: lojaNova })))('$store.name over an older account, seed $seed', ({ seed, store }) => chaosRun(store, seed));
   it.each(seeds(201, 12).map((seed) => ({ seed, store: generated(seed) })))('$store.name, seed $seed', ({ seed, store }) => chaosRun(store, seed));
-  it.each(seeds(301, 3))('the erpsync apply command on loja-nova, seed %i', (seed) => chaosCliRun(seed));
+  it.each(seeds(301, 3))('the erpsync apply command on loja-nova, seed %i', (seed) => chaosCliRun(seed), 90_000);
 });
 
 afterAll(() => {

@@ -115,7 +115,8 @@ describe('no secret in any output or written file', () => {
 
   it('plan: every format, saved plan, --debug, and API failures', async () => {
     for (const format of await formatsOf('plan')) {
-      const output = await run(`plan ${format.name}`, ['plan', example, '--detailed-exitcode', ...format.flag], remoteEnv(), [2]);
+      // --verbose: every changed field is shown (the NFS-e change has more than a screenful), the password's included.
+      const output = await run(`plan ${format.name}`, ['plan', example, '--detailed-exitcode', '--verbose', ...format.flag], remoteEnv(), [2]);
       // The password does change (old → new), and says so without the values.
       expect(output).toContain('senha');
       await run(`plan ${format.name} --verbose --debug`, ['plan', example, '--verbose', '--debug', ...format.flag], remoteEnv(), [0]);

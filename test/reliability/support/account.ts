@@ -14,6 +14,9 @@ const collections = {
   situacoes: 'situacoes',
   logisticas: 'logisticas',
   servicosLogisticas: 'logisticasServicos',
+  depositos: 'depositos',
+  transicoes: 'transicoes',
+  categoriasLojas: 'categoriasLojas',
 } as const;
 
 type Collection = keyof typeof collections;
@@ -60,6 +63,15 @@ function listRecords(state: EmulatorState): AccountRecord[] {
   for (const r of state.logisticas) add('logisticas', r.id, clean(r.descricao), r);
   const logistics = new Map(state.logisticas.map((l) => [l.id, l.descricao]));
   for (const r of state.servicosLogisticas) add('servicosLogisticas', r.id, `${clean(logistics.get(r.idLogistica) ?? `#${r.idLogistica}`)} > ${clean(r.codigo)}`, r);
+  for (const r of state.depositos) add('depositos', r.id, clean(r.descricao), r);
+  const situationName = new Map(state.situacoes.map((s) => [s.id, clean(s.nome)]));
+  for (const r of state.transicoes) {
+    const module = clean(modules.get(r.idModuloSistema) ?? `#${r.idModuloSistema}`);
+    add('transicoes', r.id, `${module} > ${situationName.get(r.idSituacaoOrigem) ?? '?'} → ${situationName.get(r.idSituacaoDestino) ?? '?'}`, r);
+  }
+  const channels = new Map(state.canaisVenda.map((c) => [c.id, clean(c.descricao)]));
+  const categoryPath = new Map(state.categoriasProdutos.map((c) => [c.id, products(c)]));
+  for (const r of state.categoriasLojas) add('categoriasLojas', r.id, `${channels.get(r.idLoja) ?? `#${r.idLoja}`} > ${categoryPath.get(r.idCategoriaProduto) ?? '?'}`, r);
   return out;
 }
 
@@ -77,7 +89,8 @@ export function findDuplicates(state: EmulatorState): string[] {
  * Everything that differs between two snapshots and that none of the plans accounts for: a
  * record changed or deleted that no change acts on, a record created that no create declares,
  * a change to records erpsync never manages. Tolerated are the service's own cascades: `padrao`
- * moving off other payment methods when a plan sets a default (DESIGN §2: not drift), and
+ * moving off other payment methods or warehouses when a plan sets a default (DESIGN §2: not
+ * drift), transitions the service drops with a situation a plan deletes, and
  * `idGrupoDre` following a category's parent when the plan regroups or moves an ancestor.
  */
 export function findChangesOutsidePlan(before: EmulatorState, after: EmulatorState, plans: readonly Plan[]): string[] {
@@ -86,6 +99,12 @@ export function findChangesOutsidePlan(before: EmulatorState, after: EmulatorSta
   const deletable = new Set(changes.filter((c) => c.action === 'delete').map((c) => `${c.kind}:${c.liveId}`));
   const creatable = new Set(changes.filter((c) => c.action === 'create').map((c) => `${c.kind}:${c.key}`));
   const movesDefault = changes.some((c) => c.kind === 'formasPagamentos' && (c.fields.some((f) => f.path === 'padrao') || Number(c.desired?.padrao ?? 0) !== 0));
+  const movesWarehouse = changes.some((c) => c.kind === 'depositos' && c.desired?.padrao === true);
+  const deletedSituations = new Set(changes.filter((c) => c.kind === 'situacoes' && c.action === 'delete').map((c) => c.liveId));
+  const droppedWithSituation = (value: unknown): boolean => {
+    const t = value as { idSituacaoOrigem?: number; idSituacaoDestino?: number };
+    return deletedSituations.has(t.idSituacaoOrigem) || deletedSituations.has(t.idSituacaoDestino);
+  };
   const regrouped = new Set(
     changes.filter((c) => c.kind === 'categoriasReceitasDespesas' && c.fields.some((f) => f.path === 'grupoDRE' || f.path === 'categoriaPai')).map((c) => c.liveId),
   );
@@ -100,11 +119,12 @@ export function findChangesOutsidePlan(before: EmulatorState, after: EmulatorSta
     beforeIds.add(key);
     const now = afterById.get(key);
     if (!now) {
-      if (!deletable.has(key)) problems.push(`${record.kind} "${record.identity}" (id ${record.id}) was deleted without a delete in the plan`);
+      if (!deletable.has(key) && !(record.kind === 'transicoes' && droppedWithSituation(record.value))) problems.push(`${record.kind} "${record.identity}" (id ${record.id}) was deleted without a delete in the plan`);
       continue;
     }
     if (touched.has(key) || isDeepStrictEqual(now.value, record.value)) continue;
     if (movesDefault && record.kind === 'formasPagamentos' && equalBut(now.value, record.value, 'padrao')) continue;
+    if (movesWarehouse && record.kind === 'depositos' && equalBut(now.value, record.value, 'padrao')) continue;
     if (record.kind === 'categoriasReceitasDespesas' && followsRegroupedAncestor(record.id) && equalBut(now.value, record.value, 'idGrupoDre')) continue;
     problems.push(`${record.kind} "${record.identity}" (id ${record.id}) changed without a change in the plan`);
   }
@@ -116,7 +136,7 @@ export function findChangesOutsidePlan(before: EmulatorState, after: EmulatorSta
   if (!changes.some((c) => c.kind === 'configuracoesNfse') && !isDeepStrictEqual(before.nfseConfiguracoes, after.nfseConfiguracoes)) {
     problems.push('configuracoesNfse changed without a change in the plan');
   }
-  for (const key of ['modulos', 'transicoes', 'emUso'] as const) {
+  for (const key of ['modulos', 'emUso'] as const) {
     if (!isDeepStrictEqual(before[key], after[key])) problems.push(`${key} changed, and erpsync never manages it`);
   }
   if (!movesDefault && before.idFormaPagamentoFiado !== after.idFormaPagamentoFiado) problems.push('the on-credit default moved without a plan setting a default');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { suggestClosest } from './suggest.js';
+import { suggestClose, suggestClosest } from './suggest.js';
 
 describe('suggestClosest', () => {
   it('finds a likely typo', () => {
@@ -12,5 +12,12 @@ describe('suggestClosest', () => {
   it('stays silent when nothing is close', () => {
     expect(suggestClosest('xyz', ['descricao', 'tipoPagamento'])).toBeUndefined();
     expect(suggestClosest('abc', [])).toBeUndefined();
+  });
+});
+
+describe('suggestClose', () => {
+  it('lists close matches, closest first, accents and case ignored', () => {
+    expect(suggestClose('Prestacao de servico', ['Venda de mercadoria', 'Prestação de serviço', 'Prestação de serviços'])).toEqual(['Prestação de serviço', 'Prestação de serviços']);
+    expect(suggestClose('zzz', ['Geral'])).toEqual([]);
   });
 });

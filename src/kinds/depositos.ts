@@ -1,0 +1,134 @@
+// Warehouses (/depositos): the manifest record, its schema and the adapter. Identity `descricao`.
+// The list holds all four fields, so no detail is read. POST and PUT take all four, required
+// (PUT replaces: the merged full record is sent). There is no DELETE: a warehouse leaves by
+// retirement (situacao 0), whatever the policy says, and the plan shows it as a retire. One
+// warehouse is the default (padrao): making another one the default takes it from the old holder
+// in the same PUT, so the old holder's padrao false is not drift to plan. No other kind's quirks here.
+import type { ApiClient } from '../api/client.js';
+import type { DesiredUnit, ManifestRecord } from '../model/desired.js';
+import type { LiveRecord } from '../model/live.js';
+import type { Change, FieldChange } from '../model/plan.js';
+import { defineKind } from './kind.js';
+import type { CheckFinding, WriteContext } from './kind.js';
+import { compact, executeByAction, identifyListItems, postRecord, readBoolean, readInteger, readName, requireLiveId } from './live-helpers.js';
+import type { Coded, FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
+import { defineEnum, defineListRecord, defineName, toolKeyFields } from './shared-schema.js';
+
+export const situacaoDepositoLabels = { ativo: 1, inativo: 0 } as const;
+
+export interface DepositoManifest extends ToolKeys {
+  descricao: string;
+  situacao?: Coded<typeof situacaoDepositoLabels>;
+  padrao?: boolean;
+  desconsiderarSaldo?: boolean;
+}
+
+const situacao = defineEnum({
+  path: ['situacao'],
+  labels: situacaoDepositoLabels,
+  summary: 'Whether the warehouse is in use. A warehouse cannot be deleted: `inativo` (or ensure: absent) retires it. Active when omitted on creation.',
+});
+
+const fields = {
+  descricao: defineName('Name of the warehouse (depósito); identifies the record. Required.'),
+  situacao: situacao.schema,
+  padrao: {
+    type: 'boolean',
+    description:
+      'When true, this is the default warehouse. The account has exactly one: setting it here takes it from the warehouse that had it (not drift on that one). At most one record may set it.',
+  },
+  desconsiderarSaldo: { type: 'boolean', description: "When true, the warehouse's stock does not count in the product's available balance." },
+  ...toolKeyFields,
+} as const satisfies FieldTable<DepositoManifest>;
+
+export const depositoFieldTables: readonly FieldTableEntry[] = [{ path: [], fields }];
+
+const resource = '/depositos';
+const kind = 'depositos';
+
+/** One default at most: the account keeps only one, so two would flip on every apply. */
+export function checkDepositos(records: readonly ManifestRecord[]): CheckFinding[] {
+  const defaults = records.filter((record) => record.value.padrao === true && record.value.ensure !== 'absent');
+  return defaults.slice(1).map((record) => ({
+    severity: 'error' as const,
+    code: 'multiple-defaults',
+    message: `padrao: true is already set on \`${String(defaults[0]?.value.descricao)}\` at ${defaults[0]?.file ?? ''}#${defaults[0]?.pointer ?? ''}; the account keeps one default warehouse`,
+    hint: 'keep padrao: true on one warehouse only',
+    record,
+    path: ['padrao'],
+  }));
+}
+
+async function readWarehouses(client: ApiClient): Promise<LiveRecord[]> {
+  const rows = await client.listAll<unknown>(resource, undefined, { kind });
+  return identifyListItems(rows, resource).map(({ id, raw }): LiveRecord => {
+    const descricao = readName(raw.descricao);
+    return {
+      kind,
+      id,
+      identity: descricao,
+      name: descricao,
+      fields: compact({ descricao, situacao: readInteger(raw.situacao), padrao: readBoolean(raw.padrao), desconsiderarSaldo: readBoolean(raw.desconsiderarSaldo) }),
+      raw,
+      detailLoaded: true,
+    };
+  });
+}
+
+/** The full body POST and PUT require: the live record, the manifest on top, create defaults under both. */
+function warehouseBody(live: Record<string, unknown>, desired: Record<string, unknown>): Record<string, unknown> {
+  const merged: Record<string, unknown> = { situacao: situacaoDepositoLabels.ativo, padrao: false, desconsiderarSaldo: false, ...compact(live), ...compact(desired) };
+  return { descricao: merged.descricao, situacao: merged.situacao, padrao: merged.padrao, desconsiderarSaldo: merged.desconsiderarSaldo };
+}
+
+async function putWarehouse(change: Change, context: WriteContext, desired: Record<string, unknown>): Promise<void> {
+  const body = warehouseBody(context.live?.fields ?? {}, desired);
+  await context.client.request({ method: 'PUT', path: `${resource}/${requireLiveId(change)}`, body, kind });
+}
+
+/** The old default's padrao false follows from another warehouse's PUT with padrao true. */
+function defaultMovesAway(difference: FieldChange, unit: DesiredUnit, units: readonly DesiredUnit[]): boolean {
+  if (difference.path !== 'padrao' || difference.before !== true || difference.after !== false) return false;
+  return units.some((other) => other !== unit && other.tool.ensure === 'present' && other.fields.padrao === true);
+}
+
+/** What a create gives a field it leaves out: export omits those values. */
+function exportWarehouse(record: LiveRecord): Record<string, unknown> {
+  const { situacao: state, padrao, desconsiderarSaldo, ...rest } = record.fields;
+  return compact({
+    ...rest,
+    situacao: state === situacaoDepositoLabels.ativo ? undefined : state,
+    padrao: padrao === true ? true : undefined,
+    desconsiderarSaldo: desconsiderarSaldo === true ? true : undefined,
+  });
+}
+
+export const depositos = defineKind({
+  key: 'depositos',
+  title: 'warehouses',
+  resource,
+  shape: 'list',
+  recordSchema: defineListRecord(fields, {
+    title: 'Warehouse',
+    description: 'A warehouse (depósito), identified by descricao. Warehouses are never deleted, only retired (situacao inativo).',
+    identity: ['descricao'],
+    requiredUnlessAbsent: [],
+  }),
+  enums: [situacao.field],
+  secretFields: [],
+  nameField: 'descricao',
+  references: [],
+  checkRecords: checkDepositos,
+  settlesBy: defaultMovesAway,
+  readLive: readWarehouses,
+  retire: 'status',
+  isRetired: (record) => record.fields.situacao === situacaoDepositoLabels.inativo,
+  retirementFields: (record) => [{ path: 'situacao', before: record.fields.situacao, after: situacaoDepositoLabels.inativo }],
+  canDelete: false,
+  exportFields: exportWarehouse,
+  execute: executeByAction('warehouses', {
+    create: (change, { client }) => postRecord(client, resource, kind, warehouseBody({}, change.desired ?? {})),
+    update: (change, context) => putWarehouse(change, context, change.desired ?? {}),
+    retire: (change, context) => putWarehouse(change, context, { situacao: situacaoDepositoLabels.inativo }),
+  }),
+});
