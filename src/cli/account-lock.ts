@@ -27,7 +27,7 @@ export interface AccountLockOptions {
  * reaches it); the sandbox by its state file (every sandbox starts from the same seeded company).
  */
 export function lockKeyOf(opened: Pick<OpenedTarget, 'target' | 'account'>): string {
-  return opened.target.mode === 'sandbox' ? opened.target.id : `account ${opened.account.id}`;
+  return opened.target.mode === 'sandbox' ? `sandbox ${opened.target.stateFile}` : `account ${opened.account.id}`;
 }
 
 export function lockDirectory(env: NodeJS.ProcessEnv): string {
