@@ -66,10 +66,11 @@ export async function runApplyWorkflow(plan: Plan, options: ApplyWorkflowOptions
     ...(options.outcomeWindowMs === undefined ? {} : { outcomeWindowMs: options.outcomeWindowMs }),
   });
   let notConverged: string[] = [];
-  // Only changes planned for read-back are read again: the others' answers proved them.
-  if (!result.interrupted && result.outcomes.some((o) => o.outcome.status === 'applied' && needsReadBack(o.change))) {
+  if (!result.interrupted && result.applied > 0) {
     options.report({ type: 'verify-start' });
-    notConverged = findNonConvergent(result, await options.readAccount(verifyRequest(plan, options.adapters)), options.adapters);
+    // Only changes planned for read-back are read again: the others' own answers proved them.
+    const readBack = result.outcomes.some((o) => o.outcome.status === 'applied' && needsReadBack(o.change));
+    if (readBack) notConverged = findNonConvergent(result, await options.readAccount(verifyRequest(plan, options.adapters)), options.adapters);
     options.report({ type: 'verify-end', notConverged });
   }
   return { status: 'applied', result, notConverged };
