@@ -21,14 +21,18 @@ import type { CircuitOptions } from './circuit-breaker.js';
 import { buildRequestPath, buildQueryString, parseSecureUrl } from './url.js';
 import type { Query } from './url.js';
 
-export const DEFAULT_RATE = 2.5;
+/** The account's limit, shared by every integration of the store (api-facts §5). */
+export const ACCOUNT_RATE_LIMIT = 3;
+/** Requests per second left unused by default, so a brief overlap with another integration does not meet a 429. */
+export const DEFAULT_RATE_RESERVE = 0.1;
+export const DEFAULT_RATE = ACCOUNT_RATE_LIMIT - DEFAULT_RATE_RESERVE;
 export const DEFAULT_PAGE_SIZE = 100;
 
 export interface ApiClientOptions {
   /** e.g. `https://api.bling.com.br/Api/v3`; http:// only for loopback hosts (else INSECURE_URL). */
   baseUrl: string;
   credentials: CredentialProvider;
-  /** Requests per second for all requests of this client; default 2.5; Infinity = unpaced. */
+  /** Requests per second for all requests of this client; default the account's limit minus a small reserve; Infinity = unpaced. */
   rate?: number;
   /** Budget guard: the run fails (RATE_BUDGET_EXHAUSTED) rather than send more than this. */
   maxRequests?: number;
@@ -259,7 +263,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       }
       if (status === 429) {
         stats.throttled += 1;
-        pacer.onThrottled();
+        pacer.onThrottled(parseRetryAfter(outcome.retryAfter, Date.now()));
         emit({ type: 'throttled', ...tag(attempt), rate: pacer.currentRate() });
         if (body.period === 'day') {
           throw new ErpsyncError('RATE_BUDGET_EXHAUSTED', "the account's daily request quota is used up (the service answered 429 per day)", {

@@ -29,16 +29,25 @@ describe('pacing', () => {
     for (const t of starts) expect(starts.filter((s) => s >= t && s < t + 1000).length).toBeLessThanOrEqual(50);
   });
 
-  it('halves the rate after a 429, pauses one slowed interval, then recovers step by step', () => {
-    let state = createPacingState(2, 0);
+  it('slows down by a fifth after a 429, pauses one slowed interval, holds, then climbs back slowly', () => {
+    let state = createPacingState(2.5, 0);
     state = slowDown(state, 100);
-    expect(state.rate).toBe(1);
-    expect(reserveSlot(state, 100).startAt).toBe(100 + intervalMs(1));
-    expect(intervalMs(1)).toBeGreaterThanOrEqual(1000);
-    for (let i = 0; i < 10; i += 1) state = slowDown(state, 100);
-    expect(state.rate).toBe(0.25);
-    for (let i = 0; i < 100; i += 1) state = recover(state);
     expect(state.rate).toBe(2);
+    expect(reserveSlot(state, 100).startAt).toBe(100 + intervalMs(2));
+    for (let i = 0; i < 30; i += 1) state = recover(state);
+    expect(state.rate).toBe(2);
+    state = recover(state);
+    expect(state.rate).toBeGreaterThan(2);
+    expect(state.rate).toBeLessThan(2.05);
+    for (let i = 0; i < 50; i += 1) state = slowDown(state, 100);
+    expect(state.rate).toBe(2.5 / 8);
+    for (let i = 0; i < 1_000; i += 1) state = recover(state);
+    expect(state.rate).toBe(2.5);
+  });
+
+  it('waits as long as a Retry-After asks before anyone starts again', () => {
+    const state = slowDown(createPacingState(2.5, 0), 100, 5_000);
+    expect(reserveSlot(state, 100).startAt).toBe(5_100);
   });
 
   it('lets an unlimited rate through at once', () => {

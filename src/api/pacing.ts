@@ -1,9 +1,13 @@
 // Request pacing: one schedule per client, shared by every request it sends (reads, writes,
 // retries), so a run stays under the account's shared per-second limit. Requests get start slots
 // at least one interval apart (no bursts: the service counts per second and a burst straight after
-// an idle second is what trips it). After a 429 the rate halves and everyone waits one full
-// (slowed) interval before the next start; successes then bring the rate back up step by step.
-// The state machine is pure; the pacer around it only sleeps.
+// an idle second is what trips it). The client starts close to the limit (the default rate keeps
+// only a small reserve) and adapts: a 429 means someone else uses the account too, so the rate
+// drops by a fifth, nobody starts before one slowed interval (or the `Retry-After` the service
+// asked for) has passed, the slowed rate is held for a while, and only then does it climb back
+// in small steps — slowly, because a second client that caused the 429 is likely still there and
+// a fast climb would meet it again within seconds. The state machine is pure; the pacer around it
+// only sleeps.
 
 /** Slots are spaced a hair wider than 1/rate so network jitter cannot squeeze rate+1 starts into one second. */
 const SPACING_MARGIN = 1.02;
@@ -11,8 +15,12 @@ const SPACING_MARGIN = 1.02;
 const UNPACED_PENALTY_MS = 100;
 /** The lowest the rate falls to after repeated 429s, as a fraction of the configured rate. */
 const MIN_RATE_FRACTION = 1 / 8;
-/** Successes needed to climb from the floor back to the configured rate. */
-const RECOVERY_STEPS = 20;
+/** What a 429 leaves of the current rate. */
+const DECREASE_FACTOR = 0.8;
+/** Successes sent at the slowed rate before it starts to climb again. */
+const HOLD_SUCCESSES = 30;
+/** Each later success adds this fraction of the configured rate, up to the configured rate. */
+const RECOVERY_STEP_FRACTION = 1 / 300;
 
 export interface PacingState {
   /** Configured requests per second; Infinity = unpaced. */
@@ -21,10 +29,12 @@ export interface PacingState {
   readonly rate: number;
   /** Earliest start time (ms, monotonic clock) of the next request. */
   readonly nextSlotAt: number;
+  /** Successes still to send at the slowed rate before it climbs. */
+  readonly holdLeft: number;
 }
 
 export function createPacingState(rate: number, now: number): PacingState {
-  return { nominalRate: rate, rate, nextSlotAt: now };
+  return { nominalRate: rate, rate, nextSlotAt: now, holdLeft: 0 };
 }
 
 export function intervalMs(rate: number): number {
@@ -38,26 +48,27 @@ export function reserveSlot(state: PacingState, now: number): { state: PacingSta
 }
 
 /**
- * A 429 arrived: halve the rate (down to a floor) and start nobody before one interval of the new
- * rate has passed — the service refused because its window was full, so it needs time to drain.
+ * A 429 arrived: slow down (to a floor) and start nobody before one interval of the new rate, or
+ * the `Retry-After` the service named, has passed — its window was full, so it needs time to drain.
  */
-export function slowDown(state: PacingState, now: number): PacingState {
-  if (!Number.isFinite(state.nominalRate)) return { ...state, nextSlotAt: Math.max(state.nextSlotAt, now + UNPACED_PENALTY_MS) };
-  const rate = Math.max(state.nominalRate * MIN_RATE_FRACTION, state.rate / 2);
-  return { ...state, rate, nextSlotAt: Math.max(state.nextSlotAt, now + intervalMs(rate)) };
+export function slowDown(state: PacingState, now: number, retryAfterMs = 0): PacingState {
+  if (!Number.isFinite(state.nominalRate)) return { ...state, nextSlotAt: Math.max(state.nextSlotAt, now + Math.max(UNPACED_PENALTY_MS, retryAfterMs)) };
+  const rate = Math.max(state.nominalRate * MIN_RATE_FRACTION, state.rate * DECREASE_FACTOR);
+  return { ...state, rate, holdLeft: HOLD_SUCCESSES, nextSlotAt: Math.max(state.nextSlotAt, now + Math.max(intervalMs(rate), retryAfterMs)) };
 }
 
-/** A request went through without a 429: climb back towards the configured rate. */
+/** A request went through without a 429: after the hold, climb back towards the configured rate. */
 export function recover(state: PacingState): PacingState {
   if (state.rate >= state.nominalRate) return state;
-  const step = (state.nominalRate * (1 - MIN_RATE_FRACTION)) / RECOVERY_STEPS;
-  return { ...state, rate: Math.min(state.nominalRate, state.rate + step) };
+  if (state.holdLeft > 0) return { ...state, holdLeft: state.holdLeft - 1 };
+  return { ...state, rate: Math.min(state.nominalRate, state.rate + state.nominalRate * RECOVERY_STEP_FRACTION) };
 }
 
 export interface Pacer {
   /** Resolves at this request's start slot; rejects with the signal's reason when aborted. */
   acquire(signal?: AbortSignal): Promise<void>;
-  onThrottled(): void;
+  /** A 429 arrived; `retryAfterMs` is the wait the service asked for, when it named one. */
+  onThrottled(retryAfterMs?: number): void;
   onSuccess(): void;
   currentRate(): number;
 }
@@ -74,8 +85,8 @@ export function createPacer(rate: number, now: () => number = () => performance.
       }
       signal?.throwIfAborted();
     },
-    onThrottled() {
-      state = slowDown(state, now());
+    onThrottled(retryAfterMs) {
+      state = slowDown(state, now(), retryAfterMs);
     },
     onSuccess() {
       state = recover(state);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_RATE } from './client.js';
 import { describeTarget, parseTargetsConfig, resolveLoginTarget, resolveTarget } from './targets.js';
 import type { ResolveInput, TargetsConfig } from './targets.js';
 
@@ -14,6 +15,7 @@ const config: TargetsConfig = parseTargetsConfig(
     targets: {
       producao: { baseUrl: 'https://api.bling.com.br/Api/v3/', rate: 2, manifests: 'stores/main', credentials: { tokenEnv: 'PROD_TOKEN' } },
       filial: { credentials: { clientId: 'abc', clientSecretEnv: 'FILIAL_SECRET', file: 'secrets/filial.json' }, maxRequests: 500 },
+      vitrine: { credentials: { tokenEnv: 'VITRINE_TOKEN' }, reserve: 1 },
     },
     other: 'ignored here',
   },
@@ -77,9 +79,11 @@ describe('resolving the target', () => {
     expect(filial).toMatchObject({
       name: 'filial',
       maxRequests: 500,
-      rate: 2.5,
+      rate: DEFAULT_RATE,
       credentials: { type: 'oauth', clientId: 'abc', clientSecretEnv: 'FILIAL_SECRET', authorizeUrl: 'https://www.bling.com.br/Api/v3/oauth/authorize' },
     });
+    // A reserve leaves that much of the account's 3 req/s to its other integrations.
+    expect(resolveTarget(input({ flags: { target: 'vitrine' }, env: { VITRINE_TOKEN: 'v' }, config }))).toMatchObject({ rate: 2 });
     expect(() => resolveTarget(input({ flags: { target: 'producao' }, config }))).toThrow(expect.objectContaining({ code: 'AUTH_MISSING' }));
     expect(() => resolveTarget(input({ flags: { target: 'nope' }, config }))).toThrow(expect.objectContaining({ code: 'CONFIG' }));
   });

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import type { AccountIdentity } from '../model/account.js';
 import { describeAccount } from '../model/account.js';
 import { ErpsyncError } from '../model/errors.js';
-import { DEFAULT_RATE } from './client.js';
+import { ACCOUNT_RATE_LIMIT, DEFAULT_RATE } from './client.js';
 import { BLING_API_BASE_URL, deriveOAuthEndpoints } from './oauth.js';
 import { parseSecureUrl } from './url.js';
 import { isPlainRecord } from '../model/paths.js';
@@ -33,6 +33,8 @@ export interface TargetConfig {
   description?: string;
   baseUrl?: string;
   rate?: number;
+  /** Requests per second left to the account's other integrations: the rate is the limit minus this. */
+  reserve?: number;
   maxRequests?: number;
   manifests?: string[];
   credentials?: CredentialsConfig;
@@ -156,7 +158,7 @@ export function resolveTarget(input: ResolveInput): ResolvedTarget {
       id: baseUrl,
       baseUrl,
       credentials,
-      rate: rateOverride ?? entry.rate ?? DEFAULT_RATE,
+      rate: rateOverride ?? entry.rate ?? (entry.reserve === undefined ? DEFAULT_RATE : ACCOUNT_RATE_LIMIT - entry.reserve),
       maxRequests: maxRequestsOverride ?? entry.maxRequests,
       manifests: entry.manifests?.map((m) => resolve(config.dir, m)),
       ...(entry.variables ? { variables: entry.variables } : {}),
@@ -315,7 +317,7 @@ function relativeOrAbsolute(path: string, cwd: string): string {
   return path.startsWith(prefix) ? path.slice(prefix.length) : path;
 }
 
-const knownTargetKeys: ReadonlySet<string> = new Set(['description', 'baseUrl', 'rate', 'maxRequests', 'manifests', 'credentials', 'variables', 'envFile']);
+const knownTargetKeys: ReadonlySet<string> = new Set(['description', 'baseUrl', 'rate', 'reserve', 'maxRequests', 'manifests', 'credentials', 'variables', 'envFile']);
 const knownCredentialKeys: ReadonlySet<string> = new Set(['tokenEnv', 'clientId', 'clientIdEnv', 'clientSecretEnv', 'file', 'tokenUrl', 'authorizeUrl']);
 const secretLookingKeys = /^(token|accessToken|refreshToken|clientSecret|secret|password)$/i;
 
@@ -354,6 +356,11 @@ export function parseTargetsConfig(raw: unknown, dir: string, file: string, loca
     if (value.rate !== undefined) {
       if (typeof value.rate !== 'number' || !(value.rate > 0)) fail(`${where}.rate must be a positive number of requests per second`);
       entry.rate = value.rate as number;
+    }
+    if (value.reserve !== undefined) {
+      const reserve = value.reserve;
+      if (typeof reserve !== 'number' || !(reserve >= 0 && reserve < ACCOUNT_RATE_LIMIT)) fail(`${where}.reserve must be a number of requests per second from 0 to below ${ACCOUNT_RATE_LIMIT}`);
+      entry.reserve = reserve as number;
     }
     if (value.maxRequests !== undefined) {
       if (!Number.isInteger(value.maxRequests) || (value.maxRequests as number) < 1) fail(`${where}.maxRequests must be a positive integer`);

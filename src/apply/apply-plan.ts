@@ -9,7 +9,7 @@ import type { ApiClient } from '../api/client.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ApiOutcomeUnknownError } from '../api/errors.js';
 import { ErpsyncError } from '../model/errors.js';
-import type { KindAdapter } from '../kinds/kind.js';
+import type { KindAdapter, WriteContext, WriteResult } from '../kinds/kind.js';
 import { referencesOf } from '../kinds/kind.js';
 import { isReadOnlyKind } from '../model/kinds.js';
 import type { LiveRecord, LiveState } from '../model/live.js';
@@ -69,9 +69,82 @@ export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<Appl
   const requestsBefore = client.stats().total;
   const requestsSent = () => client.stats().total - requestsBefore;
   const outcomes = new Map<string, ChangeOutcome>();
-  const record = (change: Change, outcome: ChangeOutcome) => {
+  // Carried changes wait for the change whose request carries them (see Change.carries).
+  const sentWith = new Map<string, Promise<CarrierResult>>();
+  const settleCarrier = new Map<string, (result: CarrierResult) => void>();
+  const carrierResult = (id: string): Promise<CarrierResult> => {
+    let promise = sentWith.get(id);
+    if (!promise) {
+      promise = new Promise((resolve) => settleCarrier.set(id, resolve));
+      sentWith.set(id, promise);
+    }
+    return promise;
+  };
+  const record = (change: Change, outcome: ChangeOutcome, result: CarrierResult = { outcome, included: new Set() }) => {
     outcomes.set(change.id, outcome);
+    if (change.carries) {
+      void carrierResult(change.id);
+      settleCarrier.get(change.id)?.(result);
+    }
     options.onEvent?.({ type: 'change-end', change, outcome, requests: requestsSent() });
+  };
+  const byId = new Map(plan.changes.map((c) => [c.id, c]));
+  const failedDependencyOf = (change: Change, except?: string) =>
+    change.dependsOn.find((id) => {
+      if (id === except) return false;
+      const status = outcomes.get(id)?.status;
+      return status !== undefined && status !== 'applied';
+    });
+
+  const runChange = async (change: Change): Promise<void> => {
+    if (options.signal?.aborted) {
+      interrupted = true;
+      record(change, { status: 'skipped', because: 'interrupted' });
+      return;
+    }
+    if (change.action === 'blocked') {
+      record(change, { status: 'blocked', because: change.note ?? change.reason });
+      return;
+    }
+    const failedDependency = failedDependencyOf(change);
+    if (failedDependency) {
+      record(change, { status: 'skipped', because: `${failedDependency} did not apply` });
+      return;
+    }
+    const adapter = adapters.get(change.kind);
+    if (!adapter) {
+      record(change, { status: 'failed', error: `no adapter for ${change.kind}`, code: 'INTERNAL' });
+      return;
+    }
+    if (change.carriedBy !== undefined) {
+      const sent = await carrierResult(change.carriedBy);
+      if (sent.included.has(change.id)) {
+        const outcome = carriedOutcome(change, sent);
+        if (outcome.status === 'applied' && outcome.id !== undefined) ids.set(`${change.kind}:${change.key}`, outcome.id);
+        options.onEvent?.({ type: 'change-start', change });
+        record(change, outcome);
+        return;
+      }
+      // Left out of its carrier's request (a dependency was not settled then): sent on its own.
+    }
+    // The carried changes whose own dependencies went through ride in this change's request.
+    const carried = (change.carries ?? []).flatMap((id) => {
+      const other = byId.get(id);
+      if (!other || failedDependencyOf(other, change.id) !== undefined || other.dependsOn.some((d) => d !== change.id && outcomes.get(d) === undefined)) return [];
+      const live = other.liveId !== undefined ? liveById.get(`${other.kind}:${other.liveId}`) : undefined;
+      return [{ change: other, ...(live ? { live } : {}) }];
+    });
+    const included = new Set(carried.map((c) => c.change.id));
+    options.onEvent?.({ type: 'change-start', change });
+    try {
+      const { carriedIds, carriedFailures, ...outcome } = await executeChange(change, adapter, options, ids, liveById, carried);
+      if (outcome.id !== undefined) ids.set(`${change.kind}:${change.key}`, outcome.id);
+      const applied: ChangeOutcome = { status: 'applied', ...outcome };
+      record(change, applied, { outcome: applied, included, ...(carriedIds ? { carriedIds } : {}), ...(carriedFailures ? { carriedFailures } : {}) });
+    } catch (error) {
+      const failed: ChangeOutcome = { status: 'failed', ...describeError(error, client) };
+      record(change, failed, { outcome: failed, included });
+    }
   };
 
   const waves = [...new Set(plan.changes.map((c) => c.wave))].sort((a, b) => a - b);
@@ -80,40 +153,10 @@ export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<Appl
   for (const wave of waves) {
     const inWave = plan.changes.filter((c) => c.wave === wave);
     options.onEvent?.({ type: 'wave-start', wave, changes: inWave.length });
+    // Plan order puts a carrier before the changes it carries, so one worker never waits on itself.
     const queue = [...inWave];
     const runNext = async (): Promise<void> => {
-      for (let change = queue.shift(); change; change = queue.shift()) {
-        if (options.signal?.aborted) {
-          interrupted = true;
-          record(change, { status: 'skipped', because: 'interrupted' });
-          continue;
-        }
-        if (change.action === 'blocked') {
-          record(change, { status: 'blocked', because: change.note ?? change.reason });
-          continue;
-        }
-        const failedDependency = change.dependsOn.find((id) => {
-          const status = outcomes.get(id)?.status;
-          return status !== undefined && status !== 'applied';
-        });
-        if (failedDependency) {
-          record(change, { status: 'skipped', because: `${failedDependency} did not apply` });
-          continue;
-        }
-        const adapter = adapters.get(change.kind);
-        if (!adapter) {
-          record(change, { status: 'failed', error: `no adapter for ${change.kind}`, code: 'INTERNAL' });
-          continue;
-        }
-        options.onEvent?.({ type: 'change-start', change });
-        try {
-          const outcome = await executeChange(change, adapter, options, ids, liveById);
-          if (outcome.id !== undefined) ids.set(`${change.kind}:${change.key}`, outcome.id);
-          record(change, { status: 'applied', ...outcome });
-        } catch (error) {
-          record(change, { status: 'failed', ...describeError(error, client) });
-        }
-      }
+      for (let change = queue.shift(); change; change = queue.shift()) await runChange(change);
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, inWave.length) }, runNext));
   }
@@ -126,18 +169,40 @@ export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<Appl
   return result;
 }
 
+/** What the request of a change that carries others did, for the changes it carried. */
+interface CarrierResult {
+  outcome: ChangeOutcome;
+  /** The carried changes that were in the request. */
+  included: ReadonlySet<string>;
+  carriedIds?: Readonly<Record<string, number>>;
+  carriedFailures?: Readonly<Record<string, string>>;
+}
+
+/** A carried change shares its carrier's outcome, unless the answer refused it in particular. */
+function carriedOutcome(change: Change, sent: CarrierResult): ChangeOutcome {
+  const { outcome } = sent;
+  if (outcome.status === 'failed') return { status: 'failed', error: `sent with ${change.carriedBy ?? '?'}: ${outcome.error}`, code: outcome.code };
+  if (outcome.status !== 'applied') return { status: 'skipped', because: `${change.carriedBy ?? '?'} did not apply` };
+  const refused = sent.carriedFailures?.[change.id];
+  if (refused !== undefined) return { status: 'failed', error: refused, code: 'API_ERROR' };
+  const id = sent.carriedIds?.[change.id];
+  return { status: 'applied', ...(id === undefined ? {} : { id }), ...(outcome.adopted ? { adopted: true } : {}) };
+}
+
 async function executeChange(
   change: Change,
   adapter: KindAdapter,
   options: ApplyOptions,
   ids: Map<string, number>,
   liveById: ReadonlyMap<string, LiveRecord>,
-): Promise<{ id?: number; adopted?: boolean }> {
+  carried: WriteContext['carried'] = [],
+): Promise<WriteResult & { adopted?: boolean }> {
   const live = change.liveId !== undefined ? liveById.get(`${change.kind}:${change.liveId}`) : undefined;
-  const context = {
+  const context: WriteContext = {
     client: options.client,
     resolveId: (kind: UnitKind, identity: string) => ids.get(`${kind}:${identity}`),
     ...(live ? { live } : {}),
+    ...(carried.length > 0 ? { carried } : {}),
   };
   if (change.action !== 'create') return adapter.execute(change, context);
   const windowMs = options.outcomeWindowMs ?? defaultOutcomeWindowMs;

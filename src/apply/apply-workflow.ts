@@ -12,7 +12,7 @@ import { ErpsyncError } from '../model/errors.js';
 import type { ApplyReportEvent, ApplyResult } from '../model/events.js';
 import type { AccountReader, LiveState } from '../model/live.js';
 import type { Plan, PlanTarget } from '../model/plan.js';
-import { actionableChanges } from '../model/plan.js';
+import { actionableChanges, needsReadBack } from '../model/plan.js';
 import { applyPlan } from './apply-plan.js';
 import { findStalePreconditions } from './check-stale.js';
 import { findNonConvergent } from './check-convergence.js';
@@ -68,7 +68,9 @@ export async function runApplyWorkflow(plan: Plan, options: ApplyWorkflowOptions
   let notConverged: string[] = [];
   if (!result.interrupted && result.applied > 0) {
     options.report({ type: 'verify-start' });
-    notConverged = findNonConvergent(result, await options.readAccount(verifyRequest(plan, options.adapters)), options.adapters);
+    // Only changes planned for read-back are read again: the others' own answers proved them.
+    const readBack = result.outcomes.some((o) => o.outcome.status === 'applied' && needsReadBack(o.change));
+    if (readBack) notConverged = findNonConvergent(result, await options.readAccount(verifyRequest(plan, options.adapters)), options.adapters);
     options.report({ type: 'verify-end', notConverged });
   }
   return { status: 'applied', result, notConverged };

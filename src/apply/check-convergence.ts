@@ -8,6 +8,7 @@ import type { ApplyResult } from '../model/events.js';
 import type { LiveState } from '../model/live.js';
 import { writePath } from '../model/paths.js';
 import type { Change } from '../model/plan.js';
+import { needsReadBack } from '../model/plan.js';
 
 /** What the record must hold after the change: the desired record, or the fields a retirement sets. */
 function expectedOf(change: Change): Record<string, unknown> {
@@ -20,7 +21,8 @@ function expectedOf(change: Change): Record<string, unknown> {
 export function findNonConvergent(result: ApplyResult, live: LiveState, adapters: readonly KindAdapter[]): string[] {
   const problems: string[] = [];
   for (const { change, outcome } of result.outcomes) {
-    if (outcome.status !== 'applied' || change.action === 'delete') continue;
+    // A change whose own answer proved it (Change.verify) was not read back.
+    if (outcome.status !== 'applied' || change.action === 'delete' || !needsReadBack(change)) continue;
     const id = outcome.id ?? change.liveId;
     const record = (live.records.get(change.kind) ?? []).find((r) => r.id === id);
     const subject = `${change.kind} "${change.key}"`;

@@ -8,7 +8,7 @@ import type { UnitKind } from '../model/kinds.js';
 import type { ReadRequest } from '../model/live.js';
 import { lastSegment } from '../model/names.js';
 import type { Plan } from '../model/plan.js';
-import { isActionable } from '../model/plan.js';
+import { isActionable, needsReadBack } from '../model/plan.js';
 
 function unitAt(kind: UnitKind, identity: string, fields: Record<string, unknown>, id?: number): DesiredUnit {
   return {
@@ -57,13 +57,14 @@ export function recheckRequest(plan: Plan, adapters: readonly KindAdapter[]): Re
 }
 
 /**
- * The read after apply: the records the plan changed, with the fields it set (details where
- * needed), and the read-only records they name, so references read back as names.
+ * The read after apply: the records the plan changed and marked for read-back (changes whose own
+ * answer proves them are not read again), with the fields they set (details where needed), and
+ * the records they name, so references read back as names.
  */
 export function verifyRequest(plan: Plan, adapters: readonly KindAdapter[]): ReadRequest {
   const kinds = new Set<UnitKind>();
   const desired = new Map<UnitKind, DesiredUnit[]>();
-  for (const change of plan.changes.filter(isActionable)) {
+  for (const change of plan.changes.filter(needsReadBack)) {
     if (!change.desired && change.liveId === undefined) continue;
     kinds.add(change.kind);
     // Removals carry no desired fields; a unit with none still tells the kind where to read.

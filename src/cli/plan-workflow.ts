@@ -2,6 +2,7 @@
 // build the plan. Prints diagnostics and the target banner; returns an exit code instead of
 // throwing for input problems.
 import type { ResolvedTarget } from '../api/index.js';
+import { DEFAULT_RATE } from '../api/index.js';
 import type { OpenedTarget } from './target.js';
 import { readTargetVariables } from './target.js';
 import type { CliIO } from './io.js';
@@ -21,7 +22,7 @@ import type { DesiredState } from '../model/desired.js';
 import type { PlanTarget } from '../model/plan.js';
 
 /** The pace a real account allows us (under its shared 3 req/s), for cost lines of unpaced runs. */
-export const projectedRate = 2.5;
+export const projectedRate = DEFAULT_RATE;
 
 export interface PlanFlags {
   allowReplace: boolean;

@@ -54,7 +54,7 @@ export const targetFlagHelp: readonly string[] = [
   '  --base-url URL         API base URL (ERPSYNC_BASE_URL; default https://api.bling.com.br/Api/v3)',
   '  --sandbox              use the embedded sandbox (ERPSYNC_SANDBOX=1)',
   '  --sandbox-state FILE   sandbox state file (ERPSYNC_SANDBOX_STATE; default .erpsync/sandbox.json)',
-  '  --rate N               requests per second (ERPSYNC_RATE; default 2.5)',
+  '  --rate N               requests per second (ERPSYNC_RATE; default 2.9)',
   '  --max-requests N       stop before sending more than N requests (ERPSYNC_MAX_REQUESTS)',
   '  --config FILE          config file (ERPSYNC_CONFIG; default erpsync.config.yaml)',
   '  --debug                trace every request on stderr, secrets redacted (ERPSYNC_DEBUG=1)',

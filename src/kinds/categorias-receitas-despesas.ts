@@ -283,6 +283,8 @@ export const categoriasReceitasDespesas = defineKind({
   splitUpdate: splitCategoryUpdate,
   retire: 'none',
   canDelete: true,
+  // The POST and PUT answer with the record itself; a child's DRE group, which follows its parent, is never compared.
+  answerProves: () => true,
   exportFields: exportCategory,
   execute: executeByAction('income and expense categories', { create: createCategory, update: updateCategory, delete: deleteOperation(resource, kind) }),
 });

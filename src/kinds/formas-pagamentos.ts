@@ -367,6 +367,16 @@ async function createPaymentMethod(change: Change, client: ApiClient): Promise<{
   return { id };
 }
 
+/**
+ * A create that sets a default PATCHes it after the POST; an update merges onto the detail, read
+ * first when the plan only saw the list item (its self precondition says which).
+ */
+function paymentMethodWriteRequests(change: Change): number {
+  if (change.action === 'create') return padraoPatchCodes[change.desired?.padrao as number] === undefined ? 1 : 2;
+  if (change.action === 'update') return change.requires.some((p) => p.type === 'record' && p.role === 'self' && !p.detail) ? 2 : 1;
+  return 1;
+}
+
 /** The full record as the account holds it, read again when the plan only saw the list item. */
 async function loadFullRecord(client: ApiClient, live: LiveRecord): Promise<Record<string, unknown>> {
   if (live.detailLoaded) return live.raw;
@@ -475,5 +485,10 @@ export const formasPagamentos = defineKind({
   retirementFields: (record) => [{ path: 'situacao', before: record.fields.situacao, after: situacaoFormaPagamentoLabels.inativa }],
   canDelete: true,
   exportFields: exportPaymentMethod,
+  // The docs and the strict emulator agree that a POST or PUT stores every member of the body it
+  // accepts (card data only reaches card types, which checkRecords enforces) and that the PATCHes
+  // set exactly the value sent: a success answer proves the change.
+  answerProves: () => true,
+  writeRequests: paymentMethodWriteRequests,
   execute: executePaymentMethodChange,
 });

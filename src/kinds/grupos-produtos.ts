@@ -77,5 +77,7 @@ export const gruposProdutos = defineKind({
   readLive: readProductGroups,
   retire: 'none',
   canDelete: true,
+  // Strict mode and the docs agree a success stores the body as sent (the parent's name is the server's, never compared).
+  answerProves: () => true,
   execute: executeByAction('product groups', { create: createProductGroup, update: updateProductGroup, delete: deleteOperation(resource, kind) }),
 });

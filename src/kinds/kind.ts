@@ -125,6 +125,8 @@ export interface WriteContext {
   resolveId(kind: UnitKind, identity: string): number | undefined;
   /** The live record the change acts on, as read for the plan (PUT merges onto its raw form). */
   live?: LiveRecord;
+  /** The changes the plan put in this change's request (Change.carries), with their live records. */
+  carried?: readonly { change: Change; live?: LiveRecord }[];
 }
 
 /** The runtime side of a unit kind: a manifest kind, or one nested in it. */
@@ -175,8 +177,35 @@ export interface KindAdapter {
   exportFields?(record: LiveRecord): Record<string, unknown>;
   /** The environment variable export names for each secret field (dot path) it writes as `${VAR}`. */
   secretVariables?: Readonly<Record<string, string>>;
-  /** Executes one change; returns the id of a created record. */
-  execute(change: Change, context: WriteContext): Promise<{ id?: number }>;
+  /**
+   * Whether the success answer of this change's request proves what it set: the docs and the
+   * emulator's strict mode agree the service neither drops nor rewrites any of it (Change.verify).
+   * Absent or false: apply reads the record back.
+   */
+  answerProves?(change: Change): boolean;
+  /** Requests executing the change sends when nothing fails (default 1): a create that then sets a default sends two. */
+  writeRequests?(change: Change): number;
+  /** Writes of this kind the API takes several in one request; the planner groups them (plan/plan-requests). */
+  batching?: WriteBatching;
+  /** Executes one change (with the changes it carries); returns the id of a created record. */
+  execute(change: Change, context: WriteContext): Promise<WriteResult>;
+}
+
+export interface WriteBatching {
+  /** Creates ride in the create of their `nestedIn` record when the same plan creates it. */
+  createsInParent?: boolean;
+  /** Creates under one parent go in one request, up to this many. */
+  createsPerRequest?: number;
+  /** Deletes go in one bulk request, up to this many. */
+  deletesPerRequest?: number;
+}
+
+export interface WriteResult {
+  id?: number;
+  /** Ids the answer gave the carried changes' records, by change id (when it tells them). */
+  carriedIds?: Readonly<Record<string, number>>;
+  /** Carried changes the service refused while the request as a whole went through, with why. */
+  carriedFailures?: Readonly<Record<string, string>>;
 }
 
 /** A manifest kind: both sides in one object, with the units nested in its records. */

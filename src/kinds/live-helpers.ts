@@ -11,7 +11,7 @@ import { isPlainRecord } from '../model/paths.js';
 import type { Change } from '../model/plan.js';
 import type { UnitKind } from '../model/kinds.js';
 import type { DesiredUnit } from '../model/desired.js';
-import type { KindAdapter, WriteContext } from './kind.js';
+import type { KindAdapter, WriteContext, WriteResult } from './kind.js';
 import type { LiveRecord } from '../model/live.js';
 
 export { isPlainRecord } from '../model/paths.js';
@@ -170,7 +170,7 @@ export async function postRecord(client: ApiClient, resource: string, kind: Unit
   return { id: createdId(data, `POST ${resource}`) };
 }
 
-export type ChangeOperation = (change: Change, context: WriteContext) => Promise<{ id?: number } | void>;
+export type ChangeOperation = (change: Change, context: WriteContext) => Promise<WriteResult | void>;
 
 /**
  * An adapter's execute() from its operations per action. The planner only plans actions a kind

@@ -5,10 +5,12 @@
 // it never compares or sends `servicos`. `logisticasServicosAdapter` owns the services as units
 // of their own, derived from each logistics' `servicos` list (identity `<logistics> > <codigo>`),
 // read from the services list (which, unlike the logistics detail, also shows inactive ones) and
-// written through /logisticas/servicos. Services cannot be deleted through the API, only
+// written through /logisticas/servicos (or nested in the create of a new logistics, as the plan
+// batches them: Change.carries). Services cannot be deleted through the API, only
 // deactivated, so a service tombstone means `ativo: false`. Native integrations (Correios …)
 // belong to the carrier and are never changed. No other kind's quirks here.
 import type { ApiClient } from '../api/client.js';
+import { ErpsyncError } from '../model/errors.js';
 import { joinPath, normalizeName, pathSeparator } from '../model/names.js';
 import type { Coded, EnsureValue, FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { defineEnum, defineListRecord, defineName, defineObject, toolKeyFields } from './shared-schema.js';
@@ -191,9 +193,12 @@ function logisticsBody(raw: Record<string, unknown>, desired: Record<string, unk
 }
 
 const executeLogistics = executeByAction('logistics', {
-  async create(change, { client }) {
-    // Services are created by logisticasServicosAdapter in a later wave, like any other unit.
-    return postRecord(client, '/logisticas', 'logisticas', compact(logisticsBody({}, change.desired ?? {})));
+  async create(change, { client, carried = [] }) {
+    // The services the plan put in this create (Change.carries) ride in its `servicos`: one
+    // request for the logistics and all of them. The answer names only the logistics' id.
+    const servicos = carried.map(({ change: service }) => serviceBody({}, service.desired ?? {}));
+    const body = compact({ ...logisticsBody({}, change.desired ?? {}), servicos: servicos.length > 0 ? servicos : undefined });
+    return postRecord(client, '/logisticas', 'logisticas', body);
   },
   async update(change, { client, live }) {
     const body = logisticsBody(live?.raw ?? {}, change.desired ?? {});
@@ -292,6 +297,17 @@ function serviceBody(base: Record<string, unknown>, desired: Record<string, unkn
   });
 }
 
+async function postData(client: ApiClient, path: string, kind: string, body: unknown): Promise<unknown> {
+  return (await client.request<unknown>({ method: 'POST', path, body, kind })).data;
+}
+
+/** The ids of a services create: `data` is a list of `{id}`, one per service sent, in order. */
+function createdIds(data: unknown, sent: number): (number | undefined)[] {
+  const list = Array.isArray(data) ? data : [data];
+  if (list.length !== sent) throw new ErpsyncError('API_ERROR', `POST /logisticas/servicos: ${sent} service(s) sent, ${list.length} id(s) answered`);
+  return list.map((item) => (isPlainRecord(item) ? readInteger(item.id) : undefined));
+}
+
 /** The logistics a service key sits in: everything before its last segment (the codigo). */
 function parentIdentityOf(key: string): string {
   const at = key.lastIndexOf(pathSeparator);
@@ -300,9 +316,18 @@ function parentIdentityOf(key: string): string {
 
 const executeService = executeByAction('logistics services', {
   async create(change, context) {
+    // The plan may batch the creates of one logistics (Change.carries): the API takes an array
+    // and answers with one id per service, in the order sent.
     const logistica = { id: requireId(context, 'logisticas', parentIdentityOf(change.key)) };
-    const body = { logistica, servicos: [serviceBody({}, change.desired ?? {})] };
-    return postRecord(context.client, '/logisticas/servicos', 'logisticasServicos', body);
+    const batch = [change, ...(context.carried ?? []).map((c) => c.change)];
+    const body = { logistica, servicos: batch.map((c) => serviceBody({}, c.desired ?? {})) };
+    const ids = createdIds(await postData(context.client, '/logisticas/servicos', 'logisticasServicos', body), batch.length);
+    const carriedIds: Record<string, number> = {};
+    batch.forEach((c, i) => {
+      const id = ids[i];
+      if (i > 0 && id !== undefined) carriedIds[c.id] = id;
+    });
+    return { ...(ids[0] === undefined ? {} : { id: ids[0] }), carriedIds };
   },
   async update(change, { client, live }) {
     const body = serviceBody(live ? serviceFields(live.raw) : {}, change.desired ?? {});
@@ -334,6 +359,10 @@ const logisticasServicos = defineNestedKind({
   isRetired: (record) => record.fields.ativo === false,
   retirementFields: (record) => [{ path: 'ativo', before: record.fields.ativo, after: false }],
   canDelete: false,
+  // The services POST takes an array: creates ride in their logistics' create, or go together per logistics.
+  batching: { createsInParent: true, createsPerRequest: 50 },
+  // Strict mode and the docs agree a success stores the body as sent, and the activation PATCH sets exactly `ativo`.
+  answerProves: () => true,
   exportFields: exportService,
   execute: executeService,
 });
@@ -365,6 +394,8 @@ export const logisticas = defineKind({
   isRetired: (record) => record.fields.situacao === 'D',
   retirementFields: (record) => [{ path: 'situacao', before: record.fields.situacao, after: 'D' }],
   canDelete: true,
+  // Strict mode and the docs agree a success stores descricao and situacao as sent (and services nested in a create).
+  answerProves: () => true,
   execute: executeLogistics,
   nested: [logisticasServicos],
 });

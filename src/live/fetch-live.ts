@@ -10,8 +10,10 @@ import type { LiveRecord, LiveState, ReadRequest } from '../model/live.js';
 export async function fetchLive(client: ApiClient, adapters: readonly KindAdapter[], request: ReadRequest): Promise<LiveState> {
   const before = client.stats().total;
   const records = new Map<UnitKind, readonly LiveRecord[]>();
+  const readsByKind = new Map<UnitKind, number>();
   for (const adapter of adapters) {
     if (!request.kinds.includes(adapter.kind)) continue;
+    const kindBefore = client.stats().total;
     const detailIds = request.detailIds?.get(adapter.kind);
     const read = await adapter.readLive(client, {
       desired: request.desired.get(adapter.kind) ?? [],
@@ -21,6 +23,7 @@ export async function fetchLive(client: ApiClient, adapters: readonly KindAdapte
       ...(detailIds ? { detailIds } : {}),
     });
     records.set(adapter.kind, read);
+    readsByKind.set(adapter.kind, client.stats().total - kindBefore);
   }
-  return { records, reads: client.stats().total - before };
+  return { records, reads: client.stats().total - before, readsByKind };
 }

@@ -33,7 +33,13 @@ export const configSchema: JsonSchema = {
       properties: {
         description: { type: 'string' },
         baseUrl: { ...url, description: 'API base URL (default https://api.bling.com.br/Api/v3); http:// only on loopback.' },
-        rate: { type: 'number', exclusiveMinimum: 0, description: 'Requests per second (default 2.5; the account allows 3).' },
+        rate: { type: 'number', exclusiveMinimum: 0, description: 'Requests per second (default 2.9: the account allows 3, shared by every integration, and a 429 slows erpsync down by itself).' },
+        reserve: {
+          type: 'number',
+          minimum: 0,
+          exclusiveMaximum: 3,
+          description: 'Requests per second left to the account\'s other integrations (storefront, marketplace hub …): the rate becomes 3 minus this. Ignored when rate is set.',
+        },
         maxRequests: { type: 'integer', minimum: 1, description: 'Stop before sending more requests than this in one run.' },
         manifests: { ...paths, description: 'Manifest paths used when none are given on the command line; a list is layered: later paths override earlier ones record by record.' },
         variables: {

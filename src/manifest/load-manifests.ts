@@ -246,7 +246,10 @@ function gatherDocument(shown: string, doc: ParsedDocument, registry: Registry, 
       const variables = new Map(
         interpolated.variables.filter((v) => recordPath.every((segment, i) => v.path[i] === segment)).map((v) => [v.path.slice(recordPath.length).join('.'), v.name] as const),
       );
-      gathered.byKind.set(definition.key, [...(gathered.byKind.get(definition.key) ?? []), { record, locate, variables }]);
+      // Appended in place: copying the list per record made loading quadratic in a kind's size.
+      let gatheredOfKind = gathered.byKind.get(definition.key);
+      if (!gatheredOfKind) gathered.byKind.set(definition.key, (gatheredOfKind = []));
+      gatheredOfKind.push({ record, locate, variables });
     }
   }
 }

@@ -31,6 +31,8 @@ export interface LiveState {
   records: ReadonlyMap<UnitKind, readonly LiveRecord[]>;
   /** Requests spent reading. */
   reads: number;
+  /** Requests spent reading each unit kind (the plan predicts the cost of reading a kind again from it). */
+  readsByKind?: ReadonlyMap<UnitKind, number>;
 }
 
 /** The account's own records (built-ins, `fixa`, native, the default set): pruning never removes them. */

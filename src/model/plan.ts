@@ -99,6 +99,21 @@ export interface Change {
   wave: number;
   /** Why a change is blocked or special, in words. */
   note?: string;
+  /**
+   * How apply learns that the change took, decided when planning: `answer` when the success
+   * answer of its request proves what it set (nothing the docs or the emulator's strict mode
+   * know of is silently dropped or rewritten), `read-back` when the record is read again after
+   * the writes. Absent (plans saved before this existed): read back.
+   */
+  verify?: 'answer' | 'read-back';
+  /**
+   * Ids of other changes this change's request also carries (services nested in the create of
+   * their logistics, a batch of service creates, a bulk delete): apply sends one request for all,
+   * and the carried changes take its outcome. Decided when planning (plan/plan-batches).
+   */
+  carries?: string[];
+  /** The change whose request carries this one; apply sends nothing of its own for it. */
+  carriedBy?: string;
 }
 
 export interface PlanTarget {
@@ -144,9 +159,14 @@ export interface Plan {
 export interface PlanCost {
   /** Requests spent reading the account for this plan. */
   reads: number;
-  /** Write requests the plan will send. */
+  /** Write requests the plan will send (batched changes share one). */
   writes: number;
-  /** Seconds the writes take at the configured rate. */
+  /**
+   * Requests apply spends reading back what it wrote (changes whose answer proves them are not
+   * read); absent in plans saved before it was counted.
+   */
+  verifyReads?: number;
+  /** Seconds the writes and the read-back take at the configured rate. */
   seconds: number;
   rate: number;
 }
@@ -175,4 +195,9 @@ export function isActionable(change: Pick<Change, 'action'>): boolean {
 /** Changes apply would send. */
 export function actionableChanges(plan: Pick<Plan, 'changes'>): Change[] {
   return plan.changes.filter(isActionable);
+}
+
+/** Whether apply reads the change's record back after the writes (Change.verify). */
+export function needsReadBack(change: Pick<Change, 'action' | 'verify'>): boolean {
+  return isActionable(change) && change.verify !== 'answer';
 }

@@ -11,11 +11,12 @@ import type { Diagnostic } from '../model/diagnostics.js';
 import type { UnitKind } from '../model/kinds.js';
 import type { LiveRecord, LiveState } from '../model/live.js';
 import type { Change, Plan, PlanBudget, PlanRename, PlanTarget } from '../model/plan.js';
-import { countsAgainstBudget, isActionable } from '../model/plan.js';
+import { countsAgainstBudget } from '../model/plan.js';
 import { canonicalizeUnits, createResolver, renameAncestors, translateLive } from './canonical-units.js';
 import { matchUnits } from './match-units.js';
 import { blockRemovalsWithStayingChildren, planMatch, planPrune } from './plan-changes.js';
 import { attachPreconditions } from './preconditions.js';
+import { decideVerification, estimateCost, planBatches } from './plan-requests.js';
 import { assignWaves, sortChanges } from './waves.js';
 
 export interface PlanOptions {
@@ -73,27 +74,30 @@ export function buildPlan(desired: DesiredState, live: LiveState, adapters: read
   }
 
   blockRemovalsWithStayingChildren(state.changes, liveOf);
+  const unitOf = indexUnits(state.desiredByKind);
   attachPreconditions(state.changes, {
     units: adapters,
     liveOf,
     liveAfterPlan: indexLiveAfterPlan(state.liveAfter),
-    unitOf: indexUnits(state.desiredByKind),
+    unitOf,
   });
   assignWaves(state.changes, adapters, state.desiredByKind, live, state.diagnostics);
   const budget = decideBudget(state.changes, desired, options);
-  const writes = state.changes.filter(isActionable).length;
+  const changes = sortChanges(state.changes, adapters);
+  planBatches(changes, adapters, (kind, identity) => unitOf(kind, identity)?.parent);
+  decideVerification(changes, adapters);
   const plan: Plan = {
     formatVersion: 2,
     target: options.target,
     manifestDigest: desired.digest,
     kinds: adapters.filter((a) => plannedKinds.has(a.kind)).map((a) => a.kind),
-    changes: sortChanges(state.changes, adapters),
+    changes,
     budget,
     renames: collectRenames(adapters, liveOf, state.liveAfter),
     warnings: budget.exceeded
       ? [`the plan deletes or retires ${budget.removals} records, more than the budget of ${budget.limit}; apply will refuse (raise policy.maxDeletes or --max-deletes)`]
       : [],
-    cost: { reads: live.reads, writes, seconds: Math.ceil((writes / options.rate) * 10) / 10, rate: options.rate },
+    cost: estimateCost(changes, live, adapters, options.rate),
   };
   return { plan, diagnostics: state.diagnostics, matching: state.matching };
 }

@@ -65,8 +65,9 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions): st
     if (removals.length > removalsListed) head.push(`- … and ${removals.length - removalsListed} more (see the details)`);
   }
   for (const warning of plan.warnings) head.push('', `> [!NOTE]`, `> ${warning}`);
-  const { reads, writes, seconds, rate } = plan.cost;
-  head.push('', `Cost: ${reads} read request(s); ${writes} write(s) planned, about ${seconds} s at ${rate} req/s.`, '');
+  const { reads, writes, verifyReads = 0, seconds, rate } = plan.cost;
+  const readBack = verifyReads > 0 ? ` and ${verifyReads} read(s) to verify them` : '';
+  head.push('', `Cost: ${reads} read request(s); ${writes} write(s) planned${readBack}, about ${seconds} s at ${rate} req/s.`, '');
 
   const detail = renderPlanText(plan, { adapters: options.adapters });
   const fence = fenceFor(detail);

@@ -121,8 +121,9 @@ export function renderPlanText(plan: Plan, options: RenderOptions): string[] {
 }
 
 function renderCost(plan: Plan): string[] {
-  const { reads, writes, seconds, rate } = plan.cost;
-  return [`Cost: ${reads} request(s) read the account; ${writes} write(s) planned, about ${seconds} s at ${rate} req/s.`];
+  const { reads, writes, verifyReads = 0, seconds, rate } = plan.cost;
+  const readBack = verifyReads > 0 ? ` and ${verifyReads} read(s) to verify them` : '';
+  return [`Cost: ${reads} request(s) read the account; ${writes} write(s) planned${readBack}, about ${seconds} s at ${rate} req/s.`];
 }
 
 

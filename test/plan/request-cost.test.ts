@@ -1,0 +1,71 @@
+// What a plan predicts it will send against what apply sends, over real HTTP: the services of a
+// new logistics ride in its create, services added to an existing logistics go in one request,
+// only changes whose answer proves nothing are read back, and the cost line counts every request.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createEmulator } from '../../src/emulator/index.js';
+import type { Emulator } from '../../src/emulator/index.js';
+import { applyPlan } from '../../src/apply/apply-plan.js';
+import { verifyRequest } from '../../src/apply/read-requests.js';
+import { findNonConvergent } from '../../src/apply/check-convergence.js';
+import { registry } from '../../src/kinds/registry.js';
+import { fetchLive } from '../../src/live/fetch-live.js';
+import type { DesiredState } from '../../src/model/desired.js';
+import { needsReadBack } from '../../src/model/plan.js';
+import { loadDesiredOrThrow, openClient, planFor, readAccount } from '../reliability/support/pipeline.js';
+
+let emulator: Emulator;
+beforeEach(async () => {
+  emulator = await createEmulator({ seed: 'fresh', rateLimit: 0 });
+});
+afterEach(async () => {
+  await emulator.close();
+});
+
+/** read → plan → apply → read back, as `erpsync apply` runs them; the plan and the requests sent. */
+async function applyAndCount(desired: DesiredState) {
+  const client = openClient(emulator);
+  try {
+    emulator.clearLog();
+    const live = await readAccount(client, desired);
+    const plan = planFor(desired, live, emulator);
+    const result = await applyPlan(plan, { client, adapters: registry.units, live });
+    let notConverged: string[] = [];
+    if (plan.changes.some(needsReadBack)) notConverged = findNonConvergent(result, await fetchLive(client, registry.units, verifyRequest(plan, registry.units)), registry.units);
+    return { plan, result, notConverged, log: emulator.requestLog() };
+  } finally {
+    await client.close();
+  }
+}
+
+describe('the requests a plan predicts', () => {
+  it('bootstraps the example store with the count the cost line predicts, services inside their logistics', async () => {
+    const desired = await loadDesiredOrThrow(['examples/loja-nova'], process.cwd(), { NFSE_SENHA_PREFEITURA: 'demo' });
+    const { plan, result, notConverged, log } = await applyAndCount(desired);
+    expect(result.failed).toBe(0);
+    expect(notConverged).toEqual([]);
+    const { reads, writes, verifyReads = 0 } = plan.cost;
+    expect(log.length).toBe(reads + writes + verifyReads);
+    expect(log.filter((e) => e.method === 'POST' && e.path === '/logisticas/servicos')).toHaveLength(0);
+    const codes = emulator.snapshot().servicosLogisticas.map((s) => s.codigo);
+    expect(codes).toEqual(expect.arrayContaining(['MOTO-EXPRESSA', 'MOTO-AGENDADA', 'RETIRADA']));
+    // Only the NFS-e settings, whose PUT answers nothing and may rewrite tax entries, are read back.
+    expect(plan.changes.filter(needsReadBack).map((c) => c.kind)).toEqual(['configuracoesNfse']);
+  });
+
+  it('sends the services added to an existing logistics in one request and maps the ids back', async () => {
+    const logistics = (codes: string[]) =>
+      `version: 1\nlogisticas:\n  - descricao: Entrega\n    situacao: habilitada\n    servicos:\n${codes.map((c) => `      - { codigo: ${c}, descricao: Serviço ${c}, freteItem: 1, estimativaEntrega: 2 }\n`).join('')}`;
+    const dir = mkdtempSync(`${tmpdir()}/erpsync-cost-`);
+    writeFileSync(`${dir}/m.yaml`, logistics(['A']));
+    await applyAndCount(await loadDesiredOrThrow(['m.yaml'], dir, {}));
+    writeFileSync(`${dir}/m.yaml`, logistics(['A', 'B', 'C', 'D']));
+    const { plan, result, log } = await applyAndCount(await loadDesiredOrThrow(['m.yaml'], dir, {}));
+    expect(log.filter((e) => e.method !== 'GET').map((e) => `${e.method} ${e.path}`)).toEqual(['POST /logisticas/servicos']);
+    const ids = result.outcomes.map((o) => (o.outcome.status === 'applied' ? o.outcome.id : undefined));
+    expect(new Set(ids).size).toBe(3);
+    expect(emulator.snapshot().servicosLogisticas.map((s) => s.id).sort()).toEqual(expect.arrayContaining(ids as number[]));
+    expect(log.length).toBe(plan.cost.reads + plan.cost.writes + (plan.cost.verifyReads ?? 0));
+  });
+});
