@@ -58,7 +58,7 @@ export function recheckRequest(plan: Plan, adapters: readonly KindAdapter[]): Re
 
 /**
  * The read after apply: the records the plan changed, with the fields it set (details where
- * needed), and the read-only records they name, so references read back as names.
+ * needed), and the records they name, so references read back as names.
  */
 export function verifyRequest(plan: Plan, adapters: readonly KindAdapter[]): ReadRequest {
   const kinds = new Set<UnitKind>();
@@ -69,6 +69,7 @@ export function verifyRequest(plan: Plan, adapters: readonly KindAdapter[]): Rea
     // Removals carry no desired fields; a unit with none still tells the kind where to read.
     addTo(desired, change.kind, unitAt(change.kind, change.key, change.desired ?? {}, change.liveId));
   }
-  for (const kind of namedReadOnlyKinds(desired, adapters)) kinds.add(kind);
+  // Every kind they name (a custom field's product categories too), so references read back as names.
+  for (const kind of namedReadOnlyKinds(desired, adapters, true)) kinds.add(kind);
   return { kinds: orderKinds(kinds, adapters), desired, complete: () => false };
 }
