@@ -9,6 +9,7 @@ import { naturezasOperacoes } from './naturezas-operacoes.js';
 import { tiposCamposCustomizados } from './tipos-campos-customizados.js';
 import { tiposContatos } from './tipos-contatos.js';
 import { categoriasLojas } from './categorias-lojas.js';
+import { contatos } from './contatos.js';
 import { categoriasProdutos } from './categorias-produtos.js';
 import { categoriasReceitasDespesas } from './categorias-receitas-despesas.js';
 import { configuracoesNfse } from './configuracoes-nfse.js';
@@ -70,6 +71,7 @@ const readOnlyByKind = {
   tiposCamposCustomizados,
   modulosCamposCustomizados,
   acoesSituacoes,
+  contatos,
 } as const satisfies Record<ReadOnlyUnitKind, KindAdapter>;
 
 const readOnlyKinds: readonly KindAdapter[] = readOnlyUnitKinds.map((kind) => readOnlyByKind[kind]);

@@ -63,7 +63,9 @@ function schemaAt(schema: JsonSchema, path: readonly string[]): JsonSchema {
     if (typeof next !== 'object' || next === null) throw new Error(`schema has no ${path.join('.')}`);
     current = next as JsonSchema;
   }
-  return current;
+  // A field that is a name, an id or an object (a carrier): its object branch.
+  const objectBranch = Array.isArray(current.anyOf) ? (current.anyOf as JsonSchema[]).find((branch) => branch.properties !== undefined) : undefined;
+  return objectBranch ?? current;
 }
 
 function propertyKeys(schema: JsonSchema): string[] {
