@@ -70,6 +70,7 @@ export function verifyRequest(plan: Plan, adapters: readonly KindAdapter[]): Rea
     // Removals carry no desired fields; a unit with none still tells the kind where to read.
     addTo(desired, change.kind, unitAt(change.kind, change.key, change.desired ?? {}, change.liveId));
   }
-  for (const kind of namedReadOnlyKinds(desired, adapters)) kinds.add(kind);
+  // Every kind they name (a custom field's product categories too), so references read back as names.
+  for (const kind of namedReadOnlyKinds(desired, adapters, true)) kinds.add(kind);
   return { kinds: orderKinds(kinds, adapters), desired, complete: () => false };
 }

@@ -29,6 +29,7 @@ const addedLater = [
   'naturezasOperacoes',
   'contasContabeis',
   'tiposContatos',
+  'contatos',
   'empresa',
 ] as const satisfies readonly (keyof EmulatorState)[];
 

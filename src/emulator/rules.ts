@@ -329,8 +329,13 @@ export const emulatorRules = {
     source: 'more-config.md; OpenAPI (CamposCustomizadosResponse_POST_PUT)',
     applies: 'both',
   },
+  'contacts-list': {
+    does: 'GET /contatos lists contacts (`id`, `nome`, `codigo`, `situacao`, `numeroDocumento`) by `pagina` and `limite`; `pesquisa` matches `nome`, `codigo` or `numeroDocumento` like the text filters; no other filter; a fresh sandbox account has one carrier contact',
+    source: 'service-interface.md (GET /contatos: pagina, limite, pesquisa); the answered members, what `pesquisa` matches and the seeded carrier are inference (the OpenAPI documents in reference/ are silent on /contatos)',
+    applies: 'both',
+  },
   'read-only-resources': {
-    does: 'sales channels, operation natures, financial accounts, contact types and the company record are read only',
+    does: 'sales channels, operation natures, financial accounts, contact types, contacts and the company record are read only',
     source: 'more-config.md, OpenAPI (only GET documented)',
     applies: 'both',
   },

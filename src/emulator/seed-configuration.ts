@@ -17,6 +17,7 @@ type SystemConfiguration = Pick<
   | 'naturezasOperacoes'
   | 'contasContabeis'
   | 'tiposContatos'
+  | 'contatos'
   | 'empresa'
 >;
 
@@ -60,6 +61,7 @@ export function addSystemConfiguration(): SystemConfiguration {
       { id: systemBlock + 23, descricao: 'Transportador' },
       { id: systemBlock + 24, descricao: 'Técnico' },
     ],
+    contatos: [],
     empresa: {
       id: '5f0c1d7e9a2b4c6d8e0f1a3b5c7d9e1f',
       nome: 'Loja Sandbox Ltda',
@@ -70,7 +72,7 @@ export function addSystemConfiguration(): SystemConfiguration {
   };
 }
 
-/** What a newly opened account adds: its default warehouse, operation natures, cash account and (sandbox) online store. */
+/** What a newly opened account adds: its default warehouse, operation natures, cash account, (sandbox) online store and carrier. */
 export function addFreshConfiguration(state: EmulatorState): void {
   state.depositos.push({ id: systemBlock + 31, descricao: 'Geral', situacao: 1, padrao: true, desconsiderarSaldo: false });
   state.naturezasOperacoes.push(
@@ -83,4 +85,7 @@ export function addFreshConfiguration(state: EmulatorState): void {
   // Inference: a new account has no sales channel until one is integrated; the sandbox gives it
   // one online store, so that store category links (which name a channel) can be tried in it.
   state.canaisVenda.push({ id: systemBlock + 61, descricao: 'Loja Virtual', tipo: 'LojaIntegrada', situacao: 1, agrupador: 1, filiais: [] });
+  // Inference: the sandbox gives the account one carrier contact, so that a logistics service
+  // can name its carrier (`transportador`) by the contact's name.
+  state.contatos.push({ id: systemBlock + 71, nome: 'Transportadora Expressa Ltda', codigo: 'TRANSP-1', situacao: 'A', numeroDocumento: '98765432000110', idsTiposContatos: [systemBlock + 23] });
 }

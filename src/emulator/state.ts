@@ -223,6 +223,18 @@ export interface ContactTypeRecord {
   descricao: string;
 }
 
+/** A contact (client, supplier, carrier …): only what a configuration names it by. */
+export interface ContactRecord {
+  id: number;
+  nome: string;
+  codigo: string;
+  /** A active, I inactive, E deleted, S no movement (the documented letters). */
+  situacao: string;
+  numeroDocumento: string;
+  /** Its contact types (tiposContatos ids). */
+  idsTiposContatos: number[];
+}
+
 export interface CompanyRecord {
   /** A hash string, unlike every other id. */
   id: string;
@@ -257,6 +269,7 @@ export interface EmulatorState {
   naturezasOperacoes: OperationNatureRecord[];
   contasContabeis: FinancialAccountRecord[];
   tiposContatos: ContactTypeRecord[];
+  contatos: ContactRecord[];
   empresa: CompanyRecord;
   /**
    * Ids referenced by documents the emulator does not model (orders, invoices, receivables).
@@ -285,6 +298,7 @@ export const recordLists = [
   'naturezasOperacoes',
   'contasContabeis',
   'tiposContatos',
+  'contatos',
   'emUso',
 ] as const satisfies readonly (keyof EmulatorState)[];
 

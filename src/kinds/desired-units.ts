@@ -46,12 +46,15 @@ export function selectUnitKinds(desired: Pick<DesiredState, 'declaredKinds' | 'p
   return units.filter((u) => planned.includes(u.kind) || referred.has(u.kind) || named.has(u.kind)).map((u) => u.kind);
 }
 
-/** The read-only kinds that some of these desired units name by a name (a string) in a reference. */
-export function namedReadOnlyKinds(desiredByKind: ReadonlyMap<UnitKind, readonly DesiredUnit[]>, units: readonly KindAdapter[]): Set<UnitKind> {
+/**
+ * The read-only kinds (or, with `manifestKinds`, every kind but the units' own parents) that some
+ * of these desired units name by a name (a string) in a reference.
+ */
+export function namedReadOnlyKinds(desiredByKind: ReadonlyMap<UnitKind, readonly DesiredUnit[]>, units: readonly KindAdapter[], manifestKinds = false): Set<UnitKind> {
   const named = new Set<UnitKind>();
   for (const unit of units) {
     for (const ref of referencesOf(unit)) {
-      if (!isReadOnlyKind(ref.target) || named.has(ref.target)) continue;
+      if (ref.parent || (!manifestKinds && !isReadOnlyKind(ref.target)) || named.has(ref.target)) continue;
       const names = (desiredByKind.get(unit.kind) ?? []).some((u) => readPathValues(u.fields, ref.path).some((v) => typeof v === 'string'));
       if (names) named.add(ref.target);
     }

@@ -160,6 +160,11 @@ export interface KindAdapter {
   settlesBy?(difference: FieldChange, unit: DesiredUnit, units: readonly DesiredUnit[]): boolean;
   /** Top-level fields the API cannot change on an existing record (replace needs --allow-replace). */
   immutableFields?: readonly string[];
+  /**
+   * What deleting and re-creating the record loses beyond the record itself (the values other
+   * records hold in a custom field): said in the notes of a replacement and of its refusal.
+   */
+  replacementLoss?(record: LiveRecord): string;
   /** How a record leaves the account when deleting is impossible or the policy says retire. */
   retire?: 'status' | 'none';
   /** Already inactive: nothing to retire. */

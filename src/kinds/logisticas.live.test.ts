@@ -127,7 +127,7 @@ describe('logisticasServicos', () => {
       aliases: ['SEDEX'],
       ativo: true,
       idCodigoServico: '03220',
-      transportador: { id: expect.any(Number) as number },
+      transportador: expect.any(Number) as number,
     });
   });
 

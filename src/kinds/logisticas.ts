@@ -14,11 +14,27 @@ import { ErpsyncError } from '../model/errors.js';
 import { joinPath, normalizeName, pathSeparator } from '../model/names.js';
 import type { Coded, EnsureValue, FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { defineEnum, defineListRecord, defineName, defineObject, toolKeyFields } from './shared-schema.js';
-import { compact, deleteOperation, executeByAction, identifyListItems, isPlainRecord, postRecord, readBoolean, readInteger, readName, readNumber, readReferenceId, requireId, requireLiveId } from './live-helpers.js';
+import {
+  compact,
+  deleteOperation,
+  executeByAction,
+  identifyListItems,
+  isPlainRecord,
+  nameReadOnlyReference,
+  postRecord,
+  readBoolean,
+  readInteger,
+  readName,
+  readNumber,
+  readReferenceId,
+  referenceId,
+  requireId,
+  requireLiveId,
+} from './live-helpers.js';
 import type { DesiredUnit, ManifestRecord } from '../model/desired.js';
 import type { LiveRecord } from '../model/live.js';
 import { defineKind, defineNestedKind } from './kind.js';
-import type { CheckFinding, ReadScope } from './kind.js';
+import type { CheckFinding, ReadScope, WriteContext } from './kind.js';
 
 export const situacaoLogisticaLabels = { habilitada: 'H', desabilitada: 'D' } as const;
 
@@ -37,7 +53,8 @@ export interface ServicoLogisticaManifest {
   aliases?: string[];
   ativo?: boolean;
   idCodigoServico?: string;
-  transportador?: TransportadorManifest;
+  /** The carrier contact: its name, its id, or `{ id }`. */
+  transportador?: string | number | TransportadorManifest;
 }
 
 export interface LogisticaManifest extends ToolKeys {
@@ -57,7 +74,7 @@ const transportadorFields = {
   id: {
     type: 'integer',
     minimum: 1,
-    description: 'Id of the carrier contact in the account. Contacts are not managed by erpsync, so this stays an id.',
+    description: 'Id of the carrier contact in the account (the same as writing the id alone).',
   },
 } as const satisfies FieldTable<TransportadorManifest>;
 
@@ -96,10 +113,14 @@ const servicoFields = {
     minLength: 1,
     description: 'Id of the service code in the carrier integration (a string in the API, even when it looks numeric).',
   },
-  transportador: defineObject(transportadorFields, {
-    description: 'Carrier of the service, by contact id.',
-    required: ['id'],
-  }),
+  transportador: {
+    anyOf: [
+      { type: 'string', minLength: 1 },
+      { type: 'integer', minimum: 1 },
+      defineObject(transportadorFields, { required: ['id'] }),
+    ],
+    description: 'Carrier of the service: the contact by its nome as /contatos lists it (e.g. `Transportadora Expressa Ltda`), or by id (`123` or `{ id: 123 }`).',
+  },
 } as const satisfies FieldTable<ServicoLogisticaManifest>;
 
 const servicoSchema = defineListRecord(servicoFields, {
@@ -193,12 +214,12 @@ function logisticsBody(raw: Record<string, unknown>, desired: Record<string, unk
 }
 
 const executeLogistics = executeByAction('logistics', {
-  async create(change, { client, carried = [] }) {
+  async create(change, context) {
     // The services the plan put in this create (Change.carries) ride in its `servicos`: one
     // request for the logistics and all of them. The answer names only the logistics' id.
-    const servicos = carried.map(({ change: service }) => serviceBody({}, service.desired ?? {}));
+    const servicos = (context.carried ?? []).map(({ change: service }) => serviceBody({}, service.desired ?? {}, context));
     const body = compact({ ...logisticsBody({}, change.desired ?? {}), servicos: servicos.length > 0 ? servicos : undefined });
-    return postRecord(client, '/logisticas', 'logisticas', body);
+    return postRecord(context.client, '/logisticas', 'logisticas', body);
   },
   async update(change, { client, live }) {
     const body = logisticsBody(live?.raw ?? {}, change.desired ?? {});
@@ -239,8 +260,11 @@ function readAliases(value: unknown): string[] | undefined {
   return Array.isArray(value) ? value.filter((alias): alias is string => typeof alias === 'string') : undefined;
 }
 
-/** A service as the manifest writes it; an empty carrier (id 0) or service-code id is left out. */
-function serviceFields(row: Record<string, unknown>): Record<string, unknown> {
+/**
+ * A service as the manifest writes it; an empty carrier (id 0) or service-code id is left out.
+ * The carrier is the contact's name when contacts were read (a manifest names one), else its id.
+ */
+function serviceFields(row: Record<string, unknown>, earlier: ReadScope['earlier'] = new Map()): Record<string, unknown> {
   const carrier = readReferenceId(row.transportador);
   const codeId = typeof row.idCodigoServico === 'number' ? String(row.idCodigoServico) : row.idCodigoServico;
   return compact({
@@ -251,7 +275,7 @@ function serviceFields(row: Record<string, unknown>): Record<string, unknown> {
     aliases: readAliases(row.aliases),
     ativo: readBoolean(row.ativo),
     idCodigoServico: typeof codeId === 'string' && codeId !== '' ? codeId : undefined,
-    transportador: carrier === undefined ? undefined : { id: carrier },
+    transportador: nameReadOnlyReference(earlier, 'contatos', carrier),
   });
 }
 
@@ -264,7 +288,7 @@ async function readServices(client: ApiClient, scope: ReadScope): Promise<LiveRe
     const parent = parents.get(readReferenceId(raw.logistica) ?? 0);
     // A service of a logistics that was not read (a reverse logistics) has no identity here.
     if (!parent) return [];
-    const fields = serviceFields(raw);
+    const fields = serviceFields(raw, scope.earlier);
     const codigo = String(fields.codigo);
     return [
       {
@@ -283,7 +307,7 @@ async function readServices(client: ApiClient, scope: ReadScope): Promise<LiveRe
 }
 
 /** The strict body of a service create or update: required fields always present, right types. */
-function serviceBody(base: Record<string, unknown>, desired: Record<string, unknown>): Record<string, unknown> {
+function serviceBody(base: Record<string, unknown>, desired: Record<string, unknown>, context: WriteContext): Record<string, unknown> {
   const merged = { ...base, ...compact(desired) };
   return compact({
     descricao: merged.descricao,
@@ -293,7 +317,7 @@ function serviceBody(base: Record<string, unknown>, desired: Record<string, unkn
     freteItem: merged.freteItem,
     estimativaEntrega: merged.estimativaEntrega,
     idCodigoServico: merged.idCodigoServico,
-    transportador: merged.transportador,
+    transportador: carrierOf(merged.transportador, context),
   });
 }
 
@@ -308,6 +332,12 @@ function createdIds(data: unknown, sent: number): (number | undefined)[] {
   return list.map((item) => (isPlainRecord(item) ? readInteger(item.id) : undefined));
 }
 
+/** The carrier as the API takes it, `{ id }`, from a name, an id or `{ id }`. */
+function carrierOf(value: unknown, context: WriteContext): { id: number | undefined } | undefined {
+  const carrier = isPlainRecord(value) ? value.id : value;
+  return carrier === undefined ? undefined : { id: referenceId(context, 'contatos', carrier) };
+}
+
 /** The logistics a service key sits in: everything before its last segment (the codigo). */
 function parentIdentityOf(key: string): string {
   const at = key.lastIndexOf(pathSeparator);
@@ -320,7 +350,7 @@ const executeService = executeByAction('logistics services', {
     // and answers with one id per service, in the order sent.
     const logistica = { id: requireId(context, 'logisticas', parentIdentityOf(change.key)) };
     const batch = [change, ...(context.carried ?? []).map((c) => c.change)];
-    const body = { logistica, servicos: batch.map((c) => serviceBody({}, c.desired ?? {})) };
+    const body = { logistica, servicos: batch.map((c) => serviceBody({}, c.desired ?? {}, context)) };
     const ids = createdIds(await postData(context.client, '/logisticas/servicos', 'logisticasServicos', body), batch.length);
     const carriedIds: Record<string, number> = {};
     batch.forEach((c, i) => {
@@ -329,8 +359,9 @@ const executeService = executeByAction('logistics services', {
     });
     return { ...(ids[0] === undefined ? {} : { id: ids[0] }), carriedIds };
   },
-  async update(change, { client, live }) {
-    const body = serviceBody(live ? serviceFields(live.raw) : {}, change.desired ?? {});
+  async update(change, context) {
+    const { client, live } = context;
+    const body = serviceBody(live ? serviceFields(live.raw) : {}, change.desired ?? {}, context);
     await client.request({ method: 'PUT', path: `/logisticas/servicos/${requireLiveId(change)}`, body, kind: 'logisticasServicos' });
   },
   async retire(change, { client }) {
@@ -350,10 +381,16 @@ const logisticasServicos = defineNestedKind({
   field: 'servicos',
   deriveDesired: deriveServices,
   readLive: readServices,
+  // The carrier by name or id: `{ id }` and the id alone are the same (references resolve both).
+  references: [
+    { path: ['transportador'], target: 'contatos', parent: false },
+    { path: ['transportador', 'id'], target: 'contatos', parent: false },
+  ],
   // Aliases are a set of names: their order means nothing.
   canonicalize: (fields) => {
     const aliases = readAliases(fields.aliases);
-    return aliases ? { ...fields, aliases: [...aliases].sort() } : fields;
+    const carrier = isPlainRecord(fields.transportador) ? { transportador: fields.transportador.id } : {};
+    return { ...fields, ...(aliases ? { aliases: [...aliases].sort() } : {}), ...carrier };
   },
   retire: 'status',
   isRetired: (record) => record.fields.ativo === false,

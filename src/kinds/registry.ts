@@ -3,11 +3,13 @@
 // kind is one file beside this one plus one line here. Tests may build a registry of their own.
 // Read-only kinds (records manifests name, see kind.ts) come first: every kind may refer to them.
 import { acoesSituacoes } from './acoes-situacoes.js';
+import { camposCustomizados } from './campos-customizados.js';
 import { canaisVenda } from './canais-venda.js';
 import { naturezasOperacoes } from './naturezas-operacoes.js';
 import { tiposCamposCustomizados } from './tipos-campos-customizados.js';
 import { tiposContatos } from './tipos-contatos.js';
 import { categoriasLojas } from './categorias-lojas.js';
+import { contatos } from './contatos.js';
 import { categoriasProdutos } from './categorias-produtos.js';
 import { categoriasReceitasDespesas } from './categorias-receitas-despesas.js';
 import { configuracoesNfse } from './configuracoes-nfse.js';
@@ -16,6 +18,7 @@ import { formasPagamentos } from './formas-pagamentos.js';
 import { gruposProdutos } from './grupos-produtos.js';
 import type { Kind, KindAdapter, KindDefinition } from './kind.js';
 import { logisticas } from './logisticas.js';
+import { modulosCamposCustomizados } from './modulos-campos-customizados.js';
 import { situacoes } from './situacoes.js';
 import { transicoes } from './transicoes.js';
 import { kindKeys, readOnlyUnitKinds } from '../model/kinds.js';
@@ -58,6 +61,7 @@ const kindsByKey = {
   configuracoesNfse,
   depositos,
   categoriasLojas,
+  camposCustomizados,
 } as const satisfies Record<KindKey, Kind>;
 
 const readOnlyByKind = {
@@ -65,7 +69,9 @@ const readOnlyByKind = {
   canaisVenda,
   tiposContatos,
   tiposCamposCustomizados,
+  modulosCamposCustomizados,
   acoesSituacoes,
+  contatos,
 } as const satisfies Record<ReadOnlyUnitKind, KindAdapter>;
 
 const readOnlyKinds: readonly KindAdapter[] = readOnlyUnitKinds.map((kind) => readOnlyByKind[kind]);

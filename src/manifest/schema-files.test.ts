@@ -10,6 +10,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
 import { checkConfigText } from './load-config.js';
 import { describe, expect, it } from 'vitest';
+import { campoCustomizadoFieldTables } from '../kinds/campos-customizados.js';
 import { categoriaLojaFieldTables } from '../kinds/categorias-lojas.js';
 import { categoriaProdutoFieldTables } from '../kinds/categorias-produtos.js';
 import { categoriaReceitaDespesaFieldTables } from '../kinds/categorias-receitas-despesas.js';
@@ -41,6 +42,7 @@ const fieldTablesByKind: Record<KindKey, readonly FieldTableEntry[]> = {
   configuracoesNfse: configuracaoNfseFieldTables,
   depositos: depositoFieldTables,
   categoriasLojas: categoriaLojaFieldTables,
+  camposCustomizados: campoCustomizadoFieldTables,
 };
 
 function readPublished(fileName: string): JsonSchema {
@@ -61,7 +63,9 @@ function schemaAt(schema: JsonSchema, path: readonly string[]): JsonSchema {
     if (typeof next !== 'object' || next === null) throw new Error(`schema has no ${path.join('.')}`);
     current = next as JsonSchema;
   }
-  return current;
+  // A field that is a name, an id or an object (a carrier): its object branch.
+  const objectBranch = Array.isArray(current.anyOf) ? (current.anyOf as JsonSchema[]).find((branch) => branch.properties !== undefined) : undefined;
+  return objectBranch ?? current;
 }
 
 function propertyKeys(schema: JsonSchema): string[] {

@@ -15,6 +15,7 @@ export const kindKeys = [
   'configuracoesNfse',
   'depositos',
   'categoriasLojas',
+  'camposCustomizados',
 ] as const;
 
 /** Units declared inside another kind's records (a logistics' `servicos`), never at the top level. */
@@ -24,7 +25,7 @@ export const nestedUnitKinds = ['logisticasServicos'] as const;
  * Records of the account that manifests refer to by name but erpsync never writes (operation
  * natures, sales channels …): read only when a manifest names one, never planned or exported.
  */
-export const readOnlyUnitKinds = ['naturezasOperacoes', 'canaisVenda', 'tiposContatos', 'tiposCamposCustomizados', 'acoesSituacoes'] as const;
+export const readOnlyUnitKinds = ['naturezasOperacoes', 'canaisVenda', 'tiposContatos', 'tiposCamposCustomizados', 'modulosCamposCustomizados', 'acoesSituacoes', 'contatos'] as const;
 
 export type KindKey = (typeof kindKeys)[number];
 export type NestedUnitKind = (typeof nestedUnitKinds)[number];

@@ -99,17 +99,19 @@ export function planMatch(match: Match, context: KindPlanContext): Change[] {
 function planReplacement(unit: DesiredUnit, live: LiveRecord, differences: FieldChange[], immutable: FieldChange[], context: KindPlanContext): Change[] {
   const { adapter } = context;
   const paths = immutable.map((d) => d.path).join(', ');
+  const loss = adapter.replacementLoss?.(live);
+  const losing = loss === undefined ? '' : ` (${loss})`;
   if (!context.allowReplace) {
     return [
       {
         ...newChange('blocked', adapter.kind, unit.identity, 'not-supported', differences),
         liveId: live.id,
-        note: `the API cannot change ${paths} of an existing record; run with --allow-replace to delete and re-create it`,
+        note: `the API cannot change ${paths} of an existing record; run with --allow-replace to delete and re-create it${losing}`,
       },
     ];
   }
   return [
-    { ...newChange('delete', adapter.kind, live.identity, 'replace', []), liveId: live.id, note: `replaced: ${paths} cannot change in place` },
+    { ...newChange('delete', adapter.kind, live.identity, 'replace', []), liveId: live.id, note: `replaced: ${paths} cannot change in place${loss === undefined ? '' : `; ${loss}`}` },
     withSecrets(newChange('create', adapter.kind, unit.identity, 'replace', creationFields(canonicalOf(adapter)(unit.fields), secretPathsOf(adapter)), unit.fields), unit),
   ];
 }

@@ -20,6 +20,8 @@ const runs = new Map<string, CliRun>();
 function normalize(text: string): string {
   return text
     .replaceAll(account.emulator.baseUrl, '<base-url>')
+    // Every emulated account has an id of its own.
+    .replaceAll(account.emulator.snapshot().empresa.id, '<account-id>')
     .replaceAll(new URL(account.emulator.baseUrl).host, '<host>')
     .replace(/\b\d{11}\b/g, '<id>')
     .replace(/\(([0-9a-f]{7})\)/g, '(<commit>)');

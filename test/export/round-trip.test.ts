@@ -85,6 +85,13 @@ describe('erpsync export round trip', () => {
     const links = (await account.call('GET', '/categorias/lojas')) as { data: { id: number; loja: { id: number }; descricao: string; categoriaProduto: { id: number } }[] };
     const link = links.data.find((l) => l.descricao === 'Maquiagem');
     await account.call('PUT', `/categorias/lojas/${link?.id}`, { loja: link?.loja, descricao: 'Maquiagem', codigo: '101', categoriaProduto: link?.categoriaProduto });
+    // …and custom fields: one switched off, another given a choice and made mandatory.
+    const productFields = (await account.call('GET', '/campos-customizados/modulos/14693216702')) as { data: { id: number; nome: string }[] };
+    const contactFields = (await account.call('GET', '/campos-customizados/modulos/14693216701')) as { data: { id: number; nome: string }[] };
+    await account.call('PATCH', `/campos-customizados/${contactFields.data.find((f) => f.nome === 'Tipo de pele')?.id}/situacoes`, { situacao: 0 });
+    const tone = productFields.data.find((f) => f.nome === 'Tom de pele')?.id;
+    const toneDetail = (await account.call('GET', `/campos-customizados/${tone}`)) as { data: Record<string, unknown> & { opcoes: { id: number; nome: string }[] } };
+    await account.call('PUT', `/campos-customizados/${tone}`, { ...toneDetail.data, obrigatorio: true, opcoes: [...toneDetail.data.opcoes, { nome: 'Negro' }] });
 
     await roundTrip(account, env);
     for (const file of kindFiles) {

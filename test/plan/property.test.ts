@@ -60,7 +60,8 @@ function generateManifest(seed: number): string {
   lines.push(`  - modulo: Vendas`, `    nome: "Etapa ${seed}"`, `    cor: "#${Math.floor(random() * 0xffffff).toString(16).padStart(6, '0')}"`, `    herdado: ${pick(['Em aberto', 'Em andamento', 'Atendido'])}`);
 
   // The newer kinds: transitions to and from the new situation (actions by name), warehouses
-  // (the default sometimes moved), a store link for one of the categories, the NFS-e nature by name.
+  // (the default sometimes moved), a store link for one of the categories, the NFS-e nature by name,
+  // and custom fields.
   const actions = ['Lançar estoque', 'Estornar estoque', 'Lançar contas', 'Estornar contas'];
   lines.push('transicoes:', `  - modulo: Vendas`, `    de: ${pick(['Em aberto', 'Em andamento'])}`, `    para: "Etapa ${seed}"`);
   lines.push(`  - modulo: Vendas`, `    de: "Etapa ${seed}"`, `    para: ${pick(['Atendido', 'Cancelado'])}`, `    acoes: [${actions.filter(() => random() < 0.5).join(', ')}]`, `    ativo: ${random() < 0.8}`);
@@ -72,6 +73,14 @@ function generateManifest(seed: number): string {
   const linked = categoryNames[Math.floor(random() * categoryNames.length)];
   lines.push('categoriasLojas:', `  - loja: Loja Virtual`, `    categoriaProduto: "${linked}"`, `    descricao: "${linked} na loja"`, `    codigo: "${seed}"`);
   lines.push('configuracoesNfse:', '  basicas:', `    naturezaOperacao: ${pick(['Prestação de serviço', 'Venda de mercadoria'])}`);
+  // Custom fields: a list field on products grouped by categories, a
+  // text field on contacts grouped by contact types, sometimes inactive or with size limits.
+  const options = words.filter(() => random() < 0.3);
+  lines.push('camposCustomizados:', `  - modulo: Produtos`, `    nome: "Campo ${seed}"`, `    tipoCampo: Lista`, `    opcoes: [${(options.length > 0 ? options : ['Único']).join(', ')}]`);
+  lines.push(`    obrigatorio: ${random() < 0.5}`, `    agrupadores:`, `      categoriasProdutos: [${categoryNames.filter(() => random() < 0.5).map((c) => `"${c}"`).join(', ')}]`);
+  lines.push(`  - modulo: Clientes e Fornecedores`, `    nome: "Observação ${seed}"`, `    tipoCampo: ${pick(['Texto', 'Inteiro', 'Data'])}`, `    situacao: ${pick(['ativo', 'inativo'])}`);
+  if (random() < 0.5) lines.push(`    tamanho: { minimo: ${Math.floor(random() * 3)}, maximo: ${10 + Math.floor(random() * 50)} }`);
+  lines.push(`    agrupadores:`, `      tiposContatos: [${['Cliente', 'Fornecedor', 'Transportador'].filter(() => random() < 0.6).join(', ')}]`);
   return `${lines.join('\n')}\n`;
 }
 

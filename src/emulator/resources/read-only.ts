@@ -1,6 +1,6 @@
 // Records that configuration refers to but cannot write through the API (rule
 // read-only-resources): the company, sales channels and their types, operation natures,
-// financial accounts and contact types. Only GET is documented for them.
+// financial accounts, contact types and contacts (only their listing). Only GET is documented for them.
 import { containsText, paginate, readBooleanParam, readEnumParam, readIntegerArrayParam } from '../listing.js';
 import type { Route } from '../router.js';
 import { ok } from '../router.js';
@@ -105,6 +105,16 @@ export const readOnlyRoutes: Route[] = [
     method: 'GET',
     template: '/contas-contabeis/{idContaContabil}',
     handle: ({ state, params }) => ok({ data: showAccount(findById(state.contasContabeis, params.idContaContabil)) }),
+  },
+  {
+    // contacts-list: only the listing configuration needs (a carrier named by name).
+    method: 'GET',
+    template: '/contatos',
+    handle: ({ state, query }) => {
+      const pesquisa = query.get('pesquisa');
+      const rows = state.contatos.filter((c) => !pesquisa || [c.nome, c.codigo, c.numeroDocumento].some((text) => containsText(text, pesquisa))).sort(byId);
+      return ok({ data: paginate(rows, query).map(({ id, nome, codigo, situacao, numeroDocumento }) => ({ id, nome, codigo, situacao, numeroDocumento })) });
+    },
   },
   {
     method: 'GET',

@@ -17,6 +17,7 @@ const collections = {
   depositos: 'depositos',
   transicoes: 'transicoes',
   categoriasLojas: 'categoriasLojas',
+  camposCustomizados: 'camposCustomizados',
 } as const;
 
 type Collection = keyof typeof collections;
@@ -72,6 +73,8 @@ function listRecords(state: EmulatorState): AccountRecord[] {
   const channels = new Map(state.canaisVenda.map((c) => [c.id, clean(c.descricao)]));
   const categoryPath = new Map(state.categoriasProdutos.map((c) => [c.id, products(c)]));
   for (const r of state.categoriasLojas) add('categoriasLojas', r.id, `${channels.get(r.idLoja) ?? `#${r.idLoja}`} > ${categoryPath.get(r.idCategoriaProduto) ?? '?'}`, r);
+  const fieldModules = new Map(state.modulosCamposCustomizados.map((m) => [m.id, clean(m.nome)]));
+  for (const r of state.camposCustomizados) add('camposCustomizados', r.id, `${fieldModules.get(r.idModulo) ?? `#${r.idModulo}`} > ${clean(r.nome)}`, r);
   return out;
 }
 
