@@ -140,7 +140,10 @@ function planRemoval(adapter: KindAdapter, record: LiveRecord, reason: ChangeRea
   const retireByPolicy = adapter.definition ? retireKinds.includes(adapter.definition.key) : false;
   if (retireByPolicy || !adapter.canDelete) {
     if (adapter.isRetired?.(record)) return [];
-    if (adapter.retire === 'status') return [{ ...newChange('retire', adapter.kind, record.identity, reason, adapter.retirementFields?.(record) ?? []), ...base }];
+    if (adapter.retire === 'status') {
+      const note = adapter.canDelete ? undefined : 'the API cannot delete these records: it is retired instead';
+      return [{ ...newChange('retire', adapter.kind, record.identity, reason, adapter.retirementFields?.(record) ?? []), ...base, ...(note ? { note } : {}) }];
+    }
     return [{ ...newChange('blocked', adapter.kind, record.identity, 'not-supported', []), ...base, note: 'this kind can be neither deleted nor retired' }];
   }
   return [{ ...newChange('delete', adapter.kind, record.identity, reason, []), ...base }];
