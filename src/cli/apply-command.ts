@@ -25,7 +25,7 @@ import { applyStore, isFleetRun, runFleet } from './fleet-workflow.js';
 import { parseCommandArgs } from './parse-command-args.js';
 import { writeLine } from './io.js';
 import { chooseOutputMode, isColorEnabled } from './output-mode.js';
-import { loadDesired, makePlan, parseCount, planTargetOf, printDiagnostics, readAccount } from './plan-workflow.js';
+import { loadDesired, makePlan, parseCount, planTargetOf, printDiagnostics, readAccount, readToday } from './plan-workflow.js';
 import { openResolvedTarget, readTargetVariables, resolveCliTarget, targetFlagHelp, targetFlagOptions } from './target.js';
 import type { DesiredState } from '../model/desired.js';
 import type { Plan } from '../model/plan.js';
@@ -130,7 +130,7 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
     let live;
     if (!plan) {
       live = await readAccount(opened, desired as DesiredState);
-      const result = makePlan(desired as DesiredState, live, opened, { allowReplace: flags['allow-replace'] === true, ...(maxDeletes !== undefined ? { maxDeletes } : {}) });
+      const result = makePlan(desired as DesiredState, live, opened, { allowReplace: flags['allow-replace'] === true, today: readToday(io.env), ...(maxDeletes !== undefined ? { maxDeletes } : {}) });
       printDiagnostics(result.diagnostics, io);
       if (hasErrors(result.diagnostics)) return 1;
       plan = result.plan;

@@ -16,7 +16,7 @@ import { renderDriftText } from '../report/drift-text.js';
 import type { CliIO } from './io.js';
 import { maskOf, writeLine } from './io.js';
 import { parseCommandArgs } from './parse-command-args.js';
-import { loadDesired, parseCount, planTargetOf, printDiagnostics, readAccountForDrift } from './plan-workflow.js';
+import { loadDesired, parseCount, planTargetOf, printDiagnostics, readAccountForDrift, readToday } from './plan-workflow.js';
 import { driftStore, isFleetRun, runFleet } from './fleet-workflow.js';
 import { fleetProgress, writeFleetReport } from './fleet-output.js';
 import { openResolvedTarget, resolveCliTarget, targetFlagHelp, targetFlagOptions } from './target.js';
@@ -28,7 +28,8 @@ const help = [
   '',
   'Reads the manifests and the account and reports drift: records modified in the ERP, missing',
   'from it, unmanaged (in a managed kind, named by no manifest; each with a snippet to paste),',
-  'and changes pending from git. policy.ignore rules are honoured and counted. Nothing is changed.',
+  'and changes pending from git. policy.ignore rules are honoured and counted until their `until`',
+  'day (ERPSYNC_TODAY fixes the day); an expired rule is named. Nothing is changed.',
   '',
   'options:',
   '  --format FORMAT        text (default), json, markdown or junit',
@@ -92,7 +93,7 @@ export async function runDriftCommand(args: string[], io: CliIO): Promise<number
 
   if (isFleetRun(flags)) {
     if (format === 'junit' || flags.out || baselineRef) throw new ErpsyncError('USAGE', 'a fleet drift reports one table (text, --json or --format markdown); run one --target for JUnit, --out or --baseline');
-    const report = await runFleet({ command: 'drift', flags, paths: parsed.positionals, io, onRow: fleetProgress('drift', format, io) }, driftStore(flags['include-builtin'] === true));
+    const report = await runFleet({ command: 'drift', flags, paths: parsed.positionals, io, onRow: fleetProgress('drift', format, io) }, driftStore(flags['include-builtin'] === true, readToday(io.env)));
     writeFleetReport(report, format, io);
     return report.exitCode;
   }
@@ -112,6 +113,7 @@ export async function runDriftCommand(args: string[], io: CliIO): Promise<number
       adapters: registry.units,
       target: planTargetOf(opened),
       includeBuiltin: flags['include-builtin'] === true,
+      today: readToday(io.env),
       ...(baseline ? { baseline } : {}),
     });
     if (hasErrors(diagnostics)) {

@@ -15,7 +15,7 @@ import { isFleetRun, planStore, runFleet } from './fleet-workflow.js';
 import { parseCommandArgs } from './parse-command-args.js';
 import { writeLine } from './io.js';
 import { isCapableTerminal, isColorEnabled } from './output-mode.js';
-import { loadDesired, makePlan, parseCount, printDiagnostics, readAccount } from './plan-workflow.js';
+import { loadDesired, makePlan, parseCount, printDiagnostics, readAccount, readToday } from './plan-workflow.js';
 import { openResolvedTarget, resolveCliTarget, targetFlagHelp, targetFlagOptions } from './target.js';
 import type { Plan } from '../model/plan.js';
 
@@ -59,7 +59,7 @@ export async function runPlanCommand(args: string[], io: CliIO): Promise<number>
   if (isFleetRun(flags)) {
     if (flags.out) throw new ErpsyncError('USAGE', '--out saves one plan: plan one target at a time to save plans');
     const fleetFormat = flags.json ? 'json' : format;
-    const report = await runFleet({ command: 'plan', flags, paths: parsed.positionals, io, onRow: fleetProgress('plan', fleetFormat, io) }, planStore(flags['detailed-exitcode'] === true));
+    const report = await runFleet({ command: 'plan', flags, paths: parsed.positionals, io, onRow: fleetProgress('plan', fleetFormat, io) }, planStore(flags['detailed-exitcode'] === true, readToday(io.env)));
     writeFleetReport(report, fleetFormat, io);
     return report.exitCode;
   }
@@ -72,7 +72,7 @@ export async function runPlanCommand(args: string[], io: CliIO): Promise<number>
     // Machine-readable output owns stdout; the sandbox banner goes to stderr then.
     writeLine(flags.json || format === 'markdown' ? io.stderr : io.stdout, opened.banner);
     const live = await readAccount(opened, desired);
-    const { plan, diagnostics } = makePlan(desired, live, opened, { allowReplace: flags['allow-replace'] === true, ...(maxDeletes !== undefined ? { maxDeletes } : {}) });
+    const { plan, diagnostics } = makePlan(desired, live, opened, { allowReplace: flags['allow-replace'] === true, today: readToday(io.env), ...(maxDeletes !== undefined ? { maxDeletes } : {}) });
     printDiagnostics(diagnostics, io);
     if (hasErrors(diagnostics)) return 1;
     if (flags.out) {

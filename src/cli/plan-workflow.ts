@@ -26,6 +26,8 @@ export const projectedRate = 2.5;
 export interface PlanFlags {
   allowReplace: boolean;
   maxDeletes?: number;
+  /** The day policy.ignore rules are checked on (readToday). */
+  today: string;
 }
 
 export function planTargetOf(opened: OpenedTarget): PlanTarget {
@@ -85,6 +87,20 @@ export async function readAccountForDrift(opened: OpenedTarget, desired: Desired
   });
 }
 
+/**
+ * Today on this machine's calendar (YYYY-MM-DD), the day policy.ignore `until` is compared with:
+ * read here, at the edge, so planning and drift stay pure. `ERPSYNC_TODAY` fixes it (reproducible runs).
+ */
+export function readToday(env: NodeJS.ProcessEnv, now = new Date()): string {
+  const fixed = env.ERPSYNC_TODAY;
+  if (fixed) {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(fixed)) throw new ErpsyncError('USAGE', `ERPSYNC_TODAY takes a date as YYYY-MM-DD, not \`${fixed}\``);
+    return fixed;
+  }
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+}
+
 export function makePlan(desired: DesiredState, live: LiveState, opened: OpenedTarget, flags: PlanFlags): PlanResult {
   const rate = Number.isFinite(opened.target.rate) ? opened.target.rate : projectedRate;
   // Naming the account cost requests too: the plan's read cost counts them.
@@ -93,5 +109,6 @@ export function makePlan(desired: DesiredState, live: LiveState, opened: OpenedT
     allowReplace: flags.allowReplace,
     ...(flags.maxDeletes !== undefined ? { maxDeletes: flags.maxDeletes } : {}),
     rate,
+    today: flags.today,
   });
 }

@@ -24,7 +24,7 @@ import { removesRecord } from '../model/plan.js';
 import type { UnitKind } from '../model/kinds.js';
 import { findingTypes } from '../model/drift.js';
 import type { DriftField, DriftFinding, DriftReport, FindingType, IgnoredCount, ManagedRecord } from '../model/drift.js';
-import { findIgnoreRule, ignoreTargetOf } from '../model/ignore-rules.js';
+import { activeIgnoreRules, describeExpiredRule, findIgnoreRule, ignoreTargetOf, isExpired } from '../model/ignore-rules.js';
 
 export interface DriftInput {
   desired: DesiredState;
@@ -35,6 +35,8 @@ export interface DriftInput {
   includeBuiltin: boolean;
   /** The manifests at a git revision known to be applied, to tell pending changes apart. */
   baseline?: { ref: string; desired: DesiredState };
+  /** The day (YYYY-MM-DD) policy.ignore rules are checked on (`until`); without it no rule expires. */
+  today?: string;
 }
 
 export interface DriftResult {
@@ -279,7 +281,8 @@ export function findDrift(input: DriftInput): DriftResult {
     }
     drafts = classifyAgainstBaseline(drafts, baseline, input.baseline.ref);
   }
-  const rules = input.desired.policy.ignore;
+  const rules = activeIgnoreRules(input.desired.policy.ignore, input.today);
+  for (const rule of input.desired.policy.ignore) if (isExpired(rule, input.today)) warnings.push(describeExpiredRule(rule));
   const { kept, counts } = applyIgnoreRules(drafts, rules, input.adapters);
 
   const kindOrder = new Map(input.adapters.map((a, i) => [a.kind, i]));

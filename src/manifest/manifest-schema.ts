@@ -141,6 +141,12 @@ function buildPolicySchema(kinds: readonly KindDefinition[]): JsonSchema {
               pattern: '\\S',
               description: 'Why this difference is tolerated. Required.',
             },
+            until: {
+              type: 'string',
+              pattern: '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$',
+              description:
+                'Last day the rule applies (YYYY-MM-DD, inclusive). From the next day on it ignores nothing: plan and drift show the difference again, and drift says the rule expired.',
+            },
           },
           required: ['kind', 'reason'],
           additionalProperties: false,

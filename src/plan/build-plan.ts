@@ -12,6 +12,7 @@ import type { UnitKind } from '../model/kinds.js';
 import type { LiveRecord, LiveState } from '../model/live.js';
 import type { Change, Plan, PlanBudget, PlanRename, PlanTarget } from '../model/plan.js';
 import { countsAgainstBudget, isActionable } from '../model/plan.js';
+import { activeIgnoreRules, describeExpiredRule, isExpired } from '../model/ignore-rules.js';
 import { canonicalizeUnits, createResolver, renameAncestors, translateLive } from './canonical-units.js';
 import { matchUnits } from './match-units.js';
 import { blockRemovalsWithStayingChildren, planMatch, planPrune } from './plan-changes.js';
@@ -26,6 +27,11 @@ export interface PlanOptions {
   maxDeletes?: number;
   /** Requests per second the client runs at, for the cost line. */
   rate: number;
+  /**
+   * The day (YYYY-MM-DD) policy.ignore rules are checked on: a rule whose `until` is before it has
+   * expired and ignores nothing. Given by the caller so planning stays pure; without it no rule expires.
+   */
+  today?: string;
 }
 
 /** How one unit kind's desired units paired with its live records (drift reports from it). */
@@ -55,7 +61,9 @@ interface PlanningState {
   liveAfter: Map<UnitKind, LiveRecord[]>;
 }
 
-export function buildPlan(desired: DesiredState, live: LiveState, adapters: readonly KindAdapter[], options: PlanOptions): PlanResult {
+export function buildPlan(declared: DesiredState, live: LiveState, adapters: readonly KindAdapter[], options: PlanOptions): PlanResult {
+  const expired = declared.policy.ignore.filter((rule) => isExpired(rule, options.today));
+  const desired = expired.length === 0 ? declared : { ...declared, policy: { ...declared.policy, ignore: activeIgnoreRules(declared.policy.ignore, options.today) } };
   const plannedKinds = new Set<UnitKind>(selectUnitKinds(desired, adapters));
   const state: PlanningState = { changes: [], diagnostics: [], matching: [], desiredByKind: new Map(), renames: new Map(), liveAfter: new Map() };
   for (const adapter of adapters) {
@@ -85,9 +93,10 @@ export function buildPlan(desired: DesiredState, live: LiveState, adapters: read
     changes: sortChanges(state.changes, adapters),
     budget,
     renames: collectRenames(adapters, liveOf, state.liveAfter),
-    warnings: budget.exceeded
-      ? [`the plan deletes or retires ${budget.removals} records, more than the budget of ${budget.limit}; apply will refuse (raise policy.maxDeletes or --max-deletes)`]
-      : [],
+    warnings: [
+      ...(budget.exceeded ? [`the plan deletes or retires ${budget.removals} records, more than the budget of ${budget.limit}; apply will refuse (raise policy.maxDeletes or --max-deletes)`] : []),
+      ...expired.map(describeExpiredRule),
+    ],
     cost: { reads: live.reads, writes, seconds: Math.ceil((writes / options.rate) * 10) / 10, rate: options.rate },
   };
   return { plan, diagnostics: state.diagnostics, matching: state.matching };
