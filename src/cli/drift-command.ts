@@ -16,7 +16,7 @@ import { renderDriftText } from '../report/drift-text.js';
 import type { CliIO } from './io.js';
 import { maskOf, writeLine } from './io.js';
 import { parseCommandArgs } from './parse-command-args.js';
-import { loadDesired, parseCount, planTargetOf, printDiagnostics, readAccountForDrift, readToday } from './plan-workflow.js';
+import { loadDesired, parseCount, planTargetOf, printDiagnostics, readAccountForDrift, readSelection, readToday, selectionFlagHelp, selectionFlagOptions } from './plan-workflow.js';
 import { driftStore, isFleetRun, runFleet } from './fleet-workflow.js';
 import { fleetProgress, writeFleetReport } from './fleet-output.js';
 import { openResolvedTarget, resolveCliTarget, targetFlagHelp, targetFlagOptions } from './target.js';
@@ -41,6 +41,7 @@ const help = [
   '                         defaults) as unmanaged too',
   `  --markdown-limit N     most characters of markdown output (default ${defaultMarkdownLimit})`,
   '  --report-url URL       where the full report is, named when markdown is cut (ERPSYNC_REPORT_URL)',
+  ...selectionFlagHelp,
   ...targetFlagHelp,
   '',
   'exit codes: 0 no drift, 2 drift, 1 error',
@@ -78,6 +79,7 @@ export async function runDriftCommand(args: string[], io: CliIO): Promise<number
     'include-builtin': { type: 'boolean' },
     'markdown-limit': { type: 'string' },
     'report-url': { type: 'string' },
+    ...selectionFlagOptions,
     help: { type: 'boolean', short: 'h' },
     ...targetFlagOptions,
   });
@@ -90,8 +92,10 @@ export async function runDriftCommand(args: string[], io: CliIO): Promise<number
   const limit = parseCount(flags['markdown-limit'], '--markdown-limit') ?? defaultMarkdownLimit;
   const baselineRef = flags.baseline ?? (io.env.ERPSYNC_BASELINE || undefined);
   const reportUrl = flags['report-url'] ?? (io.env.ERPSYNC_REPORT_URL || undefined);
+  const selection = readSelection(flags);
 
   if (isFleetRun(flags)) {
+    if (selection) throw new ErpsyncError('USAGE', '--only and --exclude target one store: run drift on one target at a time');
     if (format === 'junit' || flags.out || baselineRef) throw new ErpsyncError('USAGE', 'a fleet drift reports one table (text, --json or --format markdown); run one --target for JUnit, --out or --baseline');
     const report = await runFleet({ command: 'drift', flags, paths: parsed.positionals, io, onRow: fleetProgress('drift', format, io) }, driftStore(flags['include-builtin'] === true, readToday(io.env)));
     writeFleetReport(report, format, io);
@@ -114,6 +118,7 @@ export async function runDriftCommand(args: string[], io: CliIO): Promise<number
       target: planTargetOf(opened),
       includeBuiltin: flags['include-builtin'] === true,
       today: readToday(io.env),
+      ...(selection ? { selection } : {}),
       ...(baseline ? { baseline } : {}),
     });
     if (hasErrors(diagnostics)) {

@@ -19,6 +19,8 @@ import { countDiagnostics, renderDiagnosticsText, summarizeCounts } from '../rep
 import type { LiveState } from '../model/live.js';
 import type { DesiredState } from '../model/desired.js';
 import type { PlanTarget } from '../model/plan.js';
+import { parseSelection } from '../model/selection.js';
+import type { Selection } from '../model/selection.js';
 
 /** The pace a real account allows us (under its shared 3 req/s), for cost lines of unpaced runs. */
 export const projectedRate = 2.5;
@@ -28,6 +30,25 @@ export interface PlanFlags {
   maxDeletes?: number;
   /** The day policy.ignore rules are checked on (readToday). */
   today: string;
+  /** A targeted run (--only / --exclude). */
+  selection?: Selection;
+}
+
+/** The targeted-run flags plan, apply and drift share. */
+export const selectionFlagOptions = {
+  only: { type: 'string', multiple: true },
+  exclude: { type: 'string', multiple: true },
+} as const;
+
+export const selectionFlagHelp = [
+  '  --only KIND[/IDENTITY] only these records (repeatable; globs: `gruposProdutos/Revenda > *`);',
+  '                         a plan keeps what they depend on too, says so, and is partial',
+  '  --exclude KIND[/IDENTITY] leave these records out (repeatable, globs)',
+];
+
+/** The selection the flags ask for, checked; undefined for a whole run. */
+export function readSelection(flags: { only?: string[]; exclude?: string[] }): Selection | undefined {
+  return parseSelection(flags.only ?? [], flags.exclude ?? []);
 }
 
 export function planTargetOf(opened: OpenedTarget): PlanTarget {
@@ -110,5 +131,6 @@ export function makePlan(desired: DesiredState, live: LiveState, opened: OpenedT
     ...(flags.maxDeletes !== undefined ? { maxDeletes: flags.maxDeletes } : {}),
     rate,
     today: flags.today,
+    ...(flags.selection ? { selection: flags.selection } : {}),
   });
 }

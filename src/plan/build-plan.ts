@@ -18,6 +18,8 @@ import { matchUnits } from './match-units.js';
 import { blockRemovalsWithStayingChildren, planMatch, planPrune } from './plan-changes.js';
 import { attachPreconditions } from './preconditions.js';
 import { assignWaves, sortChanges } from './waves.js';
+import { selectChanges } from './select-changes.js';
+import type { Selection, SelectionTarget } from '../model/selection.js';
 
 export interface PlanOptions {
   target: PlanTarget;
@@ -32,6 +34,8 @@ export interface PlanOptions {
    * expired and ignores nothing. Given by the caller so planning stays pure; without it no rule expires.
    */
   today?: string;
+  /** A targeted run (--only / --exclude): the plan keeps the selected changes and what they depend on, and says it is partial. */
+  selection?: Selection;
 }
 
 /** How one unit kind's desired units paired with its live records (drift reports from it). */
@@ -83,14 +87,17 @@ export function buildPlan(declared: DesiredState, live: LiveState, adapters: rea
     unitOf: indexUnits(state.desiredByKind),
   });
   assignWaves(state.changes, adapters, state.desiredByKind, live, state.diagnostics);
-  const budget = decideBudget(state.changes, desired, options);
-  const writes = state.changes.filter(isActionable).length;
+  const targeted = options.selection ? selectChanges(state.changes, options.selection, selectionTargetOf(adapters, state.desiredByKind, liveOf)) : undefined;
+  const changes = targeted?.changes ?? state.changes;
+  const budget = decideBudget(changes, desired, options);
+  const writes = changes.filter(isActionable).length;
   const plan: Plan = {
     formatVersion: 2,
     target: options.target,
     manifestDigest: desired.digest,
     kinds: adapters.filter((a) => plannedKinds.has(a.kind)).map((a) => a.kind),
-    changes: sortChanges(state.changes, adapters),
+    ...(targeted ? { selection: targeted.selection } : {}),
+    changes: sortChanges(changes, adapters),
     budget,
     renames: collectRenames(adapters, liveOf, state.liveAfter),
     warnings: [
@@ -136,6 +143,17 @@ function planKind(adapter: KindAdapter, desired: DesiredState, liveOf: (kind: Un
     const containers = adapter.nestedIn ? new Set((state.desiredByKind.get(adapter.nestedIn) ?? []).filter((p) => p.tool.ensure === 'present').map((p) => p.identity)) : undefined;
     state.changes.push(...planPrune(liveRecords, claimed, containers, context));
   }
+}
+
+/** What --only/--exclude patterns see of a change: its kind and key, and the record a nested unit sits in. */
+function selectionTargetOf(adapters: readonly KindAdapter[], desiredByKind: ReadonlyMap<UnitKind, readonly DesiredUnit[]>, liveOf: (kind: UnitKind) => readonly LiveRecord[]): (change: Change) => SelectionTarget {
+  const unitOf = indexUnits(desiredByKind);
+  const containerKind = new Map(adapters.flatMap((a) => (a.nestedIn ? [[a.kind, a.nestedIn] as const] : [])));
+  return (change) => {
+    const kind = containerKind.get(change.kind);
+    const parent = kind === undefined ? undefined : (unitOf(change.kind, change.key)?.parent ?? liveOf(change.kind).find((r) => r.id === change.liveId)?.parent);
+    return { kind: change.kind, key: change.key, ...(kind !== undefined && parent !== undefined ? { container: { kind, key: parent } } : {}) };
+  };
 }
 
 function withIdentity(record: LiveRecord, identity: string): LiveRecord {
