@@ -41,9 +41,11 @@ export const selectionFlagOptions = {
 } as const;
 
 export const selectionFlagHelp = [
-  '  --only KIND[/IDENTITY] only these records (repeatable; globs: `gruposProdutos/Revenda > *`);',
+  '  --only KIND[/IDENTITY]',
+  '                         only these records (repeatable; globs: `gruposProdutos/Revenda > *`);',
   '                         a plan keeps what they depend on too, says so, and is partial',
-  '  --exclude KIND[/IDENTITY] leave these records out (repeatable, globs)',
+  '  --exclude KIND[/IDENTITY]',
+  '                         leave these records out (repeatable, globs)',
 ];
 
 /** The selection the flags ask for, checked; undefined for a whole run. */
