@@ -21,6 +21,7 @@ import { driftStore, isFleetRun, runFleet } from './fleet-workflow.js';
 import { fleetProgress, writeFleetReport } from './fleet-output.js';
 import { openResolvedTarget, resolveCliTarget, targetFlagHelp, targetFlagOptions } from './target.js';
 import { hasDrift } from '../model/drift.js';
+import { adoptDrift } from './adopt-workflow.js';
 import type { DriftReport } from '../model/drift.js';
 
 const help = [
@@ -41,6 +42,9 @@ const help = [
   '                         defaults) as unmanaged too',
   `  --markdown-limit N     most characters of markdown output (default ${defaultMarkdownLimit})`,
   '  --report-url URL       where the full report is, named when markdown is cut (ERPSYNC_REPORT_URL)',
+  '  --adopt                write the account\'s values of modified fields into the manifest files, in',
+  '                         place (comments, order and ${VAR} references kept; secrets and fields fed',
+  '                         by variables are reported as not adoptable); exit 0 when nothing is left',
   ...selectionFlagHelp,
   ...targetFlagHelp,
   '',
@@ -79,6 +83,7 @@ export async function runDriftCommand(args: string[], io: CliIO): Promise<number
     'include-builtin': { type: 'boolean' },
     'markdown-limit': { type: 'string' },
     'report-url': { type: 'string' },
+    adopt: { type: 'boolean' },
     ...selectionFlagOptions,
     help: { type: 'boolean', short: 'h' },
     ...targetFlagOptions,
@@ -95,7 +100,7 @@ export async function runDriftCommand(args: string[], io: CliIO): Promise<number
   const selection = readSelection(flags);
 
   if (isFleetRun(flags)) {
-    if (selection) throw new ErpsyncError('USAGE', '--only and --exclude target one store: run drift on one target at a time');
+    if (selection || flags.adopt) throw new ErpsyncError('USAGE', '--only, --exclude and --adopt work on one store: run drift on one target at a time');
     if (format === 'junit' || flags.out || baselineRef) throw new ErpsyncError('USAGE', 'a fleet drift reports one table (text, --json or --format markdown); run one --target for JUnit, --out or --baseline');
     const report = await runFleet({ command: 'drift', flags, paths: parsed.positionals, io, onRow: fleetProgress('drift', format, io) }, driftStore(flags['include-builtin'] === true, readToday(io.env)));
     writeFleetReport(report, format, io);
@@ -132,6 +137,12 @@ export async function runDriftCommand(args: string[], io: CliIO): Promise<number
       await writeFile(file, maskOf(io)(render(report, format, Number.POSITIVE_INFINITY, undefined)));
     }
     io.stdout.write(render(report, format, limit, reportUrl ?? flags.out));
+    if (flags.adopt) {
+      writeLine(format === 'text' ? io.stdout : io.stderr);
+      const adoption = await adoptDrift({ report, desired, live, adapters: registry.units }, io, format === 'text' ? io.stdout : io.stderr);
+      const left = report.findings.filter((f) => f.type !== 'modified').length + adoption.notAdopted.length;
+      return left > 0 ? 2 : 0;
+    }
     return hasDrift(report) ? 2 : 0;
   } finally {
     await opened.close();
