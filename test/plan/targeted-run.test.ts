@@ -66,6 +66,8 @@ describe('targeted runs', () => {
     expect(plan.selection).toEqual({ only: ['gruposProdutos/Revenda > Nacionais'], exclude: [], addedDependencies: ['gruposProdutos:Revenda:create'] });
     expect(keys(plan)).toEqual(['create gruposProdutos/Revenda w1', 'create gruposProdutos/Revenda > Nacionais w2']);
     expect(plan.cost.writes).toBe(2);
+    const markdown = await run('plan', 'm', '--only', 'gruposProdutos/Revenda > Nacionais', '--format', 'markdown');
+    expect(markdown.stdout.split('\n')[0]).toBe('### erpsync plan (partial: `--only gruposProdutos/Revenda > Nacionais`): 2 to create, 0 to change, 0 to delete or retire');
   });
 
   it('--exclude leaves records out, except what a selected change depends on', async () => {
@@ -76,6 +78,18 @@ describe('targeted runs', () => {
     const onlyPix = JSON.parse((await run('plan', 'm', '--only', 'formasPagamentos/P?x da *', '--json')).stdout) as Plan;
     expect(keys(onlyPix)).toEqual(['create formasPagamentos/Pix da loja w1']);
     expect(onlyPix.selection?.addedDependencies).toEqual([]);
+  });
+
+  it('a logistics selects the services declared in it; a service alone brings its logistics as a dependency', async () => {
+    const { run, dir } = await open();
+    const logistics = readFileSync(fileURLToPath(new URL('../scenarios/20-logisticas-create/manifests/', import.meta.url)) + 'manifest.yaml', 'utf8');
+    writeFileSync(path.join(dir, 'm/logisticas.yaml'), logistics);
+    const whole = JSON.parse((await run('plan', 'm', '--only', 'logisticas/Entrega*', '--json')).stdout) as Plan;
+    expect(keys(whole)).toEqual(['create logisticas/Entrega própria w1', 'create logisticasServicos/Entrega própria > MOTO w2', 'create logisticasServicos/Entrega própria > RETIRA w2']);
+    expect(whole.selection?.addedDependencies).toEqual([]);
+    const service = JSON.parse((await run('plan', 'm', '--only', 'logisticasServicos/* > MOTO', '--json')).stdout) as Plan;
+    expect(keys(service)).toEqual(['create logisticas/Entrega própria w1', 'create logisticasServicos/Entrega própria > MOTO w2']);
+    expect(service.selection?.addedDependencies).toEqual(['logisticas:Entrega própria:create']);
   });
 
   it('a saved targeted plan applies exactly its selection; its selection cannot be edited or overridden', async () => {
