@@ -5,7 +5,11 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { rewriteManifest } from '../../src/drift/adopt-drift.js';
+import { planAdoption, rewriteManifest } from '../../src/drift/adopt-drift.js';
+import { registry } from '../../src/kinds/registry.js';
+import type { DesiredRecord, DesiredState } from '../../src/model/desired.js';
+import type { DriftReport } from '../../src/model/drift.js';
+import type { LiveRecord } from '../../src/model/live.js';
 import type { FieldEdit } from '../../src/drift/adopt-drift.js';
 import { runCli } from '../support/run-cli.js';
 import { findId, openTestAccount } from '../export/support.js';
@@ -75,5 +79,45 @@ describe('rewriteManifest', () => {
     const { text: out, refused } = rewriteManifest(text, [edit(['ordem'], 5, 7), edit(['novo'], 1, 3)]);
     expect(out).toBe(text.replace('ordem: 1', 'ordem: 5'));
     expect(refused).toEqual([{ subject: 'novo', why: 'it needs a new or removed key in a multi-document file: edit it by hand' }]);
+  });
+});
+
+describe('planAdoption', () => {
+  it('never writes a secret nor over a ${VAR}, and writes enumerations as labels', () => {
+    const position = { file: 'm/pay.yaml', line: 3, col: 5 };
+    const value = { descricao: 'Pix', tipoPagamento: 20, juros: 1, multa: 2 };
+    const record = {
+      kind: 'formasPagamentos',
+      identity: 'Pix',
+      name: 'Pix',
+      fields: value,
+      tool: { ensure: 'present', protect: false, previousNames: [] },
+      secretVariables: {},
+      position,
+      source: { kind: 'formasPagamentos', value, pointer: '/formasPagamentos/0', file: 'm/pay.yaml', interpolatedPaths: [['multa']] },
+      locate: () => position,
+    } as unknown as DesiredRecord;
+    const desired = { records: new Map([['formasPagamentos', [record]]]) } as unknown as DesiredState;
+    const fields = { descricao: 'Pix', tipoPagamento: 17, juros: 3, multa: 4 };
+    const live: LiveRecord = { kind: 'formasPagamentos', id: 7, identity: 'Pix', name: 'Pix', fields, raw: fields, detailLoaded: true };
+    const report = {
+      findings: [
+        {
+          type: 'modified',
+          kind: 'formasPagamentos',
+          key: 'Pix',
+          liveId: 7,
+          actions: ['update'],
+          fields: [
+            { path: 'tipoPagamento', manifest: 20, account: 17 },
+            { path: 'multa', manifest: 2, account: 4 },
+            { path: 'senha', manifest: undefined, account: undefined, sensitive: true },
+          ],
+        },
+      ],
+    } as unknown as DriftReport;
+    const adoption = planAdoption({ report, desired, live: { records: new Map([['formasPagamentos', [live]]]), reads: 0 }, adapters: registry.units });
+    expect(adoption.edits.map((e) => [e.fieldPath, e.value])).toEqual([[['tipoPagamento'], 'pix-dinamico']]);
+    expect(adoption.notAdopted.map((n) => n.why)).toEqual(['its value comes from a ${VAR}: change the variable instead', 'a secret: erpsync never writes one into a manifest']);
   });
 });
