@@ -149,9 +149,12 @@ function planKind(adapter: KindAdapter, desired: DesiredState, liveOf: (kind: Un
 function selectionTargetOf(adapters: readonly KindAdapter[], desiredByKind: ReadonlyMap<UnitKind, readonly DesiredUnit[]>, liveOf: (kind: UnitKind) => readonly LiveRecord[]): (change: Change) => SelectionTarget {
   const unitOf = indexUnits(desiredByKind);
   const containerKind = new Map(adapters.flatMap((a) => (a.nestedIn ? [[a.kind, a.nestedIn] as const] : [])));
+  // Lookups by id, not scans: a targeted plan of ten thousand services must stay fast.
+  const liveParent = new Map<string, string | undefined>();
+  for (const kind of containerKind.keys()) for (const r of liveOf(kind)) liveParent.set(`${kind}\u0000${r.id}`, r.parent);
   return (change) => {
     const kind = containerKind.get(change.kind);
-    const parent = kind === undefined ? undefined : (unitOf(change.kind, change.key)?.parent ?? liveOf(change.kind).find((r) => r.id === change.liveId)?.parent);
+    const parent = kind === undefined ? undefined : (unitOf(change.kind, change.key)?.parent ?? liveParent.get(`${change.kind}\u0000${change.liveId}`));
     return { kind: change.kind, key: change.key, ...(kind !== undefined && parent !== undefined ? { container: { kind, key: parent } } : {}) };
   };
 }
