@@ -25,7 +25,7 @@ import { applyStore, isFleetRun, runFleet } from './fleet-workflow.js';
 import { parseCommandArgs } from './parse-command-args.js';
 import { writeLine } from './io.js';
 import { chooseOutputMode, isColorEnabled } from './output-mode.js';
-import { loadDesired, makePlan, parseCount, planTargetOf, printDiagnostics, readAccount } from './plan-workflow.js';
+import { loadDesired, makePlan, parseCount, planTargetOf, printDiagnostics, readAccount, readSelection, readToday, selectionFlagHelp, selectionFlagOptions } from './plan-workflow.js';
 import { openResolvedTarget, readTargetVariables, resolveCliTarget, targetFlagHelp, targetFlagOptions } from './target.js';
 import type { DesiredState } from '../model/desired.js';
 import type { Plan } from '../model/plan.js';
@@ -48,6 +48,8 @@ const help = [
   '                         commit: it is looked up that long before it may be sent again',
   '                         (default 30; ERPSYNC_OUTCOME_WAIT)',
   '  --json                 one JSON object per event on stdout (NDJSON), no prompts',
+  ...selectionFlagHelp,
+  '                         (a saved plan carries its own selection)',
   ...targetFlagHelp,
 ].join('\n');
 
@@ -86,6 +88,7 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
     'outcome-wait': { type: 'string' },
     'lock-timeout': { type: 'string' },
     json: { type: 'boolean' },
+    ...selectionFlagOptions,
     help: { type: 'boolean', short: 'h' },
     ...targetFlagOptions,
   });
@@ -99,11 +102,14 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
   const outcomeWait = parseCount(flags['outcome-wait'] ?? (io.env.ERPSYNC_OUTCOME_WAIT || undefined), '--outcome-wait');
   const lockTimeout = parseCount(flags['lock-timeout'] ?? (io.env.ERPSYNC_LOCK_TIMEOUT || undefined), '--lock-timeout') ?? 0;
   const planFile = await looksLikePlanFile(parsed.positionals, io.cwd);
+  const selection = readSelection(flags);
   if (planFile && (maxDeletes !== undefined || flags['allow-replace'])) {
     throw new ErpsyncError('USAGE', 'a saved plan carries its own delete budget and replacements; plan again with --max-deletes or --allow-replace');
   }
+  if (planFile && selection) throw new ErpsyncError('USAGE', 'a saved plan carries its own selection (--only/--exclude); plan again with the selection you want');
   if (isFleetRun(flags)) {
     if (planFile) throw new ErpsyncError('USAGE', 'a saved plan belongs to one target; apply it with --target NAME');
+    if (selection) throw new ErpsyncError('USAGE', '--only and --exclude target one store: apply one target at a time for a targeted run');
     if (flags['auto-approve'] !== true) throw new ErpsyncError('CONFIRMATION_REQUIRED', 'a fleet apply never asks store by store: pass --auto-approve (after reviewing `erpsync plan` across the same targets)');
     const fleetFormat = flags.json ? 'json' : 'text';
     const report = await runFleet({ command: 'apply', flags, paths: parsed.positionals, io, onRow: fleetProgress('apply', fleetFormat, io) }, applyStore(io, Math.max(1, concurrency)));
@@ -130,7 +136,7 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
     let live;
     if (!plan) {
       live = await readAccount(opened, desired as DesiredState);
-      const result = makePlan(desired as DesiredState, live, opened, { allowReplace: flags['allow-replace'] === true, ...(maxDeletes !== undefined ? { maxDeletes } : {}) });
+      const result = makePlan(desired as DesiredState, live, opened, { allowReplace: flags['allow-replace'] === true, today: readToday(io.env), ...(selection ? { selection } : {}), ...(maxDeletes !== undefined ? { maxDeletes } : {}) });
       printDiagnostics(result.diagnostics, io);
       if (hasErrors(result.diagnostics)) return 1;
       plan = result.plan;

@@ -16,11 +16,12 @@ import { renderDriftText } from '../report/drift-text.js';
 import type { CliIO } from './io.js';
 import { maskOf, writeLine } from './io.js';
 import { parseCommandArgs } from './parse-command-args.js';
-import { loadDesired, parseCount, planTargetOf, printDiagnostics, readAccountForDrift } from './plan-workflow.js';
+import { loadDesired, parseCount, planTargetOf, printDiagnostics, readAccountForDrift, readSelection, readToday, selectionFlagHelp, selectionFlagOptions } from './plan-workflow.js';
 import { driftStore, isFleetRun, runFleet } from './fleet-workflow.js';
 import { fleetProgress, writeFleetReport } from './fleet-output.js';
 import { openResolvedTarget, resolveCliTarget, targetFlagHelp, targetFlagOptions } from './target.js';
 import { hasDrift } from '../model/drift.js';
+import { adoptDrift } from './adopt-workflow.js';
 import type { DriftReport } from '../model/drift.js';
 
 const help = [
@@ -28,7 +29,8 @@ const help = [
   '',
   'Reads the manifests and the account and reports drift: records modified in the ERP, missing',
   'from it, unmanaged (in a managed kind, named by no manifest; each with a snippet to paste),',
-  'and changes pending from git. policy.ignore rules are honoured and counted. Nothing is changed.',
+  'and changes pending from git. policy.ignore rules are honoured and counted until their `until`',
+  'day (ERPSYNC_TODAY fixes the day); an expired rule is named. Nothing is changed.',
   '',
   'options:',
   '  --format FORMAT        text (default), json, markdown or junit',
@@ -40,6 +42,10 @@ const help = [
   '                         defaults) as unmanaged too',
   `  --markdown-limit N     most characters of markdown output (default ${defaultMarkdownLimit})`,
   '  --report-url URL       where the full report is, named when markdown is cut (ERPSYNC_REPORT_URL)',
+  '  --adopt                write the account\'s values of modified fields into the manifest files, in',
+  '                         place (comments, order and ${VAR} references kept; secrets and fields fed',
+  '                         by variables are reported as not adoptable); exit 0 when nothing is left',
+  ...selectionFlagHelp,
   ...targetFlagHelp,
   '',
   'exit codes: 0 no drift, 2 drift, 1 error',
@@ -77,6 +83,8 @@ export async function runDriftCommand(args: string[], io: CliIO): Promise<number
     'include-builtin': { type: 'boolean' },
     'markdown-limit': { type: 'string' },
     'report-url': { type: 'string' },
+    adopt: { type: 'boolean' },
+    ...selectionFlagOptions,
     help: { type: 'boolean', short: 'h' },
     ...targetFlagOptions,
   });
@@ -89,10 +97,12 @@ export async function runDriftCommand(args: string[], io: CliIO): Promise<number
   const limit = parseCount(flags['markdown-limit'], '--markdown-limit') ?? defaultMarkdownLimit;
   const baselineRef = flags.baseline ?? (io.env.ERPSYNC_BASELINE || undefined);
   const reportUrl = flags['report-url'] ?? (io.env.ERPSYNC_REPORT_URL || undefined);
+  const selection = readSelection(flags);
 
   if (isFleetRun(flags)) {
+    if (selection || flags.adopt) throw new ErpsyncError('USAGE', '--only, --exclude and --adopt work on one store: run drift on one target at a time');
     if (format === 'junit' || flags.out || baselineRef) throw new ErpsyncError('USAGE', 'a fleet drift reports one table (text, --json or --format markdown); run one --target for JUnit, --out or --baseline');
-    const report = await runFleet({ command: 'drift', flags, paths: parsed.positionals, io, onRow: fleetProgress('drift', format, io) }, driftStore(flags['include-builtin'] === true));
+    const report = await runFleet({ command: 'drift', flags, paths: parsed.positionals, io, onRow: fleetProgress('drift', format, io) }, driftStore(flags['include-builtin'] === true, readToday(io.env)));
     writeFleetReport(report, format, io);
     return report.exitCode;
   }
@@ -112,6 +122,8 @@ export async function runDriftCommand(args: string[], io: CliIO): Promise<number
       adapters: registry.units,
       target: planTargetOf(opened),
       includeBuiltin: flags['include-builtin'] === true,
+      today: readToday(io.env),
+      ...(selection ? { selection } : {}),
       ...(baseline ? { baseline } : {}),
     });
     if (hasErrors(diagnostics)) {
@@ -125,6 +137,12 @@ export async function runDriftCommand(args: string[], io: CliIO): Promise<number
       await writeFile(file, maskOf(io)(render(report, format, Number.POSITIVE_INFINITY, undefined)));
     }
     io.stdout.write(render(report, format, limit, reportUrl ?? flags.out));
+    if (flags.adopt) {
+      writeLine(format === 'text' ? io.stdout : io.stderr);
+      const adoption = await adoptDrift({ report, desired, live, adapters: registry.units }, io, format === 'text' ? io.stdout : io.stderr);
+      const left = report.findings.filter((f) => f.type !== 'modified').length + adoption.notAdopted.length;
+      return left > 0 ? 2 : 0;
+    }
     return hasDrift(report) ? 2 : 0;
   } finally {
     await opened.close();

@@ -2,7 +2,7 @@
 // manifests, one file per kind (or one multi-document stream on stdout). Changes nothing in the
 // account. The export itself is pure (src/export); this file reads, writes files and prints.
 import { isFleetSelection } from '../api/index.js';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildExport } from '../export/build-export.js';
@@ -13,7 +13,7 @@ import { fetchLive } from '../live/fetch-live.js';
 import { suggestClosest } from '../model/suggest.js';
 import { ErpsyncError } from '../model/errors.js';
 import type { CliIO } from './io.js';
-import { maskOf, writeLine } from './io.js';
+import { maskOf, writeFileAtomically, writeLine } from './io.js';
 import { parseCommandArgs } from './parse-command-args.js';
 import { openTarget, targetFlagHelp, targetFlagOptions } from './target.js';
 import type { KindKey, UnitKind } from '../model/kinds.js';
@@ -67,12 +67,6 @@ function unitKindsOf(kinds: readonly KindKey[]): UnitKind[] {
   return registry.units.filter((u) => selected.includes(u.kind) || names.includes(u.kind)).map((u) => u.kind);
 }
 
-async function writeAtomically(file: string, text: string): Promise<void> {
-  const temporary = `${file}.${process.pid}.tmp`;
-  await writeFile(temporary, text);
-  await rename(temporary, file);
-}
-
 function describeFile(file: ExportedKind): string {
   const leftOut = file.leftOut > 0 ? `, ${file.leftOut} of the account's own left out` : '';
   return `${file.file}: ${file.records} record${file.records === 1 ? '' : 's'}${leftOut}`;
@@ -113,7 +107,7 @@ export async function runExportCommand(args: string[], io: CliIO): Promise<numbe
       return 0;
     }
     await mkdir(outDir, { recursive: true });
-    for (const file of files) await writeAtomically(path.join(outDir, file.file), maskOf(io)(file.text));
+    for (const file of files) await writeFileAtomically(path.join(outDir, file.file), maskOf(io)(file.text));
     if (flags.json) {
       const summary = files.map(({ kind, file, records, leftOut, variables, warnings }) => ({ kind, file, records, leftOut, variables, warnings }));
       writeLine(io.stdout, JSON.stringify({ formatVersion: 1, target: { name: opened.target.name, id: opened.target.id, account: opened.account }, out: flags.out, reads: live.reads, files: summary }, null, 2));

@@ -16,7 +16,7 @@ import type { FleetCommand, FleetReport, FleetRow } from '../model/fleet.js';
 import { worstExitCode } from '../model/fleet.js';
 import { actionableChanges } from '../model/plan.js';
 import type { CliIO } from './io.js';
-import { loadDesired, makePlan, planTargetOf, readAccount, readAccountForDrift } from './plan-workflow.js';
+import { loadDesired, makePlan, planTargetOf, readAccount, readAccountForDrift, readToday } from './plan-workflow.js';
 import { lockAccount, lockKeyOf } from './account-lock.js';
 import { defaultOutcomeWindowMs } from '../apply/apply-plan.js';
 import { findDrift } from '../drift/find-drift.js';
@@ -93,20 +93,20 @@ async function runOneStore(name: string, options: FleetOptions, runStore: StoreR
 }
 
 /** One store's plan: its changes, and exit 2 for changes when asked (--detailed-exitcode). */
-export function planStore(detailedExitCode: boolean): StoreRun {
+export function planStore(detailedExitCode: boolean, today: string): StoreRun {
   return async (opened, given) => {
     const desired = required(given);
-    const { plan } = planOrThrow(opened, desired, await readAccount(opened, desired));
+    const { plan } = planOrThrow(opened, desired, await readAccount(opened, desired), today);
     const changes = actionableChanges(plan).length;
     return { changes, exitCode: detailedExitCode && changes > 0 ? exitCodes.changes : exitCodes.ok };
   };
 }
 
 /** One store's drift: the records that drifted, and exit 2 when any did. */
-export function driftStore(includeBuiltin: boolean): StoreRun {
+export function driftStore(includeBuiltin: boolean, today: string): StoreRun {
   return async (opened, given) => {
     const desired = required(given);
-    const { report, diagnostics } = findDrift({ desired, live: await readAccountForDrift(opened, desired), adapters: registry.units, target: planTargetOf(opened), includeBuiltin });
+    const { report, diagnostics } = findDrift({ desired, live: await readAccountForDrift(opened, desired), adapters: registry.units, target: planTargetOf(opened), includeBuiltin, today });
     const first = diagnostics.find((d) => d.severity === 'error');
     if (first) throw new ErpsyncError('INVALID_MANIFEST', `the manifests have errors: ${first.message}`);
     return { changes: report.findings.length, exitCode: hasDrift(report) ? exitCodes.changes : exitCodes.ok };
@@ -128,7 +128,7 @@ export function applyStore(io: CliIO, concurrency: number): StoreRun {
 
 async function applyLocked(opened: OpenedTarget, desired: DesiredState, io: CliIO, concurrency: number): Promise<StoreOutcome> {
   const live = await readAccount(opened, desired);
-  const { plan } = planOrThrow(opened, desired, live);
+  const { plan } = planOrThrow(opened, desired, live, readToday(io.env));
   const outcome = await runApplyWorkflow(plan, {
     client: opened.client,
     target: planTargetOf(opened),
@@ -150,8 +150,8 @@ function required(desired: DesiredState | undefined): DesiredState {
   return desired;
 }
 
-function planOrThrow(opened: OpenedTarget, desired: DesiredState, live: Awaited<ReturnType<typeof readAccount>>): ReturnType<typeof makePlan> {
-  const result = makePlan(desired, live, opened, { allowReplace: false });
+function planOrThrow(opened: OpenedTarget, desired: DesiredState, live: Awaited<ReturnType<typeof readAccount>>, today: string): ReturnType<typeof makePlan> {
+  const result = makePlan(desired, live, opened, { allowReplace: false, today });
   const first = result.diagnostics.find((d) => d.severity === 'error');
   if (hasErrors(result.diagnostics)) throw new ErpsyncError('INVALID_MANIFEST', `the plan has errors: ${first?.message ?? 'see above'}`);
   return result;

@@ -46,7 +46,16 @@ const commands: Record<string, CommandEntry> = {
     summary: 'authorize erpsync on a Bling account (OAuth) and store the credentials',
     load: async () => (await import('./login-command.js')).runLoginCommand,
   },
+  completion: {
+    summary: 'print a shell completion script: erpsync completion bash|zsh|fish',
+    load: async () => (await import('./completion-command.js')).runCompletionCommand,
+  },
 };
+
+/** Every command with its summary and runner, in the order usage lists them (completion reads it). */
+export function listCommands(): { name: string; summary: string; load: () => Promise<CommandRunner> }[] {
+  return Object.entries(commands).map(([name, entry]) => ({ name, ...entry }));
+}
 
 export function readVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };

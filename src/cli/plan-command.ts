@@ -15,7 +15,7 @@ import { isFleetRun, planStore, runFleet } from './fleet-workflow.js';
 import { parseCommandArgs } from './parse-command-args.js';
 import { writeLine } from './io.js';
 import { isCapableTerminal, isColorEnabled } from './output-mode.js';
-import { loadDesired, makePlan, parseCount, printDiagnostics, readAccount } from './plan-workflow.js';
+import { loadDesired, makePlan, parseCount, printDiagnostics, readAccount, readSelection, readToday, selectionFlagHelp, selectionFlagOptions } from './plan-workflow.js';
 import { openResolvedTarget, resolveCliTarget, targetFlagHelp, targetFlagOptions } from './target.js';
 import type { Plan } from '../model/plan.js';
 
@@ -32,6 +32,7 @@ const help = [
   '  --allow-replace        delete and re-create records the API cannot change in place',
   '  --max-deletes N        delete budget of this run (default: policy.maxDeletes, 10)',
   '  --verbose              show every field of every change (a terminal folds large plans harder)',
+  ...selectionFlagHelp,
   ...targetFlagHelp,
 ].join('\n');
 
@@ -44,6 +45,7 @@ export async function runPlanCommand(args: string[], io: CliIO): Promise<number>
     'allow-replace': { type: 'boolean' },
     'max-deletes': { type: 'string' },
     verbose: { type: 'boolean' },
+    ...selectionFlagOptions,
     help: { type: 'boolean', short: 'h' },
     ...targetFlagOptions,
   });
@@ -53,13 +55,15 @@ export async function runPlanCommand(args: string[], io: CliIO): Promise<number>
     return 0;
   }
   const maxDeletes = parseCount(flags['max-deletes'], '--max-deletes');
+  const selection = readSelection(flags);
   const format = flags.format ?? 'text';
   if (format !== 'text' && format !== 'markdown') throw new ErpsyncError('USAGE', `--format takes text or markdown, not \`${format}\``);
   if (format === 'markdown' && flags.json) throw new ErpsyncError('USAGE', '--json and --format markdown cannot be combined');
   if (isFleetRun(flags)) {
     if (flags.out) throw new ErpsyncError('USAGE', '--out saves one plan: plan one target at a time to save plans');
+    if (selection) throw new ErpsyncError('USAGE', '--only and --exclude target one store: plan one target at a time for a targeted plan');
     const fleetFormat = flags.json ? 'json' : format;
-    const report = await runFleet({ command: 'plan', flags, paths: parsed.positionals, io, onRow: fleetProgress('plan', fleetFormat, io) }, planStore(flags['detailed-exitcode'] === true));
+    const report = await runFleet({ command: 'plan', flags, paths: parsed.positionals, io, onRow: fleetProgress('plan', fleetFormat, io) }, planStore(flags['detailed-exitcode'] === true, readToday(io.env)));
     writeFleetReport(report, fleetFormat, io);
     return report.exitCode;
   }
@@ -72,7 +76,7 @@ export async function runPlanCommand(args: string[], io: CliIO): Promise<number>
     // Machine-readable output owns stdout; the sandbox banner goes to stderr then.
     writeLine(flags.json || format === 'markdown' ? io.stderr : io.stdout, opened.banner);
     const live = await readAccount(opened, desired);
-    const { plan, diagnostics } = makePlan(desired, live, opened, { allowReplace: flags['allow-replace'] === true, ...(maxDeletes !== undefined ? { maxDeletes } : {}) });
+    const { plan, diagnostics } = makePlan(desired, live, opened, { allowReplace: flags['allow-replace'] === true, today: readToday(io.env), ...(selection ? { selection } : {}), ...(maxDeletes !== undefined ? { maxDeletes } : {}) });
     printDiagnostics(diagnostics, io);
     if (hasErrors(diagnostics)) return 1;
     if (flags.out) {

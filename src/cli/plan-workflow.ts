@@ -20,6 +20,8 @@ import { countDiagnostics, renderDiagnosticsText, summarizeCounts } from '../rep
 import type { LiveState } from '../model/live.js';
 import type { DesiredState } from '../model/desired.js';
 import type { PlanTarget } from '../model/plan.js';
+import { parseSelection } from '../model/selection.js';
+import type { Selection } from '../model/selection.js';
 
 /** The pace a real account allows us (under its shared 3 req/s), for cost lines of unpaced runs. */
 export const projectedRate = DEFAULT_RATE;
@@ -27,6 +29,29 @@ export const projectedRate = DEFAULT_RATE;
 export interface PlanFlags {
   allowReplace: boolean;
   maxDeletes?: number;
+  /** The day policy.ignore rules are checked on (readToday). */
+  today: string;
+  /** A targeted run (--only / --exclude). */
+  selection?: Selection;
+}
+
+/** The targeted-run flags plan, apply and drift share. */
+export const selectionFlagOptions = {
+  only: { type: 'string', multiple: true },
+  exclude: { type: 'string', multiple: true },
+} as const;
+
+export const selectionFlagHelp = [
+  '  --only KIND[/IDENTITY]',
+  '                         only these records (repeatable; globs: `gruposProdutos/Revenda > *`);',
+  '                         a plan keeps what they depend on too, says so, and is partial',
+  '  --exclude KIND[/IDENTITY]',
+  '                         leave these records out (repeatable, globs)',
+];
+
+/** The selection the flags ask for, checked; undefined for a whole run. */
+export function readSelection(flags: { only?: string[]; exclude?: string[] }): Selection | undefined {
+  return parseSelection(flags.only ?? [], flags.exclude ?? []);
 }
 
 export function planTargetOf(opened: OpenedTarget): PlanTarget {
@@ -86,6 +111,20 @@ export async function readAccountForDrift(opened: OpenedTarget, desired: Desired
   });
 }
 
+/**
+ * Today on this machine's calendar (YYYY-MM-DD), the day policy.ignore `until` is compared with:
+ * read here, at the edge, so planning and drift stay pure. `ERPSYNC_TODAY` fixes it (reproducible runs).
+ */
+export function readToday(env: NodeJS.ProcessEnv, now = new Date()): string {
+  const fixed = env.ERPSYNC_TODAY;
+  if (fixed) {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(fixed)) throw new ErpsyncError('USAGE', `ERPSYNC_TODAY takes a date as YYYY-MM-DD, not \`${fixed}\``);
+    return fixed;
+  }
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+}
+
 export function makePlan(desired: DesiredState, live: LiveState, opened: OpenedTarget, flags: PlanFlags): PlanResult {
   const rate = Number.isFinite(opened.target.rate) ? opened.target.rate : projectedRate;
   // Naming the account cost requests too: the plan's read cost counts them.
@@ -94,5 +133,7 @@ export function makePlan(desired: DesiredState, live: LiveState, opened: OpenedT
     allowReplace: flags.allowReplace,
     ...(flags.maxDeletes !== undefined ? { maxDeletes: flags.maxDeletes } : {}),
     rate,
+    today: flags.today,
+    ...(flags.selection ? { selection: flags.selection } : {}),
   });
 }

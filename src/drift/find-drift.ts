@@ -22,9 +22,11 @@ import type { DesiredState, IgnoreRule } from '../model/desired.js';
 import type { Change, ChangeAction, FieldChange, PlanTarget } from '../model/plan.js';
 import { removesRecord } from '../model/plan.js';
 import type { UnitKind } from '../model/kinds.js';
+import { describeSelection, selectorOf } from '../model/selection.js';
+import type { Selection } from '../model/selection.js';
 import { findingTypes } from '../model/drift.js';
 import type { DriftField, DriftFinding, DriftReport, FindingType, IgnoredCount, ManagedRecord } from '../model/drift.js';
-import { findIgnoreRule, ignoreTargetOf } from '../model/ignore-rules.js';
+import { activeIgnoreRules, describeExpiredRule, findIgnoreRule, ignoreTargetOf, isExpired } from '../model/ignore-rules.js';
 
 export interface DriftInput {
   desired: DesiredState;
@@ -35,6 +37,10 @@ export interface DriftInput {
   includeBuiltin: boolean;
   /** The manifests at a git revision known to be applied, to tell pending changes apart. */
   baseline?: { ref: string; desired: DesiredState };
+  /** The day (YYYY-MM-DD) policy.ignore rules are checked on (`until`); without it no rule expires. */
+  today?: string;
+  /** A targeted drift (--only / --exclude): only records the selection names are reported. */
+  selection?: Selection;
 }
 
 export interface DriftResult {
@@ -246,11 +252,21 @@ function applyIgnoreRules(drafts: Draft[], rules: readonly IgnoreRule[], adapter
   return { kept, counts };
 }
 
-function managedRecords(current: PlanView, findings: readonly DriftFinding[], rules: readonly IgnoreRule[], adapters: readonly KindAdapter[]): ManagedRecord[] {
+/** Whether --only/--exclude take in a record (every record without them). */
+function selectedRecords(input: DriftInput): (kind: UnitKind, key: string, parent: string | undefined) => boolean {
+  if (!input.selection) return () => true;
+  const selector = selectorOf(input.selection);
+  return (kind, key, parent) => {
+    const container = input.adapters.find((a) => a.kind === kind)?.nestedIn;
+    return selector({ kind, key, ...(container !== undefined && parent !== undefined ? { container: { kind: container, key: parent } } : {}) });
+  };
+}
+
+function managedRecords(current: PlanView, findings: readonly DriftFinding[], rules: readonly IgnoreRule[], adapters: readonly KindAdapter[]): (ManagedRecord & { parent?: string })[] {
   const drifted = new Set(findings.filter((f) => f.type !== 'unmanaged').map((f) => `${f.kind}\u0000${f.key}`));
   return current.result.matching.flatMap((matching) => {
     const adapter = adapters.find((a) => a.kind === matching.kind);
-    return matching.units.map((unit): ManagedRecord => {
+    return matching.units.map((unit): ManagedRecord & { parent?: string } => {
       const rule = adapter ? findIgnoreRule(rules, ignoreTargetOf(adapter, unit.identity, unit.parent)) : undefined;
       const status = rule ? 'ignored' : drifted.has(`${matching.kind}\u0000${unit.identity}`) ? 'drifted' : 'in-sync';
       return {
@@ -260,6 +276,7 @@ function managedRecords(current: PlanView, findings: readonly DriftFinding[], ru
         ensure: unit.ensure,
         status,
         ...(rule ? { ignoredBecause: rule.reason } : {}),
+        ...(unit.parent === undefined ? {} : { parent: unit.parent }),
       };
     });
   });
@@ -279,8 +296,11 @@ export function findDrift(input: DriftInput): DriftResult {
     }
     drafts = classifyAgainstBaseline(drafts, baseline, input.baseline.ref);
   }
-  const rules = input.desired.policy.ignore;
-  const { kept, counts } = applyIgnoreRules(drafts, rules, input.adapters);
+  const rules = activeIgnoreRules(input.desired.policy.ignore, input.today);
+  for (const rule of input.desired.policy.ignore) if (isExpired(rule, input.today)) warnings.push(describeExpiredRule(rule));
+  const selected = selectedRecords(input);
+  const { kept, counts } = applyIgnoreRules(drafts.filter((d) => selected(d.kind, d.key, d.parent)), rules, input.adapters);
+  if (input.selection) warnings.push(`a targeted drift (${describeSelection(input.selection)}): records outside the selection are not reported`);
 
   const kindOrder = new Map(input.adapters.map((a, i) => [a.kind, i]));
   const findings: DriftFinding[] = kept
@@ -302,7 +322,7 @@ export function findDrift(input: DriftInput): DriftResult {
         compareIdentities(a.key, b.key) ||
         findingTypes.indexOf(a.type) - findingTypes.indexOf(b.type),
     );
-  const managed = managedRecords(current, findings, rules, input.adapters);
+  const managed = managedRecords(current, findings, rules, input.adapters).filter((m) => selected(m.kind, m.key, m.parent)).map(({ parent: _, ...m }) => m);
   const ignored: IgnoredCount[] = rules.map((rule) => ({ rule, count: counts.get(rule) ?? 0 }));
   const count = (type: FindingType) => findings.filter((f) => f.type === type).length;
   const report: DriftReport = {

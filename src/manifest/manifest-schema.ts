@@ -6,6 +6,7 @@
 import type { JsonSchema, KindDefinition } from '../kinds/kind.js';
 import { registry } from '../kinds/registry.js';
 import { configSchema, configSchemaFileName } from './config-schema.js';
+import { planSchema, planSchemaFileName } from '../model/plan-schema.js';
 import type { KindKey } from '../model/kinds.js';
 import { defaultMaxDeletes } from '../model/desired.js';
 import type { PathSegment } from '../model/desired.js';
@@ -48,6 +49,7 @@ export function buildSchemaFiles(): SchemaFile[] {
     ...kindFiles,
     { fileName: manifestSchemaFileName, schema: { $schema: draft, $id: `${schemaBaseUrl}${manifestSchemaFileName}`, ...manifest } },
     { fileName: configSchemaFileName, schema: { $schema: draft, $id: `${schemaBaseUrl}${configSchemaFileName}`, ...configSchema } },
+    { fileName: planSchemaFileName, schema: { $schema: draft, $id: `${schemaBaseUrl}${planSchemaFileName}`, ...planSchema } },
   ];
 }
 
@@ -138,6 +140,12 @@ function buildPolicySchema(kinds: readonly KindDefinition[]): JsonSchema {
               minLength: 1,
               pattern: '\\S',
               description: 'Why this difference is tolerated. Required.',
+            },
+            until: {
+              type: 'string',
+              pattern: '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$',
+              description:
+                'Last day the rule applies (YYYY-MM-DD, inclusive). From the next day on it ignores nothing: plan and drift show the difference again, and drift says the rule expired.',
             },
           },
           required: ['kind', 'reason'],

@@ -67,6 +67,8 @@ export interface IgnoreRule {
   key?: string;
   field?: string;
   reason: string;
+  /** Last day (YYYY-MM-DD) the rule applies; from the next day on it is expired and ignores nothing. */
+  until?: string;
 }
 
 export interface Policy {

@@ -1,5 +1,6 @@
-// policy.ignore: which rule covers a record or one of its fields. One answer for planning and
-// drift (drift counts what each rule kept out). Pure.
+// policy.ignore: which rule covers a record or one of its fields, and which rules have expired
+// (`until`). One answer for planning and drift (drift counts what each rule kept out). Pure: the
+// day a rule is checked on is given by the caller (the CLI), never read from a clock here.
 import type { IgnoreRule } from './desired.js';
 import type { UnitKind } from './kinds.js';
 
@@ -49,4 +50,20 @@ export function findIgnoreRule(rules: readonly IgnoreRule[], target: IgnoreTarge
     if (head !== container.field || (item !== undefined && item !== '*')) return false;
     return ruleCovers(inner.length > 0 ? inner.join('.') : undefined, path);
   });
+}
+
+/** Whether a rule has expired on `today` (YYYY-MM-DD): it applies through its `until` day, inclusive. */
+export function isExpired(rule: IgnoreRule, today: string | undefined): boolean {
+  return rule.until !== undefined && today !== undefined && today > rule.until;
+}
+
+/** The rules still in force on `today`; without a day, every rule is. */
+export function activeIgnoreRules(rules: readonly IgnoreRule[], today: string | undefined): IgnoreRule[] {
+  return rules.filter((rule) => !isExpired(rule, today));
+}
+
+/** What a report says about a rule that expired: it no longer hides anything. */
+export function describeExpiredRule(rule: IgnoreRule): string {
+  const where = [rule.kind, rule.key === undefined ? undefined : `"${rule.key}"`, rule.field].filter((part) => part !== undefined).join(' ');
+  return `the policy.ignore rule on ${where} (${rule.reason}) expired after ${rule.until ?? ''}: what it ignored is reported and planned again; remove the rule or move its until`;
 }

@@ -143,12 +143,28 @@ export interface PlanRename {
   to: string;
 }
 
+/**
+ * What a targeted run (--only / --exclude) selected. Its presence makes the plan partial: changes
+ * outside the selection were left out on purpose, so an empty targeted plan does not mean the
+ * account matches the manifests.
+ */
+export interface PlanSelection {
+  /** `KIND[/IDENTITY]` patterns (globs); empty selects every change. */
+  only: string[];
+  /** `KIND[/IDENTITY]` patterns (globs) left out, unless a selected change depends on them. */
+  exclude: string[];
+  /** Ids of changes outside the selection that were added because a selected change depends on them. */
+  addedDependencies: string[];
+}
+
 export interface Plan {
   formatVersion: 2;
   target: PlanTarget;
   manifestDigest: string;
   /** Kinds whose live records were read for this plan. */
   kinds: UnitKind[];
+  /** Present only on a targeted (partial) plan. */
+  selection?: PlanSelection;
   changes: Change[];
   budget: PlanBudget;
   renames: PlanRename[];

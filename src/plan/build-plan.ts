@@ -12,12 +12,15 @@ import type { UnitKind } from '../model/kinds.js';
 import type { LiveRecord, LiveState } from '../model/live.js';
 import type { Change, Plan, PlanBudget, PlanRename, PlanTarget } from '../model/plan.js';
 import { countsAgainstBudget } from '../model/plan.js';
+import { activeIgnoreRules, describeExpiredRule, isExpired } from '../model/ignore-rules.js';
 import { canonicalizeUnits, createResolver, renameAncestors, translateLive } from './canonical-units.js';
 import { matchUnits } from './match-units.js';
 import { blockRemovalsWithStayingChildren, planMatch, planPrune } from './plan-changes.js';
 import { attachPreconditions } from './preconditions.js';
 import { decideVerification, estimateCost, planBatches } from './plan-requests.js';
 import { assignWaves, sortChanges } from './waves.js';
+import { selectChanges } from './select-changes.js';
+import type { Selection, SelectionTarget } from '../model/selection.js';
 
 export interface PlanOptions {
   target: PlanTarget;
@@ -27,6 +30,13 @@ export interface PlanOptions {
   maxDeletes?: number;
   /** Requests per second the client runs at, for the cost line. */
   rate: number;
+  /**
+   * The day (YYYY-MM-DD) policy.ignore rules are checked on: a rule whose `until` is before it has
+   * expired and ignores nothing. Given by the caller so planning stays pure; without it no rule expires.
+   */
+  today?: string;
+  /** A targeted run (--only / --exclude): the plan keeps the selected changes and what they depend on, and says it is partial. */
+  selection?: Selection;
 }
 
 /** How one unit kind's desired units paired with its live records (drift reports from it). */
@@ -56,7 +66,10 @@ interface PlanningState {
   liveAfter: Map<UnitKind, LiveRecord[]>;
 }
 
-export function buildPlan(desired: DesiredState, live: LiveState, adapters: readonly KindAdapter[], options: PlanOptions): PlanResult {
+export function buildPlan(declared: DesiredState, live: LiveState, adapters: readonly KindAdapter[], options: PlanOptions): PlanResult {
+  // Ignore rules past their `until` day apply no more; the plan says so.
+  const expired = declared.policy.ignore.filter((rule) => isExpired(rule, options.today));
+  const desired = expired.length === 0 ? declared : { ...declared, policy: { ...declared.policy, ignore: activeIgnoreRules(declared.policy.ignore, options.today) } };
   const plannedKinds = new Set<UnitKind>(plannedUnitKinds(desired, adapters));
   const readKinds = new Set<UnitKind>(selectUnitKinds(desired, adapters));
   const state: PlanningState = { changes: [], diagnostics: [], matching: [], desiredByKind: new Map(), renames: new Map(), liveAfter: new Map() };
@@ -82,8 +95,9 @@ export function buildPlan(desired: DesiredState, live: LiveState, adapters: read
     unitOf,
   });
   assignWaves(state.changes, adapters, state.desiredByKind, live, state.diagnostics);
-  const budget = decideBudget(state.changes, desired, options);
-  const changes = sortChanges(state.changes, adapters);
+  const targeted = options.selection ? selectChanges(state.changes, options.selection, selectionTargetOf(adapters, state.desiredByKind, liveOf)) : undefined;
+  const budget = decideBudget(targeted?.changes ?? state.changes, desired, options);
+  const changes = sortChanges(targeted?.changes ?? state.changes, adapters);
   planBatches(changes, adapters, (kind, identity) => unitOf(kind, identity)?.parent);
   decideVerification(changes, adapters);
   const plan: Plan = {
@@ -91,12 +105,14 @@ export function buildPlan(desired: DesiredState, live: LiveState, adapters: read
     target: options.target,
     manifestDigest: desired.digest,
     kinds: adapters.filter((a) => plannedKinds.has(a.kind)).map((a) => a.kind),
+    ...(targeted ? { selection: targeted.selection } : {}),
     changes,
     budget,
     renames: collectRenames(adapters, liveOf, state.liveAfter),
-    warnings: budget.exceeded
-      ? [`the plan deletes or retires ${budget.removals} records, more than the budget of ${budget.limit}; apply will refuse (raise policy.maxDeletes or --max-deletes)`]
-      : [],
+    warnings: [
+      ...(budget.exceeded ? [`the plan deletes or retires ${budget.removals} records, more than the budget of ${budget.limit}; apply will refuse (raise policy.maxDeletes or --max-deletes)`] : []),
+      ...expired.map(describeExpiredRule),
+    ],
     cost: estimateCost(changes, live, adapters, options.rate),
   };
   return { plan, diagnostics: state.diagnostics, matching: state.matching };
@@ -135,6 +151,20 @@ function planKind(adapter: KindAdapter, desired: DesiredState, liveOf: (kind: Un
     const containers = adapter.nestedIn ? new Set((state.desiredByKind.get(adapter.nestedIn) ?? []).filter((p) => p.tool.ensure === 'present').map((p) => p.identity)) : undefined;
     state.changes.push(...planPrune(liveRecords, claimed, containers, context));
   }
+}
+
+/** What --only/--exclude patterns see of a change: its kind and key, and the record a nested unit sits in. */
+function selectionTargetOf(adapters: readonly KindAdapter[], desiredByKind: ReadonlyMap<UnitKind, readonly DesiredUnit[]>, liveOf: (kind: UnitKind) => readonly LiveRecord[]): (change: Change) => SelectionTarget {
+  const unitOf = indexUnits(desiredByKind);
+  const containerKind = new Map(adapters.flatMap((a) => (a.nestedIn ? [[a.kind, a.nestedIn] as const] : [])));
+  // Lookups by id, not scans: a targeted plan of ten thousand services must stay fast.
+  const liveParent = new Map<string, string | undefined>();
+  for (const kind of containerKind.keys()) for (const r of liveOf(kind)) liveParent.set(`${kind}\u0000${r.id}`, r.parent);
+  return (change) => {
+    const kind = containerKind.get(change.kind);
+    const parent = kind === undefined ? undefined : (unitOf(change.kind, change.key)?.parent ?? liveParent.get(`${change.kind}\u0000${change.liveId}`));
+    return { kind: change.kind, key: change.key, ...(kind !== undefined && parent !== undefined ? { container: { kind, key: parent } } : {}) };
+  };
 }
 
 function withIdentity(record: LiveRecord, identity: string): LiveRecord {

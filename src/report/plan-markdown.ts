@@ -6,6 +6,7 @@ import { printable } from '../model/printable.js';
 import { renderPlanText, summarizePlan } from '../report/render-plan.js';
 import type { KindAdapter } from '../kinds/kind.js';
 import type { Change, ChangeAction, Plan } from '../model/plan.js';
+import { describeSelection } from '../model/selection.js';
 import { removesRecord } from '../model/plan.js';
 
 const markdownCap = 60_000;
@@ -44,11 +45,13 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions): st
   const maxChars = options.maxChars ?? markdownCap;
   const head: string[] = [];
   const target = `${inlineCode(plan.target.name)} (${inlineCode(plan.target.id)})`;
+  // A targeted plan says so first: what it leaves out is not "in sync".
+  const partial = plan.selection ? ` (partial: ${inlineCode(describeSelection(plan.selection))})` : '';
   if (plan.changes.length === 0) {
-    head.push('### erpsync plan: no changes', '', `The account ${target} matches the manifests.`);
+    head.push(`### erpsync plan${partial}: no changes`, '', partial ? `No change in the selection on ${target}.` : `The account ${target} matches the manifests.`);
     return `${head.join('\n')}\n`;
   }
-  head.push(`### erpsync plan: ${summarizePlan(plan)}`, '', `Target: ${target}`, '');
+  head.push(`### erpsync plan${partial}: ${summarizePlan(plan)}`, '', `Target: ${target}`, '');
   const kinds = [...new Set(plan.changes.map((c) => c.kind))];
   head.push(`| kind | ${actions.join(' | ')} |`, `|---|${actions.map(() => '---:').join('|')}|`);
   for (const kind of kinds) {

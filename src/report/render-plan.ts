@@ -6,6 +6,7 @@ import { printable } from '../model/printable.js';
 import type { KindAdapter } from '../kinds/kind.js';
 import type { Change, ChangeAction, FieldChange, Plan } from '../model/plan.js';
 import { removesRecord } from '../model/plan.js';
+import { describeSelection } from '../model/selection.js';
 
 const actionColumns: readonly ChangeAction[] = ['create', 'update', 'set-status', 'set-default', 'delete', 'retire', 'blocked'];
 const symbols: Record<ChangeAction, string> = {
@@ -82,12 +83,14 @@ export function summarizePlan(plan: Plan): string {
 
 export function renderPlanText(plan: Plan, options: RenderOptions): string[] {
   const lines: string[] = [];
+  // A targeted plan says so first: its silence about other records is not "in sync".
+  const partial = plan.selection ? ` (partial: ${describeSelection(plan.selection)}${plan.selection.addedDependencies.length > 0 ? `; ${plan.selection.addedDependencies.length} change(s) added as dependencies` : ''})` : '';
   if (plan.changes.length === 0) {
-    lines.push('No changes. The account matches the manifests.');
+    lines.push(partial ? `No changes${partial}.` : 'No changes. The account matches the manifests.');
     lines.push(...renderCost(plan));
     return lines;
   }
-  lines.push(`Plan: ${summarizePlan(plan)}.`, '');
+  lines.push(`Plan${partial}: ${summarizePlan(plan)}.`, '');
 
   const kinds = [...new Set(plan.changes.map((c) => c.kind))];
   const width = Math.max(4, ...kinds.map((k) => k.length));
@@ -110,6 +113,7 @@ export function renderPlanText(plan: Plan, options: RenderOptions): string[] {
   const max = options.maxFieldsPerChange ?? Infinity;
   for (const change of plan.changes) {
     lines.push('', describeChange(change));
+    if (plan.selection?.addedDependencies.includes(change.id)) lines.push('    included: a selected change depends on it');
     if (change.note) lines.push(`    note: ${change.note}`);
     const shown = change.fields.slice(0, max);
     for (const field of shown) lines.push(...renderField(change, field, options.adapters));

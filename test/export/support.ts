@@ -25,7 +25,9 @@ export const examplePassword = 'senha-da-prefeitura-123';
 export async function openTestAccount(seed: 'fresh' | 'empty' = 'fresh'): Promise<TestAccount> {
   const emulator = await createEmulator({ seed, rateLimit: 0 });
   const dir = mkdtempSync(path.join(tmpdir(), 'erpsync-drift-export-'));
-  const env: NodeJS.ProcessEnv = { BLING_ACCESS_TOKEN: emulator.token, ERPSYNC_BASE_URL: emulator.baseUrl, ERPSYNC_RATE: '1000' };
+  // Every emulator names the same company, so the apply lock (keyed on it) must be this test's own:
+  // in the shared default folder, parallel tests (and other checkouts) would refuse each other (exit 3).
+  const env: NodeJS.ProcessEnv = { BLING_ACCESS_TOKEN: emulator.token, ERPSYNC_BASE_URL: emulator.baseUrl, ERPSYNC_RATE: '1000', ERPSYNC_LOCK_DIR: path.join(dir, '.locks') };
   return {
     emulator,
     dir,

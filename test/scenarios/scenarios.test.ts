@@ -66,7 +66,9 @@ describe('plan scenarios', () => {
   it.each(scenarios)('%s', async (name) => {
     const cwd = `${root}${name}`;
     const config: ScenarioConfig = existsSync(`${cwd}/scenario.json`) ? (JSON.parse(readFileSync(`${cwd}/scenario.json`, 'utf8')) as ScenarioConfig) : {};
-    const env = { ...config.env };
+    // The sandbox names the same company in every scenario (and in other checkouts on this machine):
+    // the apply lock, keyed on it, lives in the scenario's own folder so runs never refuse each other.
+    const env = { ERPSYNC_LOCK_DIR: `${cwd}/.erpsync/locks`, ...config.env };
     const state = ['--sandbox', '--sandbox-state', '.erpsync/state.json'];
     const manifests = config.manifests ?? ['manifests'];
     const planFile = '.erpsync/plan.json';
