@@ -85,7 +85,7 @@ export function planMatch(match: Match, context: KindPlanContext): Change[] {
   // A record found under a previous name, or pinned by id under another name, is being renamed.
   const renamed = match.via === 'previous-name' || (match.via === 'id' && live.identity !== unit.identity);
   const reason: ChangeReason = renamed ? 'rename' : 'drift';
-  const parts = adapter.splitUpdate?.(differences) ?? [{ action: 'update' as const, fields: differences }];
+  const parts = adapter.splitUpdate?.(differences, live) ?? [{ action: 'update' as const, fields: differences }];
   return parts.map((part) => {
     if (part.action === 'blocked') {
       const paths = part.fields.map((f) => f.path).join(', ');
@@ -139,7 +139,10 @@ function planRemoval(adapter: KindAdapter, record: LiveRecord, reason: ChangeRea
   if (retireByPolicy || !adapter.canDelete) {
     if (adapter.isRetired?.(record)) return [];
     if (adapter.retire === 'status') return [{ ...newChange('retire', adapter.kind, record.identity, reason, adapter.retirementFields?.(record) ?? []), ...base }];
-    return [{ ...newChange('blocked', adapter.kind, record.identity, 'not-supported', []), ...base, note: 'this kind can be neither deleted nor retired' }];
+    const note = adapter.canDelete
+      ? `policy.retireInsteadOfDelete lists ${adapter.definition?.key ?? adapter.kind}, but the API has no way to retire its records; take the kind out of that list to delete them`
+      : 'this kind can be neither deleted nor retired';
+    return [{ ...newChange('blocked', adapter.kind, record.identity, 'not-supported', []), ...base, note }];
   }
   return [{ ...newChange('delete', adapter.kind, record.identity, reason, []), ...base }];
 }
