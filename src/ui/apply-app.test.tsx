@@ -34,7 +34,7 @@ const running = fold([
 function props(overrides: Partial<ApplyAppProps> = {}): ApplyAppProps {
   return {
     phase: 'applying',
-    planSummary: 'Plan: 2 to create, 0 to change, 1 to delete or retire.',
+    planSummary: 'Plan: 2 to create, 1 to delete.',
     confirmation: confirmationFor(plan),
     progress: running,
     notConverged: [],
@@ -51,7 +51,7 @@ describe('ApplyApp', () => {
     const onAnswer = vi.fn<(ok: boolean) => void>();
     const app = render(<ApplyApp {...props({ phase: 'confirm', progress: createProgress(), onAnswer })} />);
     const frame = await waitForFrame(app, (f) => f.includes('Type 1 to apply:'));
-    expect(frame).toContain('Plan: 2 to create, 0 to change, 1 to delete or retire.');
+    expect(frame).toContain('Plan: 2 to create, 1 to delete.');
     expect(frame).toContain('This deletes or retires 1 record(s) in Loja Teste Ltda');
     await typeKeys(app, ['1', '\r']);
     await vi.waitFor(() => expect(onAnswer).toHaveBeenCalledWith(true));

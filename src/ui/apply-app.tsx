@@ -17,7 +17,7 @@ export type SessionPhase = 'confirm' | 'applying' | 'verifying' | 'done' | 'canc
 
 export interface ApplyAppProps {
   phase: SessionPhase;
-  /** e.g. `Plan: 2 to create, 1 to change, 0 to delete or retire.` */
+  /** e.g. `Plan: 2 to create, 1 to update, 1 to retire.` */
   planSummary: string;
   confirmation: Confirmation;
   progress: ApplyProgress;

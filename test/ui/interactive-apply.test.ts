@@ -40,7 +40,7 @@ describe('interactive apply', () => {
     expect(await run.exit).toBe(0);
     expect(groupNames()).toEqual(['Maquiagem', 'Perfumaria']);
     const text = run.stdout.text;
-    expect(text).toContain('+ gruposProdutos "Maquiagem" — create (missing, wave 1)');
+    expect(text).toContain('+ gruposProdutos "Maquiagem" — create: not in the account (wave 1)');
     expect(text).toContain('Wave 1: 2 change(s)');
     expect(text).toMatch(/✓ ok {6}gruposProdutos "Perfumaria" create \(id \d+\)/);
     expect(text).toContain('Apply: 2 applied, 0 failed, 0 skipped, 0 blocked.');

@@ -106,7 +106,7 @@ describe('apply in a real pseudo-terminal', () => {
     }
     expect(emulator.snapshot().gruposProdutos.map((g) => g.nome).sort()).toEqual(['Maquiagem', 'Perfumaria']);
     const text = run.text();
-    expect(text).toContain('Plan: 2 to create, 0 to change, 0 to delete or retire.');
+    expect(text).toContain('Plan: 2 to create.');
     expect(text).toMatch(/✓ ok {6}gruposProdutos "Maquiagem" create \(id \d+\)/);
   });
 });
