@@ -23,6 +23,8 @@ export interface ApplyOptions {
   /** Changes run at once inside a wave. */
   concurrency?: number;
   signal?: AbortSignal;
+  /** Awaited before each change starts: a paused apply (the Ctrl-C question) starts none meanwhile. */
+  hold?: () => Promise<void>;
   onEvent?: (event: ApplyEvent) => void;
   /**
    * How long a create whose outcome is unknown may still commit on the server: it is looked up
@@ -81,6 +83,7 @@ export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<Appl
     const queue = [...inWave];
     const runNext = async (): Promise<void> => {
       for (let change = queue.shift(); change; change = queue.shift()) {
+        await options.hold?.();
         if (options.signal?.aborted) {
           interrupted = true;
           record(change, { status: 'skipped', because: 'interrupted' });
