@@ -25,6 +25,8 @@ export interface ApplyOptions {
   /** Changes run at once inside a wave. */
   concurrency?: number;
   signal?: AbortSignal;
+  /** Awaited before each change starts: a paused apply (the Ctrl-C question) starts none meanwhile. */
+  hold?: () => Promise<void>;
   onEvent?: (event: ApplyEvent) => void;
   /**
    * How long a create whose outcome is unknown may still commit on the server: it is looked up
@@ -156,7 +158,11 @@ export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<Appl
     // Plan order puts a carrier before the changes it carries, so one worker never waits on itself.
     const queue = [...inWave];
     const runNext = async (): Promise<void> => {
-      for (let change = queue.shift(); change; change = queue.shift()) await runChange(change);
+      for (let change = queue.shift(); change; change = queue.shift()) {
+        // A paused run (Ctrl-C asking) starts nothing until the person answers.
+        await options.hold?.();
+        await runChange(change);
+      }
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, inWave.length) }, runNext));
   }

@@ -31,6 +31,8 @@ export interface ApplyWorkflowOptions {
   report: (event: ApplyReportEvent) => void;
   /** Stops dispatching new changes (Ctrl-C); requests in flight finish. */
   signal: AbortSignal;
+  /** Awaited before each change starts (paused while the Ctrl-C question shows). */
+  hold?: () => Promise<void>;
   concurrency: number;
   /** How long a create of unknown outcome may still commit (see applyPlan). */
   outcomeWindowMs?: number;
@@ -62,6 +64,7 @@ export async function runApplyWorkflow(plan: Plan, options: ApplyWorkflowOptions
     live,
     concurrency: Math.max(1, options.concurrency),
     signal: options.signal,
+    ...(options.hold ? { hold: options.hold } : {}),
     onEvent: options.report,
     ...(options.outcomeWindowMs === undefined ? {} : { outcomeWindowMs: options.outcomeWindowMs }),
   });

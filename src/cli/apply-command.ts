@@ -8,6 +8,9 @@ import { exitCodeOfApply, runApplyWorkflow } from '../apply/apply-workflow.js';
 import { defaultOutcomeWindowMs } from '../apply/apply-plan.js';
 import type { HeldLock } from '../api/lease-lock.js';
 import { lockAccount, lockKeyOf } from './account-lock.js';
+import type { ApiClient } from '../api/client.js';
+import type { StartupGuard } from './startup-guard.js';
+import { guardStartup } from './startup-guard.js';
 import { isCi } from '../api/index.js';
 import { registry } from '../kinds/registry.js';
 import { fetchLive } from '../live/fetch-live.js';
@@ -125,7 +128,9 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
   // Ctrl-C stops apply from starting changes; requests in flight finish (a second Ctrl-C exits at
   // once), so the client does not share the interrupt signal.
   const opened = await openResolvedTarget(target, flags, io, { client: { signal: new AbortController().signal } });
-  const ui = createApplyUi(io, mode, flags['auto-approve'] === true);
+  const autoApprove = flags['auto-approve'] === true;
+  const guard = guardStartup(io, { ask: !autoApprove && !isCi(io.env), spinner: mode === 'interactive', requests: () => opened.client.stats().total });
+  const ui = createApplyUi(io, mode, autoApprove, guard);
   let lock: HeldLock | undefined;
   try {
     // NDJSON owns stdout: the banner goes to stderr then.
@@ -142,23 +147,36 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
       plan = result.plan;
     }
     const outcome = await runApplyWorkflow(plan, {
-      client: opened.client,
+      client: holdRequests(opened.client, ui.hold),
       target: planTargetOf(opened),
       adapters: registry.units,
       readAccount: (request) => fetchLive(opened.client, registry.units, request),
       ...(live ? { live } : {}),
       confirm: ui.confirm,
       report: ui.report,
-      signal: AbortSignal.any([io.signal, ui.stop]),
+      signal: AbortSignal.any([io.signal, ui.stop, guard.interrupted]),
+      hold: ui.hold,
       concurrency: Math.max(1, concurrency),
       outcomeWindowMs,
     });
     return exitCodeOfApply(outcome);
   } finally {
+    guard.release();
     await ui.close();
     await lock?.release();
     await opened.close();
   }
+}
+
+/** The client apply writes through: no request leaves while the Ctrl-C question shows. */
+function holdRequests(client: ApiClient, hold: () => Promise<void>): ApiClient {
+  return {
+    ...client,
+    request: async <T,>(req: Parameters<ApiClient['request']>[0]) => {
+      await hold();
+      return client.request<T>(req);
+    },
+  };
 }
 
 async function readSavedPlan(file: string, shown: string, env: NodeJS.ProcessEnv): Promise<Plan> {
@@ -173,6 +191,8 @@ interface ApplyUi {
   confirm: (plan: Plan) => Promise<boolean>;
   /** Aborted when the person confirms a stop in the terminal UI. */
   stop: AbortSignal;
+  /** Resolves when a change or request may start (not while the Ctrl-C question shows). */
+  hold: () => Promise<void>;
   close: () => Promise<void>;
 }
 
@@ -181,7 +201,7 @@ interface ApplyUi {
  * (loaded only then) asks and shows progress; otherwise plain lines, or NDJSON with --json, and
  * a plain prompt on the terminal when there is one.
  */
-function createApplyUi(io: CliIO, mode: ReturnType<typeof chooseOutputMode>, autoApprove: boolean): ApplyUi {
+function createApplyUi(io: CliIO, mode: ReturnType<typeof chooseOutputMode>, autoApprove: boolean, guard: StartupGuard): ApplyUi {
   const write = (line: string) => writeLine(io.stdout, line);
   const now = () => performance.now();
   const reporter: ApplyReporter = mode === 'json' ? createJsonApplyReporter({ write, now }) : createPlainApplyReporter({ write, adapters: registry.units, now });
@@ -191,11 +211,14 @@ function createApplyUi(io: CliIO, mode: ReturnType<typeof chooseOutputMode>, aut
   let session: InteractiveApply | undefined;
   return {
     report(event) {
+      if (event.type === 'plan') guard.stopSpinner();
       if (session) session.report(event);
       else if (mode === 'interactive' && event.type === 'plan') printPlanForTerminal(event.plan, io);
       else reporter.report(event);
     },
     async confirm(plan) {
+      // What was typed before the question was thrown away; the keyboard answers from here on.
+      guard.release();
       if (mode !== 'interactive') return autoApprove || askOnTerminal(io, plan, promptOut);
       const { startInteractiveApply } = await import('../ui/interactive-apply.js');
       session = startInteractiveApply({ stdout: io.stdout, stdin: io.stdin, stderr: io.stderr, plan, color: isColorEnabled(io), autoApprove });
@@ -203,6 +226,7 @@ function createApplyUi(io: CliIO, mode: ReturnType<typeof chooseOutputMode>, aut
       return session.confirm();
     },
     stop: stop.signal,
+    hold: async () => session?.hold(),
     close: async () => session?.close(),
   };
 }

@@ -7,6 +7,8 @@ import { ErpsyncError, exitCodes, isErpsyncError } from '../model/errors.js';
 import type { CliIO, CommandRunner } from './io.js';
 import { writeLine } from './io.js';
 import { withOutputMask } from './output-mask.js';
+import { suggestClosest } from '../model/suggest.js';
+import { printable } from '../model/printable.js';
 
 interface CommandEntry {
   summary: string;
@@ -89,8 +91,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   }
   const entry = commands[name];
   if (!entry) {
-    writeLine(io.stderr, `erpsync: unknown command '${name}'`);
-    writeLine(io.stderr, usage());
+    writeLine(io.stderr, `erpsync: ${describeUnknownCommand(name)}`);
     return exitCodes.error;
   }
   const debug = rest.includes('--debug') || io.env.ERPSYNC_DEBUG === '1';
@@ -101,6 +102,16 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   } catch (error) {
     return reportFailure(error, masked, debug);
   }
+}
+
+/** One line: what was not understood, the closest command, and where the list is. */
+function describeUnknownCommand(name: string): string {
+  const shown = printable(name);
+  const closest = suggestClosest(name, Object.keys(commands));
+  if (name.startsWith('-')) return `unknown option ${shown} before the command (run \`erpsync --help\` for the commands)`;
+  return closest
+    ? `unknown command \`${shown}\`; did you mean \`erpsync ${closest}\`? (run \`erpsync ${closest} --help\` for its options)`
+    : `unknown command \`${shown}\` (run \`erpsync --help\` for the commands)`;
 }
 
 /** The one place that turns a thrown failure into text and an exit code. */

@@ -37,20 +37,20 @@ describe('categoriasReceitasDespesas adapter: reading', () => {
     expect(emulator.counters()).toEqual({ [listPath]: 1 });
   });
 
-  it('reads situacao through a second walk of the list filtered on inactive, never through details', async () => {
+  it('reads situacao (for drift and export) through a second walk of the list filtered on inactive, never through details', async () => {
     const { emulator, client } = await openEditedAccount((state) => {
       const water = state.categoriasReceitasDespesas.find((c) => c.descricao === 'Água');
       if (water) water.situacao = 0;
     });
-    const desired = [desiredUnit(kind, 'Despesas administrativas > Aluguel', { descricao: 'Aluguel', situacao: 1 })];
-    const records = await readByIdentity(adapter, client, readScope(desired));
+    const desired = [desiredUnit(kind, 'Despesas administrativas > Aluguel', { descricao: 'Aluguel' })];
+    const records = await readByIdentity(adapter, client, { ...readScope(desired), everyField: true });
     expect(requireRecord(records, 'Despesas administrativas > Água').fields.situacao).toBe(0);
     expect(requireRecord(records, 'Despesas administrativas > Aluguel').fields.situacao).toBe(1);
     expect(emulator.counters()).toEqual({ [listPath]: 2 });
     expect(emulator.requestLog().map((entry) => entry.query)).toEqual(['pagina=1&limite=100', 'situacao=2&pagina=1&limite=100']);
   });
 
-  it('skips the situacao walk when no present unit sets situacao', async () => {
+  it('skips the situacao walk when not every field is wanted (a plan never compares it)', async () => {
     const { emulator, client } = await openAccount();
     const desired = [
       desiredUnit(kind, 'Despesas administrativas > Aluguel', { descricao: 'Aluguel', grupoDRE: 7 }),
@@ -62,14 +62,9 @@ describe('categoriasReceitasDespesas adapter: reading', () => {
 });
 
 describe('categoriasReceitasDespesas adapter: planning hooks', () => {
-  it('blocks a change of situacao, which no endpoint writes, and updates the rest', () => {
-    const descricao = { path: 'descricao', before: 'Aluguel', after: 'Locação' };
-    const situacao = { path: 'situacao', before: 1, after: 0 };
-    expect(adapter.splitUpdate?.([descricao, situacao])).toEqual([
-      { action: 'update', fields: [descricao] },
-      { action: 'blocked', fields: [situacao] },
-    ]);
-    expect(adapter.splitUpdate?.([descricao])).toEqual([{ action: 'update', fields: [descricao] }]);
+  it('does not accept situacao in manifests, since no endpoint writes it', () => {
+    expect(Object.keys((adapter.definition?.recordSchema.properties ?? {}) as object)).not.toContain('situacao');
+    expect(adapter.splitUpdate).toBeUndefined();
   });
 
   it('compares grupoDRE on roots only, since children take their parent group', () => {

@@ -2,8 +2,10 @@
 // and label tables, and the adapter that reads and writes them. A tree: identity is the path of
 // `descricao` from the root, the parent is named by `categoriaPai` (the API's `idCategoriaPai`).
 // The API reads the DRE group as `idGrupoDre` but writes it as `grupoDRE`; manifests use the
-// write name. `situacao` is detail-only and has no write endpoint: it is read through the list's
-// own situacao filter (2 = inactive), never one detail per record, and a change to it is blocked.
+// write name. `situacao` has no write endpoint (the documented bodies lack it, a create is always
+// active), so manifests cannot declare it and a category is never retired, only deleted; it is
+// read only where every field is wanted (drift, export), through the list's own situacao filter
+// (2 = inactive), to tell a default category someone deactivated from an untouched one.
 // The system transfer categories (tipo 4/5) are the account's own; the rest of the default chart
 // is known here so drift and export can tell an untouched default from a configured category.
 // No other kind's quirks here.
@@ -13,7 +15,7 @@ import { pathSeparator } from '../model/names.js';
 import { compact, deleteOperation, executeByAction, identifyListItems, postRecord, readInteger, readName, readTreeItems, requireId, requireLiveId, treeRecord } from './live-helpers.js';
 import type { Coded, FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { defineEnum, defineListRecord, defineName, defineParentReference, toolKeyFields } from './shared-schema.js';
-import type { Change, FieldChange } from '../model/plan.js';
+import type { Change } from '../model/plan.js';
 import type { LiveRecord } from '../model/live.js';
 import { defineKind } from './kind.js';
 import type { ReadScope, WriteContext } from './kind.js';
@@ -46,7 +48,6 @@ export interface CategoriaReceitaDespesaManifest extends ToolKeys {
   tipo?: Coded<typeof tipoWritableLabels>;
   categoriaPai?: string;
   grupoDRE?: Coded<typeof grupoDreWritableLabels>;
-  situacao?: Coded<typeof situacaoCategoriaLabels>;
 }
 
 const tipo = defineEnum({
@@ -62,11 +63,6 @@ const grupoDRE = defineEnum({
   summary:
     'Line of the income statement (DRE) the category feeds; 1 nao-exibir keeps it out. Child categories follow their parent, so set it on roots. The API reads it back as idGrupoDre.',
 });
-const situacao = defineEnum({
-  path: ['situacao'],
-  labels: situacaoCategoriaLabels,
-  summary: 'Whether the category is active. Inactive categories stay on old postings but cannot be chosen.',
-});
 
 const fields = {
   descricao: defineName('Name of the category; with the parent path it identifies the record. Required.'),
@@ -75,7 +71,6 @@ const fields = {
     'Parent category. It may be one of the account defaults (e.g. `Despesas administrativas`) that no manifest declares.',
   ),
   grupoDRE: grupoDRE.schema,
-  situacao: situacao.schema,
   ...toolKeyFields,
 } as const satisfies FieldTable<CategoriaReceitaDespesaManifest>;
 
@@ -91,9 +86,9 @@ const inactiveFilter = 2;
 /** tipo codes of the system transfer categories, which the API does not let anyone change. */
 const systemTipos: readonly number[] = [tipoCategoriaLabels['transferencia-entrada'], tipoCategoriaLabels['transferencia-saida']];
 
-/** Reads the inactive ids with the list filter, only when some manifest manages `situacao`. */
+/** Reads the inactive ids with the list filter, only when every field is wanted (drift, export). */
 async function readInactiveIds(client: ApiClient, scope: ReadScope): Promise<ReadonlySet<number> | undefined> {
-  if (!scope.everyField && !scope.desired.some((unit) => unit.tool.ensure === 'present' && unit.fields.situacao !== undefined)) return undefined;
+  if (!scope.everyField) return undefined;
   const inactive = await client.listAll<unknown>(resource, { situacao: inactiveFilter }, { kind });
   return new Set(identifyListItems(inactive, resource).map((item) => item.id));
 }
@@ -125,13 +120,6 @@ function canonicalizeCategory(fields: Record<string, unknown>): Record<string, u
   if (fields.categoriaPai === undefined || fields.grupoDRE === undefined) return fields;
   const { grupoDRE: _inherited, ...rest } = fields;
   return rest;
-}
-
-/** No endpoint writes a category's `situacao` (the documented bodies lack it): such a change is blocked. */
-function splitCategoryUpdate(fields: FieldChange[]): { action: Change['action']; fields: FieldChange[] }[] {
-  const status = fields.filter((f) => f.path === 'situacao');
-  const rest = fields.filter((f) => f.path !== 'situacao');
-  return [...(rest.length > 0 ? [{ action: 'update' as const, fields: rest }] : []), ...(status.length > 0 ? [{ action: 'blocked' as const, fields: status }] : [])];
 }
 
 function parentIdOf(desired: Record<string, unknown>, context: WriteContext): number {
@@ -252,13 +240,12 @@ export function accountDefaultOf(identity: string, fields: Record<string, unknow
   return place.child || fields.grupoDRE === place.root.grupoDRE ? 'pristine' : 'modified';
 }
 
-/** grupoDRE 1 is what a create without one gets; children inherit theirs; active is the default. */
+/** grupoDRE 1 is what a create without one gets; children inherit theirs; no manifest can hold situacao. */
 function exportCategory(record: LiveRecord): Record<string, unknown> {
-  const { grupoDRE, situacao, ...rest } = record.fields;
+  const { grupoDRE, situacao: _unwritable, ...rest } = record.fields;
   return compact({
     ...rest,
     grupoDRE: rest.categoriaPai === undefined && grupoDRE !== grupoDreLabels['nao-exibir'] ? grupoDRE : undefined,
-    situacao: situacao === situacaoCategoriaLabels.inativa ? situacao : undefined,
   });
 }
 
@@ -274,13 +261,12 @@ export const categoriasReceitasDespesas = defineKind({
     identity: ['descricao'],
     requiredUnlessAbsent: ['tipo'],
   }),
-  enums: [tipo.field, grupoDRE.field, situacao.field],
+  enums: [tipo.field, grupoDRE.field],
   secretFields: [],
   nameField: 'descricao',
   references: [{ path: ['categoriaPai'], target: 'categoriasReceitasDespesas', parent: true }],
   readLive: readCategories,
   canonicalize: canonicalizeCategory,
-  splitUpdate: splitCategoryUpdate,
   retire: 'none',
   canDelete: true,
   // The POST and PUT answer with the record itself; a child's DRE group, which follows its parent, is never compared.

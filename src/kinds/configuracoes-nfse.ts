@@ -8,6 +8,7 @@
 // settings are never deleted. Export leaves out the counters the account advances and whatever
 // is still blank. No other kind's quirks here.
 import type { ApiClient } from '../api/client.js';
+import { keyListField } from '../model/diff-fields.js';
 import { ErpsyncError } from '../model/errors.js';
 import { compact, executeByAction, isPlainRecord, mergeRecords, nameReadOnlyReference, readBoolean, readInteger, readNumber, referenceId } from './live-helpers.js';
 import type { Coded, FieldTable, FieldTableEntry } from './shared-schema.js';
@@ -494,7 +495,7 @@ function nameNatureza(fields: Record<string, unknown>, scope: ReadScope): Record
 }
 
 /** Label of the synthetic field that lists the tax entries by match key, so removals show. */
-const tributoKeysField = 'tributos (CNAE + listaServico)';
+const tributoKeysField = keyListField('tributos', 'CNAE + listaServico');
 
 /**
  * Tax entries compared by match key instead of position: an object keyed by CNAE +

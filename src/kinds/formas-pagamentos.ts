@@ -57,7 +57,7 @@ export const tipoPagamentoLabels = {
 } as const;
 
 export const situacaoFormaPagamentoLabels = { ativa: 1, inativa: 0 } as const;
-export const padraoLabels = { nenhum: 0, padrao: 1, 'padrao-devolucao': 2 } as const;
+export const padraoLabels = { nenhum: 0, padrao: 1, 'padrao-devolucao': 2, fiado: 3 } as const;
 export const finalidadeLabels = { pagamentos: 1, recebimentos: 2, 'pagamentos-e-recebimentos': 3 } as const;
 export const destinoLabels = { contas: 1, 'ficha-financeira': 2, 'caixa-e-bancos': 3 } as const;
 export const bandeiraLabels = {
@@ -132,7 +132,7 @@ const padrao = defineEnum({
   path: ['padrao'],
   labels: padraoLabels,
   summary:
-    'Marks the account default (one per account) or the default for returns (one per account). Setting it on one method clears it on the method that had it.',
+    'Marks the account default (one per account), the default for returns (one per account), or 3 fiado, the default for sales on credit. Setting it on one method clears it on the method that had it. The API never reads fiado back, so it is set when the method is created and never compared afterwards.',
 });
 const bandeira = defineEnum({ path: ['dadosCartao', 'bandeira'], labels: bandeiraLabels, summary: 'Card brand.' });
 const tipoCartao = defineEnum({
@@ -254,11 +254,12 @@ const detailOnlyFields = ['destino', 'condicao', 'utilizaDiasUteis', 'taxas', 'd
 /**
  * `padrao` as read (1 default, 2 default for returns) → the code `PATCH …/padrao` takes for the
  * same purpose. The PATCH enum is a different one (1 payment, 2 returns, 3 on-credit "fiado");
- * the codes of the two purposes a manifest can express happen to coincide, fiado has no read value.
+ * the codes happen to coincide. Fiado has no read value: a method marked fiado still reads 0.
  */
 const padraoPatchCodes: Readonly<Record<number, number>> = {
   [padraoLabels.padrao]: 1,
   [padraoLabels['padrao-devolucao']]: 2,
+  [padraoLabels.fiado]: 3,
 };
 
 /** The manifest's view of a method as the API returned it, read leniently. */
@@ -320,9 +321,15 @@ function digitsOnly(value: unknown): unknown {
   return typeof value === 'string' ? value.replace(/\D/g, '') : value;
 }
 
+/**
+ * The form the API stores: CNPJ digits only. `padrao: fiado` is create-only — the API never reads
+ * it back — so it is left out of every comparison (plan, drift, the check after apply).
+ */
 function canonicalizePaymentMethod(fields: Record<string, unknown>): Record<string, unknown> {
-  if (!isPlainRecord(fields.dadosCartao) || fields.dadosCartao.cnpjCredenciadora === undefined) return fields;
-  return { ...fields, dadosCartao: { ...fields.dadosCartao, cnpjCredenciadora: digitsOnly(fields.dadosCartao.cnpjCredenciadora) } };
+  const { padrao, ...rest } = fields;
+  const comparable = padrao === padraoLabels.fiado ? rest : fields;
+  if (!isPlainRecord(comparable.dadosCartao) || comparable.dadosCartao.cnpjCredenciadora === undefined) return comparable;
+  return { ...comparable, dadosCartao: { ...comparable.dadosCartao, cnpjCredenciadora: digitsOnly(comparable.dadosCartao.cnpjCredenciadora) } };
 }
 
 /**
@@ -361,7 +368,8 @@ async function createPaymentMethod(change: Change, client: ApiClient): Promise<{
   const desired = change.desired ?? {};
   // Manifest fields are the API's; the canonical form is the one it stores (CNPJ digits).
   // padrao is server-managed on create: the method gets it through the PATCH once it exists.
-  const { padrao, ...body } = canonicalizePaymentMethod(desired);
+  const padrao = desired.padrao;
+  const { padrao: _patched, ...body } = canonicalizePaymentMethod(desired);
   const { id } = await postRecord(client, resource, kind, body);
   if (padrao !== undefined && padraoPatchCodes[padrao as number] !== undefined) await patchPadrao(client, id, padrao);
   return { id };

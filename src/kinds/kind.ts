@@ -150,9 +150,10 @@ export interface KindAdapter {
   canonicalize?(fields: Record<string, unknown>): Record<string, unknown>;
   /**
    * Turns field differences of a matched pair into changes: most kinds send one update, payment
-   * methods move `situacao` and `padrao` to their own PATCH calls.
+   * methods move `situacao` and `padrao` to their own PATCH calls. `live` is the record changed
+   * (what the API allows may depend on it: a native carrier's services only switch on or off).
    */
-  splitUpdate?(fields: FieldChange[]): { action: Change['action']; fields: FieldChange[] }[];
+  splitUpdate?(fields: FieldChange[], live?: LiveRecord): { action: Change['action']; fields: FieldChange[] }[];
   /**
    * Whether a difference settles by itself once the other desired units are applied (a default
    * that moves to another record clears on its old holder): such a difference is not planned.

@@ -114,10 +114,10 @@ describe('logisticasServicos', () => {
     emulator.clearLog();
     const read = await services.readLive(client, { desired: [expresso], all: false, earlier: new Map([['logisticas', logistics]]) });
     expect(emulator.counters()).toEqual({ 'GET /logisticas/servicos': 1 });
-    expect(read.map((r) => [r.identity, r.name, r.parent, r.system, r.fields.ativo])).toEqual([
-      ['Correios > 03220', '03220', 'Correios', 'native', true],
-      ['Correios > 03298', '03298', 'Correios', 'native', true],
-      ['Correios > 04227', '04227', 'Correios', 'native', false],
+    expect(read.map((r) => [r.identity, r.name, r.parent, r.system ?? r.accountDefault, r.fields.ativo])).toEqual([
+      ['Correios > 03220', '03220', 'Correios', 'pristine', true],
+      ['Correios > 03298', '03298', 'Correios', 'pristine', true],
+      ['Correios > 04227', '04227', 'Correios', 'pristine', false],
     ]);
     expect(read[0]?.fields).toEqual({
       codigo: '03220',

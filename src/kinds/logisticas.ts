@@ -7,8 +7,10 @@
 // read from the services list (which, unlike the logistics detail, also shows inactive ones) and
 // written through /logisticas/servicos (or nested in the create of a new logistics, as the plan
 // batches them: Change.carries). Services cannot be deleted through the API, only
-// deactivated, so a service tombstone means `ativo: false`. Native integrations (Correios …)
-// belong to the carrier and are never changed. No other kind's quirks here.
+// deactivated, so a service tombstone means `ativo: false`. A native integration (Correios …)
+// belongs to the carrier and is never changed; its services are the account's own (never pruned),
+// and the one change the API takes for them, switching one on or off, is planned for those a
+// manifest names. No other kind's quirks here.
 import type { ApiClient } from '../api/client.js';
 import { ErpsyncError } from '../model/errors.js';
 import { joinPath, normalizeName, pathSeparator } from '../model/names.js';
@@ -33,6 +35,7 @@ import {
 } from './live-helpers.js';
 import type { DesiredUnit, ManifestRecord } from '../model/desired.js';
 import type { LiveRecord } from '../model/live.js';
+import type { Change, FieldChange } from '../model/plan.js';
 import { defineKind, defineNestedKind } from './kind.js';
 import type { CheckFinding, ReadScope, WriteContext } from './kind.js';
 
@@ -299,7 +302,8 @@ async function readServices(client: ApiClient, scope: ReadScope): Promise<LiveRe
         parent: parent.identity,
         fields,
         raw,
-        ...(parent.system ? { system: parent.system } : {}),
+        // A native carrier's services are its own, but they switch on and off like any other.
+        ...(parent.system === 'native' ? { accountDefault: 'pristine' as const } : parent.system ? { system: parent.system } : {}),
         detailLoaded: true,
       },
     ];
@@ -364,11 +368,29 @@ const executeService = executeByAction('logistics services', {
     const body = serviceBody(live ? serviceFields(live.raw) : {}, change.desired ?? {}, context);
     await client.request({ method: 'PUT', path: `/logisticas/servicos/${requireLiveId(change)}`, body, kind: 'logisticasServicos' });
   },
+  async 'set-status'(change, { client }) {
+    await switchService(client, requireLiveId(change), change.fields.find((f) => f.path === 'ativo')?.after === true);
+  },
   async retire(change, { client }) {
-    // The spec puts the switch under the logistics root, with the service's id.
-    await client.request({ method: 'PATCH', path: `/logisticas/${requireLiveId(change)}/situacoes`, body: { ativo: false }, kind: 'logisticasServicos' });
+    await switchService(client, requireLiveId(change), false);
   },
 });
+
+async function switchService(client: ApiClient, id: number, ativo: boolean): Promise<void> {
+  // The spec puts the switch under the logistics root, with the service's id.
+  await client.request({ method: 'PATCH', path: `/logisticas/${id}/situacoes`, body: { ativo }, kind: 'logisticasServicos' });
+}
+
+/**
+ * A native carrier's service (an account default here) takes only the on/off switch; its other
+ * fields belong to the carrier, so a change to them is blocked. Custom services take one PUT.
+ */
+function splitServiceUpdate(fields: FieldChange[], live?: LiveRecord): { action: Change['action']; fields: FieldChange[] }[] {
+  if (live?.accountDefault === undefined) return [{ action: 'update', fields }];
+  const ativo = fields.filter((f) => f.path === 'ativo');
+  const rest = fields.filter((f) => f.path !== 'ativo');
+  return [...(ativo.length > 0 ? [{ action: 'set-status' as const, fields: ativo }] : []), ...(rest.length > 0 ? [{ action: 'blocked' as const, fields: rest }] : [])];
+}
 
 /** A service as a manifest declares it: the empty alias list and `ativo: true` are what a create gets. */
 function exportService(record: LiveRecord): Record<string, unknown> {
@@ -392,6 +414,7 @@ const logisticasServicos = defineNestedKind({
     const carrier = isPlainRecord(fields.transportador) ? { transportador: fields.transportador.id } : {};
     return { ...fields, ...(aliases ? { aliases: [...aliases].sort() } : {}), ...carrier };
   },
+  splitUpdate: splitServiceUpdate,
   retire: 'status',
   isRetired: (record) => record.fields.ativo === false,
   retirementFields: (record) => [{ path: 'ativo', before: record.fields.ativo, after: false }],

@@ -141,7 +141,19 @@ export async function findManifestFiles(paths: readonly string[], cwd: string): 
       walk.diagnostics.push({ severity: 'error', code: 'not-a-regular-file', message: `the path is ${describeType(info)}, not a file; only regular files are read`, position });
     }
   }
-  return { files: [...new Set(walk.files)], scanned: walk.scanned, diagnostics: walk.diagnostics };
+  return { files: [...new Set(walk.files)], scanned: walk.scanned, diagnostics: markNothingFound(walk) };
+}
+
+/**
+ * An empty folder beside others that hold manifests is a warning; when the whole set found none, a
+ * plan would read "no changes" for a manifest set that is not there, so it is an error naming the
+ * folders it searched.
+ */
+function markNothingFound(walk: Walk): Diagnostic[] {
+  if (walk.files.length > 0) return walk.diagnostics;
+  return walk.diagnostics.map((d) =>
+    d.code === 'no-manifests' ? { ...d, severity: 'error', message: 'no manifests found: this folder and its subfolders hold no .yaml or .yml files', hint: 'run in the folder that holds the manifests, or name it: `erpsync plan path/to/manifests`' } : d,
+  );
 }
 
 /**

@@ -220,20 +220,26 @@ function gatherDocument(shown: string, doc: ParsedDocument, registry: Registry, 
   const reported = new Set(interpolated.diagnostics.filter((d) => d.severity === 'error').map((d) => d.path));
   const schemaProblems = validateAgainstSchema(interpolated.value, doc.locate, registry.kinds, interpolated.sources);
   gathered.diagnostics.push(...schemaProblems.filter((d) => !reported.has(d.path)));
-  if (schemaProblems.length > 0 || hasErrors(interpolated.diagnostics)) return;
+  // One pass: the checks across records run on every record that is sound, so a run reports the
+  // duplicates, cycles and secrets beside the schema errors. A record with a problem of its own is
+  // left out of them (its fields cannot be trusted), and so is a policy block with one.
+  const isBroken = brokenPathTest([...schemaProblems, ...interpolated.diagnostics]);
   if (Object.keys(interpolated.value as Record<string, unknown>).every((key) => key === 'version')) {
     gathered.emptyFiles.push({ position: doc.locate([]), what: 'the document declares nothing but its version' });
   }
   for (const [key, content] of Object.entries(interpolated.value as Record<string, unknown>)) {
     if (key === 'version') continue;
     if (key === 'policy') {
-      gathered.policies.push({ value: content as Record<string, unknown>, locate: doc.locate, layer });
+      if (!isBroken(['policy'])) gathered.policies.push({ value: content as Record<string, unknown>, locate: doc.locate, layer });
       continue;
     }
-    const definition = registry.kind(key as KindKey);
+    const definition = registry.kinds.find((k) => k.key === key);
+    if (!definition) continue;
     gathered.declaredKinds.add(definition.key);
+    if (definition.shape === 'list' && !Array.isArray(content)) continue;
     const items: [PathSegment[], unknown][] = definition.shape === 'singleton' ? [[[key], content]] : (content as unknown[]).map((item, i) => [[key, i], item]);
     for (const [recordPath, item] of items) {
+      if (isBroken(recordPath) || !isPlainRecord(item)) continue;
       const record: ManifestRecord = {
         kind: definition.key,
         value: normalizeEnumLabels(item as Record<string, unknown>, definition.enums),
@@ -252,6 +258,15 @@ function gatherDocument(shown: string, doc: ParsedDocument, registry: Registry, 
       gatheredOfKind.push({ record, locate, variables });
     }
   }
+}
+
+/** Whether a record (or block) at `path` has an error of its own, at it or inside it. */
+function brokenPathTest(problems: readonly Diagnostic[]): (path: readonly PathSegment[]) => boolean {
+  const pointers = problems.filter((d) => d.severity === 'error').map((d) => d.path ?? '');
+  return (path) => {
+    const pointer = toPointer(path);
+    return pointers.some((p) => p === pointer || p.startsWith(`${pointer}/`));
+  };
 }
 
 function pathsUnder(paths: readonly PathSegment[][], prefix: readonly PathSegment[]): PathSegment[][] {

@@ -114,7 +114,7 @@ function buildPolicySchema(kinds: readonly KindDefinition[]): JsonSchema {
         items: { enum: listKinds },
         uniqueItems: true,
         description:
-          'Kinds whose records are deactivated instead of deleted: payment methods (situacao 0), income/expense categories (situacao 0) and logistics (situacao D) support it.',
+          'Kinds whose records are deactivated instead of deleted: payment methods (situacao 0) and logistics (situacao D) support it. Categories and groups cannot be retired (no endpoint writes their situacao): a removal of theirs is a delete.',
       },
       ignore: {
         type: 'array',

@@ -36,3 +36,19 @@ export function diffFields(
   }
   return changes;
 }
+
+/**
+ * A keyed collection (NFS-e tax entries by CNAE + listaServico, …) is compared as an object keyed
+ * by each entry's match key, so entries are diffed field by field; beside it, a list of the keys
+ * under `keyListField(collection, how)` makes an added or dropped entry a difference too (the
+ * comparison only walks what the manifest sets). Reporters read that list back with
+ * `parseKeyListField` to show dropped entries by key, entry by entry, instead of as a list.
+ */
+export function keyListField(collection: string, keyDescription: string): string {
+  return `${collection} (${keyDescription})`;
+}
+
+/** The collection a key-list field path lists (`ISS.tributos`), or undefined for any other field. */
+export function parseKeyListField(path: string): string | undefined {
+  return /^(.+) \([^()]+\)$/.exec(path)?.[1];
+}

@@ -85,7 +85,7 @@ export function planMatch(match: Match, context: KindPlanContext): Change[] {
   // A record found under a previous name, or pinned by id under another name, is being renamed.
   const renamed = match.via === 'previous-name' || (match.via === 'id' && live.identity !== unit.identity);
   const reason: ChangeReason = renamed ? 'rename' : 'drift';
-  const parts = adapter.splitUpdate?.(differences) ?? [{ action: 'update' as const, fields: differences }];
+  const parts = adapter.splitUpdate?.(differences, live) ?? [{ action: 'update' as const, fields: differences }];
   return parts.map((part) => {
     if (part.action === 'blocked') {
       const paths = part.fields.map((f) => f.path).join(', ');
@@ -141,10 +141,13 @@ function planRemoval(adapter: KindAdapter, record: LiveRecord, reason: ChangeRea
   if (retireByPolicy || !adapter.canDelete) {
     if (adapter.isRetired?.(record)) return [];
     if (adapter.retire === 'status') {
-      const note = adapter.canDelete ? undefined : 'the API cannot delete these records: it is retired instead';
-      return [{ ...newChange('retire', adapter.kind, record.identity, reason, adapter.retirementFields?.(record) ?? []), ...base, ...(note ? { note } : {}) }];
+      const retiredNote = adapter.canDelete ? undefined : 'the API cannot delete these records: it is retired instead';
+      return [{ ...newChange('retire', adapter.kind, record.identity, reason, adapter.retirementFields?.(record) ?? []), ...base, ...(retiredNote ? { note: retiredNote } : {}) }];
     }
-    return [{ ...newChange('blocked', adapter.kind, record.identity, 'not-supported', []), ...base, note: 'this kind can be neither deleted nor retired' }];
+    const note = adapter.canDelete
+      ? `policy.retireInsteadOfDelete lists ${adapter.definition?.key ?? adapter.kind}, but the API has no way to retire its records; take the kind out of that list to delete them`
+      : 'this kind can be neither deleted nor retired';
+    return [{ ...newChange('blocked', adapter.kind, record.identity, 'not-supported', []), ...base, note }];
   }
   return [{ ...newChange('delete', adapter.kind, record.identity, reason, []), ...base }];
 }

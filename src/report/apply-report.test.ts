@@ -39,7 +39,7 @@ describe('plain apply reporter', () => {
   it('prints the plan, a line per wave and finished change, the summary with its cost, and what did not converge', () => {
     const lines = feed((write, now) => createPlainApplyReporter({ write, now, adapters: registry.units }));
     const afterPlan = lines.slice(lines.indexOf('Applying 2 change(s) in 2 wave(s)…'));
-    expect(lines[0]).toBe('Plan: 1 to create, 0 to change, 1 to delete or retire.');
+    expect(lines[0]).toBe('Plan: 1 to create, 1 to delete.');
     expect(afterPlan).toEqual([
       'Applying 2 change(s) in 2 wave(s)…',
       'Wave 1: 1 change(s)',

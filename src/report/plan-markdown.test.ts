@@ -14,13 +14,13 @@ describe('renderPlanMarkdown', () => {
   it('has the summary, a table by kind and action, the deletes spelled out and the details folded', () => {
     const text = renderPlanMarkdown(makePlan([makeChange('create', 'Maquiagem', 1), makeChange('delete', 'Antigo', 2, { liveId: 7 })]), { adapters: registry.units });
     const lines = text.split('\n');
-    expect(lines[0]).toBe('### erpsync plan: 1 to create, 0 to change, 1 to delete or retire');
+    expect(lines[0]).toBe('### erpsync plan: 1 to create, 1 to delete');
     expect(lines).toContain('| kind | create | update | set-status | set-default | delete | retire | blocked |');
     expect(lines).toContain('| `gruposProdutos` | 1 | – | – | – | 1 | – | – |');
     expect(lines).toContain('> 1 record(s) will be deleted or retired:');
     expect(lines).toContain('- `gruposProdutos` `Antigo`: delete (prune, id 7)');
     expect(lines).toContain('<details><summary>Details of 2 change(s)</summary>');
-    expect(lines).toContain('+ gruposProdutos "Maquiagem" — create (missing, wave 1)');
+    expect(lines).toContain('+ gruposProdutos "Maquiagem" — create: not in the account (wave 1)');
     expect(lines).toContain('    nome: "Maquiagem"');
     expect(text.endsWith('```\n\n</details>\n')).toBe(true);
   });

@@ -34,7 +34,7 @@ const running = fold([
 function props(overrides: Partial<ApplyAppProps> = {}): ApplyAppProps {
   return {
     phase: 'applying',
-    planSummary: 'Plan: 2 to create, 0 to change, 1 to delete or retire.',
+    planSummary: 'Plan: 2 to create, 1 to delete.',
     confirmation: confirmationFor(plan),
     progress: running,
     notConverged: [],
@@ -51,7 +51,7 @@ describe('ApplyApp', () => {
     const onAnswer = vi.fn<(ok: boolean) => void>();
     const app = render(<ApplyApp {...props({ phase: 'confirm', progress: createProgress(), onAnswer })} />);
     const frame = await waitForFrame(app, (f) => f.includes('Type 1 to apply:'));
-    expect(frame).toContain('Plan: 2 to create, 0 to change, 1 to delete or retire.');
+    expect(frame).toContain('Plan: 2 to create, 1 to delete.');
     expect(frame).toContain('This deletes or retires 1 record(s) in Loja Teste Ltda');
     await typeKeys(app, ['1', '\r']);
     await vi.waitFor(() => expect(onAnswer).toHaveBeenCalledWith(true));
@@ -75,21 +75,27 @@ describe('ApplyApp', () => {
     expect(frame).toContain('· 1 failed ·');
   });
 
-  it('asks once on Ctrl-C, goes on after any other key, and stops on a second Ctrl-C', async () => {
+  it('pauses on Ctrl-C while it asks, goes on after "n", and stops on "y" (or a second Ctrl-C)', async () => {
     const onStop = vi.fn();
-    const app = render(<ApplyApp {...props({ onStop })} />);
+    const onPause = vi.fn();
+    const app = render(<ApplyApp {...props({ onStop, onPause })} />);
     await waitForFrame(app, (f) => f.includes('done'));
     await typeKeys(app, ['\u0003']);
-    await waitForFrame(app, (f) => f.includes('Stop? Changes in flight finish, the rest are skipped.'));
+    await waitForFrame(app, (f) => f.includes('Paused: no new change starts. Stop applying?'));
+    expect(onPause).toHaveBeenLastCalledWith(true);
     expect(onStop).not.toHaveBeenCalled();
 
+    await typeKeys(app, ['x']);
+    expect(app.lastFrame()).toContain('Stop applying?');
     await typeKeys(app, ['n']);
-    await waitForFrame(app, (f) => !f.includes('Stop?'));
+    await waitForFrame(app, (f) => !f.includes('Stop applying?'));
+    expect(onPause).toHaveBeenLastCalledWith(false);
     expect(onStop).not.toHaveBeenCalled();
 
-    await typeKeys(app, ['\u0003', '\u0003']);
+    await typeKeys(app, ['\u0003', 'y']);
     await waitForFrame(app, (f) => f.includes('Stopping: waiting for 1 change(s) in flight…'));
     expect(onStop).toHaveBeenCalledTimes(1);
+    expect(onPause).toHaveBeenLastCalledWith(false);
     await typeKeys(app, ['\u0003']);
     expect(onStop).toHaveBeenCalledTimes(1);
   });
@@ -100,7 +106,7 @@ describe('ApplyApp', () => {
     await waitForFrame(app, (f) => f.includes('Reading back what was written…'));
     await typeKeys(app, ['\u0003', '\u0003']);
     expect(onStop).not.toHaveBeenCalled();
-    expect(app.lastFrame()).not.toContain('Stop?');
+    expect(app.lastFrame()).not.toContain('Stop applying?');
   });
 
   it('ends with the counts, the cost, the failures again, what did not converge and how to resume', async () => {

@@ -17,7 +17,7 @@ export type SessionPhase = 'confirm' | 'applying' | 'verifying' | 'done' | 'canc
 
 export interface ApplyAppProps {
   phase: SessionPhase;
-  /** e.g. `Plan: 2 to create, 1 to change, 0 to delete or retire.` */
+  /** e.g. `Plan: 2 to create, 1 to update, 1 to retire.` */
   planSummary: string;
   confirmation: Confirmation;
   progress: ApplyProgress;
@@ -27,6 +27,8 @@ export interface ApplyAppProps {
   onAnswer: (ok: boolean) => void;
   /** The person confirmed stopping: start no more changes. */
   onStop: () => void;
+  /** Ctrl-C asks whether to stop: no change may start while the question shows (true), or again (false). */
+  onPause?: (paused: boolean) => void;
 }
 
 export function ApplyApp(props: ApplyAppProps) {
@@ -39,16 +41,26 @@ export function ApplyApp(props: ApplyAppProps) {
   };
 
   // Active from the first frame to the last so the terminal stays in raw mode throughout:
-  // Ctrl-C reaches us as a key instead of killing the run half-way.
+  // Ctrl-C reaches us as a key instead of killing the run half-way. It pauses dispatching at once
+  // while it asks: "no" goes on, "yes" (or Ctrl-C again) stops; the changes in flight finish.
   useInput(
     (input, key) => {
       if (phase !== 'applying') return;
       const ctrlC = key.ctrl && input === 'c';
-      if (stopRef.current === 'running' && ctrlC) moveStop('asking');
-      else if (stopRef.current === 'asking' && ctrlC) {
-        moveStop('stopping');
-        props.onStop();
-      } else if (stopRef.current === 'asking') moveStop('running');
+      if (stopRef.current === 'running') {
+        if (!ctrlC) return;
+        moveStop('asking');
+        props.onPause?.(true);
+      } else if (stopRef.current === 'asking') {
+        if (ctrlC || /^y/i.test(input)) {
+          moveStop('stopping');
+          props.onStop();
+          props.onPause?.(false);
+        } else if (/^n/i.test(input) || key.escape || key.return) {
+          moveStop('running');
+          props.onPause?.(false);
+        }
+      }
     },
     { isActive: phase !== 'done' && phase !== 'cancelled' },
   );

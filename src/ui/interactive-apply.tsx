@@ -30,6 +30,8 @@ export interface InteractiveApply extends ApplyReporter {
   confirm(): Promise<boolean>;
   /** Aborted when the person confirms Ctrl-C. */
   readonly stop: AbortSignal;
+  /** Resolves when a change may start: at once, or when the Ctrl-C question is answered. */
+  hold(): Promise<void>;
   /** Shows the summary (unless cancelled), leaves it on screen and releases the terminal. */
   close(): Promise<void>;
 }
@@ -53,6 +55,18 @@ export function startInteractiveApply(options: InteractiveApplyOptions): Interac
     fail = reject;
   });
   if (options.autoApprove) settle(true);
+  // While the Ctrl-C question shows, dispatching waits on this; answering releases it.
+  let paused: { released: Promise<void>; release: () => void } | undefined;
+  const setPaused = (on: boolean) => {
+    if (on && !paused) {
+      let release = () => undefined as void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      paused = { released, release };
+    } else if (!on && paused) {
+      paused.release();
+      paused = undefined;
+    }
+  };
 
   const view = () => (
     <ApplyApp
@@ -66,6 +80,7 @@ export function startInteractiveApply(options: InteractiveApplyOptions): Interac
         settle(ok);
       }}
       onStop={() => controller.abort(new Error('stopped at the keyboard'))}
+      onPause={setPaused}
     />
   );
   // ink wants real tty streams; ours are the command's, which tests replace with lookalikes.
@@ -90,6 +105,7 @@ export function startInteractiveApply(options: InteractiveApplyOptions): Interac
   return {
     confirm: () => answered,
     stop: controller.signal,
+    hold: async () => paused?.released,
     report(event) {
       switch (event.type) {
         case 'plan':
@@ -105,6 +121,7 @@ export function startInteractiveApply(options: InteractiveApplyOptions): Interac
       }
     },
     async close() {
+      setPaused(false);
       if (state.phase !== 'cancelled') update({ phase: 'done' });
       instance.unmount();
       await exited;

@@ -38,7 +38,7 @@ export function ProgressView({ progress, stop, verifying, theme, now }: Progress
         <Text color={paint(theme, 'muted')}>{progress.startedAt === undefined ? 'Starting…' : describeProgressLine(progress, now())}</Text>
       )}
       {stop === 'asking' && !verifying ? (
-        <Text color={paint(theme, 'warn')}>Stop? Changes in flight finish, the rest are skipped. Ctrl-C again stops; any other key goes on.</Text>
+        <Text color={paint(theme, 'warn')}>Paused: no new change starts. Stop applying? Changes in flight finish, the rest are skipped. y (or Ctrl-C) stops · n goes on</Text>
       ) : null}
       {stop === 'stopping' && !verifying ? (
         <Text color={paint(theme, 'warn')}>Stopping: waiting for {progress.inFlight.length} change(s) in flight…</Text>

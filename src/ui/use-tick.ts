@@ -12,8 +12,4 @@ export function useTick(intervalMs: number, active: boolean): number {
   return tick;
 }
 
-const frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-
-export function spinnerFrame(tick: number): string {
-  return frames[tick % frames.length] ?? '';
-}
+export { spinnerFrame } from '../report/spinner.js';

@@ -8,7 +8,7 @@ import { readFlagsFromHelp } from '../../src/cli/completion-scripts.js';
 import { runCli } from '../support/run-cli.js';
 
 const cwd = fileURLToPath(new URL('../../', import.meta.url));
-const unknownFlag = /unknown (option|flag)/i;
+const unknownFlag = /has no option|unknown (option|flag)/i;
 const script = async (shell: string) => {
   const run = await runCli(['completion', shell], { cwd });
   expect(run.stderr).toBe('');

@@ -64,10 +64,10 @@ describe('exportFields', () => {
     });
   });
 
-  it('income and expense categories: the DRE group only on roots and when not the default, situacao only when inactive', () => {
+  it('income and expense categories: the DRE group only on roots and when not the default, never situacao (no manifest can hold it)', () => {
     const exportFields = adapter('categoriasReceitasDespesas').exportFields;
     expect(exportFields?.(record('categoriasReceitasDespesas', 'A', { descricao: 'A', tipo: 1, grupoDRE: 1, situacao: 1 }))).toEqual({ descricao: 'A', tipo: 1 });
-    expect(exportFields?.(record('categoriasReceitasDespesas', 'A', { descricao: 'A', tipo: 1, grupoDRE: 9, situacao: 0 }))).toEqual({ descricao: 'A', tipo: 1, grupoDRE: 9, situacao: 0 });
+    expect(exportFields?.(record('categoriasReceitasDespesas', 'A', { descricao: 'A', tipo: 1, grupoDRE: 9, situacao: 0 }))).toEqual({ descricao: 'A', tipo: 1, grupoDRE: 9 });
     expect(exportFields?.(record('categoriasReceitasDespesas', 'A > B', { descricao: 'B', tipo: 1, grupoDRE: 9, categoriaPai: 'A' }))).toEqual({ descricao: 'B', tipo: 1, categoriaPai: 'A' });
   });
 

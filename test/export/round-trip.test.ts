@@ -61,10 +61,8 @@ describe('erpsync export round trip', () => {
     copyExample(account, 'loja-nova', 'loja');
     const applied = await runCli(['apply', 'loja', '--auto-approve', '--concurrency', '1'], { cwd: account.dir, env });
     expect(applied.code).toBe(0);
-    // Edits no manifest made: a retired method, a retired service, a disabled logistics, a
-    // default category given another DRE group, and the fresh "Pix" gone (it only differs from
-    // the example's "PIX" in case, which validate rightly warns about).
-    await account.call('DELETE', `/formas-pagamentos/${await findId(account, '/formas-pagamentos', 'Pix')}`);
+    // Edits no manifest made: a retired method, a retired service, a disabled logistics, and a
+    // default category given another DRE group. (The fresh account's "Pix" is the example's own.)
     await account.call('PATCH', `/formas-pagamentos/${await findId(account, '/formas-pagamentos', 'Cartão de débito')}/situacao`, { situacao: 0 });
     const services = (await account.call('GET', '/logisticas/servicos')) as { data: { id: number; codigo: string }[] };
     await account.call('PATCH', `/logisticas/${services.data.find((s) => s.codigo === 'MOTO-AGENDADA')?.id}/situacoes`, { ativo: false });

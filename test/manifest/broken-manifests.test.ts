@@ -33,6 +33,12 @@ describe('broken manifests', () => {
     ]);
   });
 
+  it('reports schema errors and the checks across records of one file in one run', async () => {
+    const result = await loadManifests(['35-every-problem-at-once.yaml'], { cwd: fixtures, env: {} });
+    const codes = new Set(result.diagnostics.map((d) => d.code));
+    for (const code of ['wrong-type', 'unknown-field', 'card-data-without-card-type', 'duplicate-record', 'reference-cycle', 'secret-not-from-variable']) expect(codes).toContain(code);
+  });
+
   it('treats an empty secret variable as unset', async () => {
     const result = await loadManifests(['34-secret-unset.yaml'], { cwd: fixtures, env: { NFSE_SENHA: '' } });
     expect(result.desired).toBeUndefined();

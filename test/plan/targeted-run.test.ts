@@ -57,8 +57,8 @@ describe('targeted runs', () => {
     const text = await run('plan', 'm', '--only', 'gruposProdutos/Revenda > Nacionais');
     expect(text.code).toBe(0);
     const lines = text.stdout.split('\n');
-    expect(lines[1]).toBe('Plan (partial: --only gruposProdutos/Revenda > Nacionais; 1 change(s) added as dependencies): 2 to create, 0 to change, 0 to delete or retire.');
-    expect(text.stdout).toContain('+ gruposProdutos "Revenda" — create (missing, wave 1)\n    included: a selected change depends on it');
+    expect(lines[1]).toBe('Plan (partial: --only gruposProdutos/Revenda > Nacionais; 1 change(s) added as dependencies): 2 to create.');
+    expect(text.stdout).toContain('+ gruposProdutos "Revenda" — create: not in the account (wave 1)\n    included: a selected change depends on it');
 
     const json = await run('plan', 'm', '--only', 'gruposProdutos/Revenda > Nacionais', '--json');
     const plan = JSON.parse(json.stdout) as Plan;

@@ -125,7 +125,7 @@ describe('plan --format markdown', () => {
     writeFileSync(path.join(dir, 'm.yaml'), groups(['Maquiagem']));
     const changes = await runCli(['plan', 'm.yaml', '--format', 'markdown', '--detailed-exitcode', '--out', 'plan.json'], { cwd: dir, env });
     expect(changes.code).toBe(2);
-    expect(changes.stdout.split('\n')[0]).toBe('### erpsync plan: 1 to create, 0 to change, 0 to delete or retire');
+    expect(changes.stdout.split('\n')[0]).toBe('### erpsync plan: 1 to create');
     expect(changes.stdout).toContain('| `gruposProdutos` | 1 |');
     expect(changes.stdout).not.toContain('Saved the plan');
     expect((await runCli(['apply', 'plan.json', '--auto-approve'], { cwd: dir, env })).code).toBe(0);

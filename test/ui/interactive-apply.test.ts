@@ -40,7 +40,7 @@ describe('interactive apply', () => {
     expect(await run.exit).toBe(0);
     expect(groupNames()).toEqual(['Maquiagem', 'Perfumaria']);
     const text = run.stdout.text;
-    expect(text).toContain('+ gruposProdutos "Maquiagem" — create (missing, wave 1)');
+    expect(text).toContain('+ gruposProdutos "Maquiagem" — create: not in the account (wave 1)');
     expect(text).toContain('Wave 1: 2 change(s)');
     expect(text).toMatch(/✓ ok {6}gruposProdutos "Perfumaria" create \(id \d+\)/);
     expect(text).toContain('Apply: 2 applied, 0 failed, 0 skipped, 0 blocked.');
@@ -82,7 +82,7 @@ describe('interactive apply', () => {
     expect(accepted.stdout.text).toContain('Apply: 2 applied, 0 failed, 0 skipped, 0 blocked.');
   });
 
-  it('on Ctrl-C asks once, then lets the change in flight finish, skips the rest, summarises and exits 1', async () => {
+  it('on Ctrl-C asks, and on yes lets the change in flight finish, skips the rest, summarises and exits 1', async () => {
     writeFileSync(path.join(dir, 'm.yaml'), groups(['A', 'B', 'C', 'D']));
     const gate = await openGate(emulator.baseUrl, { method: 'POST', path: '/grupos-produtos', nth: 2 });
     try {
@@ -90,8 +90,8 @@ describe('interactive apply', () => {
       await gate.arrived;
       await run.waitFor('1/4 done');
       await run.type('\u0003');
-      await run.waitFor('Stop? Changes in flight finish, the rest are skipped.');
-      await run.type('\u0003');
+      await run.waitFor('Stop applying? Changes in flight finish, the rest are skipped.');
+      await run.type('y');
       await run.waitFor('Stopping: waiting for 1 change(s) in flight…');
       expect(groupNames()).toHaveLength(1);
       gate.release();
