@@ -104,6 +104,7 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
   const concurrency = parseCount(flags.concurrency, '--concurrency') ?? 3;
   const outcomeWait = parseCount(flags['outcome-wait'] ?? (io.env.ERPSYNC_OUTCOME_WAIT || undefined), '--outcome-wait');
   const lockTimeout = parseCount(flags['lock-timeout'] ?? (io.env.ERPSYNC_LOCK_TIMEOUT || undefined), '--lock-timeout') ?? 0;
+  const outcomeWindowMs = (outcomeWait ?? defaultOutcomeWindowMs / 1000) * 1000;
   const planFile = await looksLikePlanFile(parsed.positionals, io.cwd);
   const selection = readSelection(flags);
   if (planFile && (maxDeletes !== undefined || flags['allow-replace'])) {
@@ -115,7 +116,7 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
     if (selection) throw new ErpsyncError('USAGE', '--only and --exclude target one store: apply one target at a time for a targeted run');
     if (flags['auto-approve'] !== true) throw new ErpsyncError('CONFIRMATION_REQUIRED', 'a fleet apply never asks store by store: pass --auto-approve (after reviewing `erpsync plan` across the same targets)');
     const fleetFormat = flags.json ? 'json' : 'text';
-    const report = await runFleet({ command: 'apply', flags, paths: parsed.positionals, io, onRow: fleetProgress('apply', fleetFormat, io) }, applyStore(io, Math.max(1, concurrency)));
+    const report = await runFleet({ command: 'apply', flags, paths: parsed.positionals, io, onRow: fleetProgress('apply', fleetFormat, io) }, applyStore(io, { concurrency: Math.max(1, concurrency), lockTimeoutMs: lockTimeout * 1000, outcomeWindowMs }));
     writeFleetReport(report, fleetFormat, io);
     return report.exitCode;
   }
@@ -135,7 +136,6 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
   try {
     // NDJSON owns stdout: the banner goes to stderr then.
     writeLine(mode === 'json' ? io.stderr : io.stdout, opened.banner);
-    const outcomeWindowMs = (outcomeWait ?? defaultOutcomeWindowMs / 1000) * 1000;
     lock = await lockAccount(io, { key: lockKeyOf(opened), timeoutMs: lockTimeout * 1000, inFlightMs: outcomeWindowMs });
     let plan = savedPlan;
     let live;

@@ -18,7 +18,6 @@ import { actionableChanges } from '../model/plan.js';
 import type { CliIO } from './io.js';
 import { loadDesired, makePlan, planTargetOf, readAccount, readAccountForDrift, readToday } from './plan-workflow.js';
 import { lockAccount, lockKeyOf } from './account-lock.js';
-import { defaultOutcomeWindowMs } from '../apply/apply-plan.js';
 import { findDrift } from '../drift/find-drift.js';
 import { hasDrift } from '../model/drift.js';
 import type { OpenedTarget } from './target.js';
@@ -113,20 +112,27 @@ export function driftStore(includeBuiltin: boolean, today: string): StoreRun {
   };
 }
 
+/** What a fleet apply takes from the command line, the same for every store as for one. */
+export interface StoreApplyOptions {
+  concurrency: number;
+  lockTimeoutMs: number;
+  outcomeWindowMs: number;
+}
+
 /** One store's apply, approved in advance (a fleet never prompts): under the account's lock, plan, apply, verify. */
-export function applyStore(io: CliIO, concurrency: number): StoreRun {
+export function applyStore(io: CliIO, options: StoreApplyOptions): StoreRun {
   return async (opened, given) => {
     const desired = required(given);
-    const lock = await lockAccount(io, { key: lockKeyOf(opened), timeoutMs: 0, inFlightMs: defaultOutcomeWindowMs });
+    const lock = await lockAccount(io, { key: lockKeyOf(opened), timeoutMs: options.lockTimeoutMs, inFlightMs: options.outcomeWindowMs });
     try {
-      return await applyLocked(opened, desired, io, concurrency);
+      return await applyLocked(opened, desired, io, options);
     } finally {
       await lock.release();
     }
   };
 }
 
-async function applyLocked(opened: OpenedTarget, desired: DesiredState, io: CliIO, concurrency: number): Promise<StoreOutcome> {
+async function applyLocked(opened: OpenedTarget, desired: DesiredState, io: CliIO, options: StoreApplyOptions): Promise<StoreOutcome> {
   const live = await readAccount(opened, desired);
   const { plan } = planOrThrow(opened, desired, live, readToday(io.env));
   const outcome = await runApplyWorkflow(plan, {
@@ -138,7 +144,8 @@ async function applyLocked(opened: OpenedTarget, desired: DesiredState, io: CliI
     confirm: async () => true,
     report: () => undefined,
     signal: io.signal,
-    concurrency,
+    concurrency: options.concurrency,
+    outcomeWindowMs: options.outcomeWindowMs,
   });
   const changes = actionableChanges(plan).length;
   if (outcome.status !== 'applied') return { changes, applied: 0, failed: 0, exitCode: exitCodeOfApply(outcome) };
