@@ -73,7 +73,7 @@ export async function runApplyWorkflow(plan: Plan, options: ApplyWorkflowOptions
     options.report({ type: 'verify-start' });
     // Only changes planned for read-back are read again: the others' own answers proved them.
     const readBack = result.outcomes.some((o) => o.outcome.status === 'applied' && needsReadBack(o.change));
-    if (readBack) notConverged = findNonConvergent(result, await options.readAccount(verifyRequest(plan, options.adapters)), options.adapters);
+    if (readBack) notConverged = findNonConvergent(result, await options.readAccount(verifyRequest(plan, options.adapters, live)), options.adapters);
     options.report({ type: 'verify-end', notConverged });
   }
   return { status: 'applied', result, notConverged };

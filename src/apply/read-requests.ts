@@ -5,7 +5,8 @@ import type { KindAdapter } from '../kinds/kind.js';
 import { namedReadOnlyKinds } from '../kinds/desired-units.js';
 import type { DesiredUnit } from '../model/desired.js';
 import type { UnitKind } from '../model/kinds.js';
-import type { ReadRequest } from '../model/live.js';
+import { isReadOnlyKind } from '../model/kinds.js';
+import type { LiveRecord, LiveState, ReadRequest } from '../model/live.js';
 import { lastSegment } from '../model/names.js';
 import type { Plan } from '../model/plan.js';
 import { isActionable, needsReadBack } from '../model/plan.js';
@@ -59,9 +60,10 @@ export function recheckRequest(plan: Plan, adapters: readonly KindAdapter[]): Re
 /**
  * The read after apply: the records the plan changed and marked for read-back (changes whose own
  * answer proves them are not read again), with the fields they set (details where needed), and
- * the records they name, so references read back as names.
+ * the records they name, so references read back as names. Read-only records named are taken from
+ * the plan's read (`before`): nothing this run wrote can have changed them.
  */
-export function verifyRequest(plan: Plan, adapters: readonly KindAdapter[]): ReadRequest {
+export function verifyRequest(plan: Plan, adapters: readonly KindAdapter[], before?: LiveState): ReadRequest {
   const kinds = new Set<UnitKind>();
   const desired = new Map<UnitKind, DesiredUnit[]>();
   for (const change of plan.changes.filter(needsReadBack)) {
@@ -71,6 +73,11 @@ export function verifyRequest(plan: Plan, adapters: readonly KindAdapter[]): Rea
     addTo(desired, change.kind, unitAt(change.kind, change.key, change.desired ?? {}, change.liveId));
   }
   // Every kind they name (a custom field's product categories too), so references read back as names.
-  for (const kind of namedReadOnlyKinds(desired, adapters, true)) kinds.add(kind);
-  return { kinds: orderKinds(kinds, adapters), desired, complete: () => false };
+  const known = new Map<UnitKind, readonly LiveRecord[]>();
+  for (const kind of namedReadOnlyKinds(desired, adapters, true)) {
+    kinds.add(kind);
+    const records = isReadOnlyKind(kind) ? before?.records.get(kind) : undefined;
+    if (records) known.set(kind, records);
+  }
+  return { kinds: orderKinds(kinds, adapters), desired, complete: () => false, known };
 }

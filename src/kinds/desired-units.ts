@@ -6,7 +6,7 @@ import type { DesiredRecord, DesiredState, DesiredUnit } from '../model/desired.
 import { prunesKind } from '../model/desired.js';
 import type { UnitKind } from '../model/kinds.js';
 import { isReadOnlyKind } from '../model/kinds.js';
-import { lastSegment, withLastSegment } from '../model/names.js';
+import { composeIdentity, lastSegment, normalizeName, withLastSegment } from '../model/names.js';
 import { readPathValues } from '../model/paths.js';
 import type { KindAdapter } from './kind.js';
 import { referencesOf } from './kind.js';
@@ -62,6 +62,30 @@ export function namedReadOnlyKinds(desiredByKind: ReadonlyMap<UnitKind, readonly
   return named;
 }
 
+/**
+ * The identities desired units name in each read-only kind (`scope > name` where the reference is
+ * scoped, e.g. a transition's actions within its module): what a read-only kind must find.
+ */
+export function namedReadOnlyIdentities(desiredByKind: ReadonlyMap<UnitKind, readonly DesiredUnit[]>, units: readonly KindAdapter[]): Map<UnitKind, Set<string>> {
+  const named = new Map<UnitKind, Set<string>>();
+  for (const unit of units) {
+    for (const ref of referencesOf(unit)) {
+      if (ref.parent || !isReadOnlyKind(ref.target)) continue;
+      for (const desired of desiredByKind.get(unit.kind) ?? []) {
+        const scopeValue = ref.scope ? readPathValues(desired.fields, ref.scope)[0] : undefined;
+        const scope = typeof scopeValue === 'string' ? normalizeName(scopeValue) : undefined;
+        for (const value of readPathValues(desired.fields, ref.path)) {
+          if (typeof value !== 'string' || value.trim() === '') continue;
+          const identities = named.get(ref.target) ?? new Set<string>();
+          identities.add(composeIdentity({ ...(scope ? { scope } : {}), name: normalizeName(value) }));
+          named.set(ref.target, identities);
+        }
+      }
+    }
+  }
+  return named;
+}
+
 /** The kinds these unit kinds refer to, read-only ones included: what export reads to write names instead of ids. */
 export function referredKinds(kinds: readonly UnitKind[], units: readonly KindAdapter[]): UnitKind[] {
   const targets = new Set<UnitKind>(units.filter((u) => kinds.includes(u.kind)).flatMap((u) => referencesOf(u).map((r) => r.target)));
@@ -71,8 +95,10 @@ export function referredKinds(kinds: readonly UnitKind[], units: readonly KindAd
 /**
  * Whether every live record of the unit kind is needed: the kind it belongs to is pruned, or it is
  * read only because other kinds refer to it (no desired unit says which of its records matter).
+ * A read-only kind's records that matter are the ones manifests name (ReadScope.named).
  */
 export function readsEveryRecord(unit: KindAdapter, desired: Pick<DesiredState, 'declaredKinds' | 'policy'>): boolean {
+  if (unit.readOnly) return false;
   const key = unit.definition?.key ?? unit.nestedIn;
   if (key === undefined) return true;
   return prunesKind(desired, key) || !(desired.declaredKinds.has(key) || desired.policy.prune.includes(key));

@@ -117,6 +117,12 @@ export interface ReadScope {
   everyField?: boolean;
   /** Records whose detail must be read whatever the desired units say (a saved plan's re-check). */
   detailIds?: ReadonlySet<number>;
+  /**
+   * Read-only kinds: the identities desired records name (kinds/desired-units
+   * namedReadOnlyIdentities). A kind may read less when it knows which records matter; with
+   * `all` it reads every record.
+   */
+  named?: ReadonlySet<string>;
 }
 
 export interface WriteContext {

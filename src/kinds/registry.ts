@@ -19,6 +19,7 @@ import { gruposProdutos } from './grupos-produtos.js';
 import type { Kind, KindAdapter, KindDefinition } from './kind.js';
 import { logisticas } from './logisticas.js';
 import { modulosCamposCustomizados } from './modulos-campos-customizados.js';
+import { modulosSituacoes } from './modulos-situacoes.js';
 import { situacoes } from './situacoes.js';
 import { transicoes } from './transicoes.js';
 import { kindKeys, readOnlyUnitKinds } from '../model/kinds.js';
@@ -70,6 +71,7 @@ const readOnlyByKind = {
   tiposContatos,
   tiposCamposCustomizados,
   modulosCamposCustomizados,
+  modulosSituacoes,
   acoesSituacoes,
   contatos,
 } as const satisfies Record<ReadOnlyUnitKind, KindAdapter>;

@@ -2,7 +2,9 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { desiredUnit, openAccount, openEditedAccount, planned, readByIdentity, readScope, requireRecord, writeContext } from '../../test/kinds/adapter-support.js';
 import { createApiClient, createStaticTokenProvider } from '../api/index.js';
 import { diffFields } from '../model/diff-fields.js';
+import { modulosSituacoes } from './modulos-situacoes.js';
 import { situacoes } from './situacoes.js';
+import type { ApiClient } from '../api/index.js';
 import type { DesiredUnit } from '../model/desired.js';
 import type { LiveRecord } from '../model/live.js';
 
@@ -25,6 +27,12 @@ const retirada = situation('Vendas > Aguardando retirada', {
   herdado: 'Vendas > Em andamento',
   cor: '#AABBCC',
 });
+
+/** The situations the units name, with the modules (a read-only kind the plan reads first and writes resolve ids from). */
+async function readWithModules(client: ApiClient, units: readonly DesiredUnit[]): Promise<LiveRecord[]> {
+  const modules = await modulosSituacoes.readLive(client, readScope());
+  return [...modules, ...(await adapter.readLive(client, { ...readScope([...units]), earlier: new Map([['modulosSituacoes', modules]]) }))];
+}
 
 describe('situacoes.readLive', () => {
   it('reads only the modules the desired units name: the module list and one listing', async () => {
@@ -81,7 +89,7 @@ describe('situacoes.readLive', () => {
 
   it('names the base situation of a custom one by its identity, and never asks for a detail', async () => {
     const { emulator, client } = await openAccount();
-    const before = await adapter.readLive(client, readScope([retirada]));
+    const before = await readWithModules(client, [retirada]);
     await adapter.execute(planned('situacoes', 'create', retirada.identity, { desired: retirada.fields }), writeContext(client, before));
 
     const records = await readByIdentity(adapter, client, readScope([retirada]));
@@ -96,7 +104,7 @@ describe('situacoes.readLive', () => {
 describe('situacoes.execute', () => {
   it('creates with the module id learned while reading and the base situation id', async () => {
     const { emulator, client } = await openAccount();
-    const read = await adapter.readLive(client, readScope([retirada]));
+    const read = await readWithModules(client, [retirada]);
     const { id } = await adapter.execute(planned('situacoes', 'create', retirada.identity, { desired: retirada.fields }), writeContext(client, read));
 
     const stored = emulator.snapshot().situacoes.find((s) => s.id === id);
@@ -104,19 +112,19 @@ describe('situacoes.execute', () => {
     expect(emulator.counters()['GET /situacoes/modulos']).toBe(1);
   });
 
-  it('asks for the modules once when creating through a client that has not read them', async () => {
+  it('creates through a client that has read nothing: the module id comes from the plan\'s read, not a request', async () => {
     const { emulator, client } = await openAccount();
-    const read = await adapter.readLive(client, readScope([retirada]));
+    const read = await readWithModules(client, [retirada]);
     const freshClient = createApiClient({ baseUrl: emulator.baseUrl, credentials: createStaticTokenProvider(emulator.token), rate: Infinity });
     onTestFinished(() => freshClient.close());
     emulator.clearLog();
     await adapter.execute(planned('situacoes', 'create', retirada.identity, { desired: retirada.fields }), writeContext(freshClient, read));
-    expect(emulator.counters()).toEqual({ 'GET /situacoes/modulos': 1, 'POST /situacoes': 1 });
+    expect(emulator.counters()).toEqual({ 'POST /situacoes': 1 });
   });
 
   it('updates with the whole record: a rename keeps the colour and the base it does not mention', async () => {
     const { emulator, client } = await openAccount();
-    const read = await adapter.readLive(client, readScope([retirada]));
+    const read = await readWithModules(client, [retirada]);
     const { id } = await adapter.execute(planned('situacoes', 'create', retirada.identity, { desired: retirada.fields }), writeContext(client, read));
     const records = await adapter.readLive(client, readScope([retirada]));
     const live = records.find((r) => r.id === id);
@@ -138,7 +146,7 @@ describe('situacoes.execute', () => {
 
   it('deletes a custom situation', async () => {
     const { emulator, client } = await openAccount();
-    const read = await adapter.readLive(client, readScope([retirada]));
+    const read = await readWithModules(client, [retirada]);
     const { id } = await adapter.execute(planned('situacoes', 'create', retirada.identity, { desired: retirada.fields }), writeContext(client, read));
     await adapter.execute(planned('situacoes', 'delete', retirada.identity, { liveId: id }), writeContext(client, read));
     expect(emulator.snapshot().situacoes.some((s) => s.id === id)).toBe(false);
@@ -146,7 +154,7 @@ describe('situacoes.execute', () => {
 
   it('refuses a module the account lacks and a base situation it cannot resolve, before writing', async () => {
     const { emulator, client } = await openAccount();
-    const read = await adapter.readLive(client, readScope([retirada]));
+    const read = await readWithModules(client, [retirada]);
     const noModule = { ...retirada.fields, modulo: 'Estoque' };
     await expect(adapter.execute(planned('situacoes', 'create', 'Estoque > Aguardando retirada', { desired: noModule }), writeContext(client, read))).rejects.toMatchObject({
       code: 'UNRESOLVED_REFERENCE',

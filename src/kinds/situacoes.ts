@@ -7,7 +7,7 @@
 import type { ApiClient } from '../api/client.js';
 import { ErpsyncError } from '../model/errors.js';
 import { joinPath, normalizeName, pathSeparator } from '../model/names.js';
-import { compact, deleteOperation, executeByAction, identifyListItems, postRecord, readInteger, readName, requireId, requireLiveId } from './live-helpers.js';
+import { compact, deleteOperation, executeByAction, identifyListItems, postRecord, readInteger, readName, readNamedList, requireId, requireLiveId } from './live-helpers.js';
 import type { FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { defineListRecord, defineName, toolKeyFields } from './shared-schema.js';
 import type { Change } from '../model/plan.js';
@@ -43,28 +43,9 @@ const fields = {
 export const situacaoFieldTables: readonly FieldTableEntry[] = [{ path: [], fields }];
 
 
-interface SystemModule {
-  id: number;
-  nome: string;
-}
-
-/**
- * The modules as last read through each client. Modules are the system's own and never change
- * during a run, so a create finds its module's id here instead of asking again.
- */
-const modulesByClient = new WeakMap<ApiClient, readonly SystemModule[]>();
-
 function expectList(data: unknown, path: string): unknown[] {
   if (!Array.isArray(data)) throw new ErpsyncError('API_ERROR', `GET ${path}: expected a list in \`data\``);
   return data;
-}
-
-async function fetchModules(client: ApiClient): Promise<readonly SystemModule[]> {
-  const path = '/situacoes/modulos';
-  const { data } = await client.request<unknown>({ method: 'GET', path, kind: 'situacoes' });
-  const modules = identifyListItems(expectList(data, path), path).map(({ id, raw }) => ({ id, nome: readName(raw.nome) }));
-  modulesByClient.set(client, modules);
-  return modules;
 }
 
 function moduleNameOf(fields: Record<string, unknown>): string {
@@ -72,7 +53,7 @@ function moduleNameOf(fields: Record<string, unknown>): string {
 }
 
 /** The situations of one module, in the manifest's shape; `herdado` names the base situation by identity. */
-function readModuleSituations(module: SystemModule, items: readonly unknown[], path: string): LiveRecord[] {
+function readModuleSituations(module: LiveRecord, items: readonly unknown[], path: string): LiveRecord[] {
   const rows = identifyListItems(items, path);
   const nameById = new Map(rows.map(({ id, raw }) => [id, readName(raw.nome)]));
   return rows.map(({ id, raw }): LiveRecord => {
@@ -82,12 +63,12 @@ function readModuleSituations(module: SystemModule, items: readonly unknown[], p
     return {
       kind: 'situacoes',
       id,
-      identity: joinPath([module.nome, nome]),
+      identity: joinPath([module.name, nome]),
       name: nome,
       fields: compact({
-        modulo: module.nome,
+        modulo: module.name,
         nome,
-        herdado: baseName === undefined ? undefined : joinPath([module.nome, baseName]),
+        herdado: baseName === undefined ? undefined : joinPath([module.name, baseName]),
         cor: typeof raw.cor === 'string' ? raw.cor : undefined,
       }),
       // The module is known from the listing only (the situation itself does not carry it);
@@ -107,8 +88,9 @@ function moduleOfUnit(unit: DesiredUnit): string {
 async function readSituations(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
   const named = new Set(scope.desired.map(moduleOfUnit));
   if (!scope.all && named.size === 0) return [];
-  const modules = await fetchModules(client);
-  const chosen = scope.all ? modules : modules.filter((module) => named.has(module.nome));
+  // Read as a read-only kind when a manifest names a module (always, for a desired situation).
+  const modules = scope.earlier.get('modulosSituacoes') ?? (await readNamedList(client, '/situacoes/modulos', 'situacoes', 'nome', false));
+  const chosen = scope.all ? modules : modules.filter((module) => named.has(module.name));
   const lists = await Promise.all(
     chosen.map(async (module) => {
       const path = `/situacoes/modulos/${module.id}`;
@@ -130,13 +112,8 @@ function writableFields(desired: Record<string, unknown>, context: WriteContext)
 
 async function createSituation(change: Change, context: WriteContext): Promise<{ id: number }> {
   const desired = change.desired ?? {};
-  const moduleName = moduleNameOf(desired);
-  const modules = modulesByClient.get(context.client) ?? (await fetchModules(context.client));
-  const module = modules.find((m) => m.nome === moduleName);
-  if (!module) {
-    throw new ErpsyncError('UNRESOLVED_REFERENCE', `situation \`${change.key}\`: the account has no module named \`${moduleName}\``);
-  }
-  return postRecord(context.client, '/situacoes', 'situacoes', { idModuloSistema: module.id, ...writableFields(desired, context) });
+  const idModuloSistema = requireId(context, 'modulosSituacoes', moduleNameOf(desired));
+  return postRecord(context.client, '/situacoes', 'situacoes', { idModuloSistema, ...writableFields(desired, context) });
 }
 
 async function updateSituation(change: Change, context: WriteContext): Promise<void> {
@@ -164,7 +141,10 @@ export const situacoes = defineKind({
   secretFields: [],
   nameField: 'nome',
   scopeField: 'modulo',
-  references: [{ path: ['herdado'], target: 'situacoes', parent: false }],
+  references: [
+    { path: ['modulo'], target: 'modulosSituacoes', parent: false },
+    { path: ['herdado'], target: 'situacoes', parent: false },
+  ],
   readLive: readSituations,
   // The API stores custom colours lower-case whatever was sent, and built-ins upper-case.
   canonicalize: (fields) => (typeof fields.cor === 'string' ? { ...fields, cor: fields.cor.toLowerCase() } : fields),

@@ -104,7 +104,7 @@ function readModuleTransitions(module: LiveRecord, items: readonly unknown[], pa
 async function readTransitions(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
   const named = new Set(scope.desired.map(moduleOf));
   if (!scope.all && named.size === 0) return [];
-  const modules = (await readNamedList(client, '/situacoes/modulos', kind, 'nome', false)).filter((m) => scope.all || named.has(m.name));
+  const modules = (scope.earlier.get('modulosSituacoes') ?? (await readNamedList(client, '/situacoes/modulos', kind, 'nome', false))).filter((m) => scope.all || named.has(m.name));
   const lists = await Promise.all(
     modules.map(async (module) => {
       const path = `/situacoes/modulos/${module.id}/transicoes`;
@@ -159,6 +159,7 @@ export const transicoes = defineKind({
   composeName: nameOf,
   scopeField: 'modulo',
   references: [
+    { path: ['modulo'], target: 'modulosSituacoes', parent: false },
     { path: ['de'], target: 'situacoes', parent: false, scope: ['modulo'] },
     { path: ['para'], target: 'situacoes', parent: false, scope: ['modulo'] },
     { path: ['acoes', '*'], target: 'acoesSituacoes', parent: false, scope: ['modulo'] },

@@ -1,18 +1,29 @@
 // Reads the live account for the kinds a run touches, through the kinds' adapters, with the
 // fewest requests: each adapter reads list pages and fetches details only where a managed
 // record's manifest sets a detail-only field (or a saved plan read the detail). Reading never
-// writes. Kinds come in registry order, so a nested kind finds its parents already read.
+// writes, and sends each GET once (api/read-memo). Kinds come in registry order, so a nested kind
+// finds its parents already read; a kind the request already knows (read-only records read
+// earlier in the run) is taken as given, not read again.
 import type { ApiClient } from '../api/client.js';
+import { memoizeReads } from '../api/read-memo.js';
+import { namedReadOnlyIdentities } from '../kinds/desired-units.js';
 import type { KindAdapter } from '../kinds/kind.js';
 import type { UnitKind } from '../model/kinds.js';
 import type { LiveRecord, LiveState, ReadRequest } from '../model/live.js';
 
-export async function fetchLive(client: ApiClient, adapters: readonly KindAdapter[], request: ReadRequest): Promise<LiveState> {
+export async function fetchLive(account: ApiClient, adapters: readonly KindAdapter[], request: ReadRequest): Promise<LiveState> {
+  const client = memoizeReads(account);
   const before = client.stats().total;
   const records = new Map<UnitKind, readonly LiveRecord[]>();
   const readsByKind = new Map<UnitKind, number>();
+  const named = namedReadOnlyIdentities(request.desired, adapters);
   for (const adapter of adapters) {
     if (!request.kinds.includes(adapter.kind)) continue;
+    const known = request.known?.get(adapter.kind);
+    if (known) {
+      records.set(adapter.kind, known);
+      continue;
+    }
     const kindBefore = client.stats().total;
     const detailIds = request.detailIds?.get(adapter.kind);
     const read = await adapter.readLive(client, {
@@ -21,6 +32,8 @@ export async function fetchLive(client: ApiClient, adapters: readonly KindAdapte
       earlier: records,
       ...(request.everyField ? { everyField: true } : {}),
       ...(detailIds ? { detailIds } : {}),
+      // What manifests name there, and what a saved plan's re-check asks for by identity.
+      ...(adapter.readOnly ? { named: new Set([...(named.get(adapter.kind) ?? []), ...(request.desired.get(adapter.kind) ?? []).map((u) => u.identity)]) } : {}),
     });
     records.set(adapter.kind, read);
     readsByKind.set(adapter.kind, client.stats().total - kindBefore);

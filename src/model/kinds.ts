@@ -25,7 +25,7 @@ export const nestedUnitKinds = ['logisticasServicos'] as const;
  * Records of the account that manifests refer to by name but erpsync never writes (operation
  * natures, sales channels …): read only when a manifest names one, never planned or exported.
  */
-export const readOnlyUnitKinds = ['naturezasOperacoes', 'canaisVenda', 'tiposContatos', 'tiposCamposCustomizados', 'modulosCamposCustomizados', 'acoesSituacoes', 'contatos'] as const;
+export const readOnlyUnitKinds = ['naturezasOperacoes', 'canaisVenda', 'tiposContatos', 'tiposCamposCustomizados', 'modulosCamposCustomizados', 'modulosSituacoes', 'acoesSituacoes', 'contatos'] as const;
 
 export type KindKey = (typeof kindKeys)[number];
 export type NestedUnitKind = (typeof nestedUnitKinds)[number];

@@ -56,6 +56,8 @@ export interface ReadRequest {
   everyField?: boolean;
   /** Records whose detail must be read whatever the desired units say, per kind (a saved plan's re-check). */
   detailIds?: ReadonlyMap<UnitKind, ReadonlySet<number>>;
+  /** Records of kinds already read in this run that nothing here writes (read-only kinds): used as they are. */
+  known?: ReadonlyMap<UnitKind, readonly LiveRecord[]>;
 }
 
 /** Reads the account for a request; the CLI wires the real reader (live/fetch-live) into workflows. */
