@@ -2,10 +2,9 @@
 // its changes rely on (with the details the plan read); after the writes, the records written.
 // Pure: the reads themselves go through the injected AccountReader.
 import type { KindAdapter } from '../kinds/kind.js';
-import { namedReadOnlyKinds } from '../kinds/desired-units.js';
+import { namedReadOnlyKinds, readBackKinds } from '../kinds/desired-units.js';
 import type { DesiredUnit } from '../model/desired.js';
 import type { UnitKind } from '../model/kinds.js';
-import { isReadOnlyKind } from '../model/kinds.js';
 import type { LiveRecord, LiveState, ReadRequest } from '../model/live.js';
 import { lastSegment } from '../model/names.js';
 import type { Plan } from '../model/plan.js';
@@ -64,20 +63,18 @@ export function recheckRequest(plan: Plan, adapters: readonly KindAdapter[]): Re
  * the plan's read (`before`): nothing this run wrote can have changed them.
  */
 export function verifyRequest(plan: Plan, adapters: readonly KindAdapter[], before?: LiveState): ReadRequest {
-  const kinds = new Set<UnitKind>();
   const desired = new Map<UnitKind, DesiredUnit[]>();
   for (const change of plan.changes.filter(needsReadBack)) {
     if (!change.desired && change.liveId === undefined) continue;
-    kinds.add(change.kind);
     // Removals carry no desired fields; a unit with none still tells the kind where to read.
     addTo(desired, change.kind, unitAt(change.kind, change.key, change.desired ?? {}, change.liveId));
   }
-  // Every kind they name (a custom field's product categories too), so references read back as names.
+  const kinds = readBackKinds(plan.changes, adapters);
   const known = new Map<UnitKind, readonly LiveRecord[]>();
-  for (const kind of namedReadOnlyKinds(desired, adapters, true)) {
-    kinds.add(kind);
-    const records = isReadOnlyKind(kind) ? before?.records.get(kind) : undefined;
+  for (const kind of namedReadOnlyKinds(desired, adapters)) {
+    const records = before?.records.get(kind);
     if (records) known.set(kind, records);
+    kinds.add(kind);
   }
   return { kinds: orderKinds(kinds, adapters), desired, complete: () => false, known };
 }

@@ -5,6 +5,8 @@
 import type { DesiredRecord, DesiredState, DesiredUnit } from '../model/desired.js';
 import { prunesKind } from '../model/desired.js';
 import type { UnitKind } from '../model/kinds.js';
+import type { Change } from '../model/plan.js';
+import { needsReadBack } from '../model/plan.js';
 import { isReadOnlyKind } from '../model/kinds.js';
 import { composeIdentity, lastSegment, normalizeName, withLastSegment } from '../model/names.js';
 import { readPathValues } from '../model/paths.js';
@@ -50,7 +52,7 @@ export function selectUnitKinds(desired: Pick<DesiredState, 'declaredKinds' | 'p
  * The read-only kinds (or, with `manifestKinds`, every kind but the units' own parents) that some
  * of these desired units name by a name (a string) in a reference.
  */
-export function namedReadOnlyKinds(desiredByKind: ReadonlyMap<UnitKind, readonly DesiredUnit[]>, units: readonly KindAdapter[], manifestKinds = false): Set<UnitKind> {
+export function namedReadOnlyKinds(desiredByKind: ReadonlyMap<UnitKind, readonly Pick<DesiredUnit, 'fields'>[]>, units: readonly KindAdapter[], manifestKinds = false): Set<UnitKind> {
   const named = new Set<UnitKind>();
   for (const unit of units) {
     for (const ref of referencesOf(unit)) {
@@ -84,6 +86,24 @@ export function namedReadOnlyIdentities(desiredByKind: ReadonlyMap<UnitKind, rea
     }
   }
   return named;
+}
+
+/**
+ * The kinds a read-back after apply reads, decided once for the plan's cost line and for apply:
+ * those of the changes marked for read-back, the kinds they nest in, and the manifest kinds their
+ * desired fields name (so references read back as names). Read-only kinds they name are not read
+ * again — the plan's read of them stands (apply/read-requests verifyRequest).
+ */
+export function readBackKinds(changes: readonly Pick<Change, 'kind' | 'action' | 'verify' | 'desired'>[], units: readonly KindAdapter[]): Set<UnitKind> {
+  const kinds = new Set<UnitKind>();
+  const desired = new Map<UnitKind, Pick<DesiredUnit, 'fields'>[]>();
+  for (const change of changes.filter(needsReadBack)) {
+    kinds.add(change.kind);
+    desired.set(change.kind, [...(desired.get(change.kind) ?? []), { fields: change.desired ?? {} }]);
+  }
+  for (const unit of units) if (kinds.has(unit.kind) && unit.nestedIn) kinds.add(unit.nestedIn);
+  for (const kind of namedReadOnlyKinds(desired, units, true)) if (!isReadOnlyKind(kind)) kinds.add(kind);
+  return kinds;
 }
 
 /** The kinds these unit kinds refer to, read-only ones included: what export reads to write names instead of ids. */

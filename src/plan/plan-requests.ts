@@ -5,6 +5,7 @@
 // read-back. Pure; kinds say what their API takes (KindAdapter.batching, answerProves,
 // writeRequests) and this module only groups. Apply executes what is recorded here and never
 // decides any of it again.
+import { readBackKinds } from '../kinds/desired-units.js';
 import type { KindAdapter } from '../kinds/kind.js';
 import type { UnitKind } from '../model/kinds.js';
 import type { LiveState } from '../model/live.js';
@@ -76,14 +77,6 @@ export function decideVerification(changes: readonly Change[], adapters: readonl
     const proven = change.action === 'delete' || (byKind.get(change.kind)?.answerProves?.(change) ?? false);
     change.verify = proven ? 'answer' : 'read-back';
   }
-}
-
-/** The kinds a read-back reads: those of read-back changes, with the kinds they nest in. */
-export function readBackKinds(changes: readonly Pick<Change, 'kind' | 'action' | 'verify'>[], adapters: readonly KindAdapter[]): Set<UnitKind> {
-  const kinds = new Set<UnitKind>();
-  for (const change of changes) if (isActionable(change) && change.verify !== 'answer') kinds.add(change.kind);
-  for (const adapter of adapters) if (kinds.has(adapter.kind) && adapter.nestedIn) kinds.add(adapter.nestedIn);
-  return kinds;
 }
 
 /**
