@@ -139,10 +139,12 @@ export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<Appl
     const included = new Set(carried.map((c) => c.change.id));
     options.onEvent?.({ type: 'change-start', change });
     try {
-      const { carriedIds, carriedFailures, ...outcome } = await executeChange(change, adapter, options, ids, liveById, carried);
+      const { carriedIds, carriedFailures, refused, ...outcome } = await executeChange(change, adapter, options, ids, liveById, carried);
       if (outcome.id !== undefined) ids.set(`${change.kind}:${change.key}`, outcome.id);
       const applied: ChangeOutcome = { status: 'applied', ...outcome };
-      record(change, applied, { outcome: applied, included, ...(carriedIds ? { carriedIds } : {}), ...(carriedFailures ? { carriedFailures } : {}) });
+      // The request went through even when the service kept this change's own record: the carried changes take the request's outcome.
+      const own: ChangeOutcome = refused === undefined ? applied : { status: 'failed', error: refused, code: 'API_ERROR' };
+      record(change, own, { outcome: applied, included, ...(carriedIds ? { carriedIds } : {}), ...(carriedFailures ? { carriedFailures } : {}) });
     } catch (error) {
       const failed: ChangeOutcome = { status: 'failed', ...describeError(error, client) };
       record(change, failed, { outcome: failed, included });

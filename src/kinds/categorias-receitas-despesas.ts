@@ -8,11 +8,12 @@
 // (2 = inactive), to tell a default category someone deactivated from an untouched one.
 // The system transfer categories (tipo 4/5) are the account's own; the rest of the default chart
 // is known here so drift and export can tell an untouched default from a configured category.
+// Deletes go in bulk, a request per hundred categories of one wave (children before parents).
 // No other kind's quirks here.
 import type { ApiClient } from '../api/client.js';
 import { ErpsyncError } from '../model/errors.js';
 import { pathSeparator } from '../model/names.js';
-import { compact, deleteOperation, executeByAction, identifyListItems, postRecord, readInteger, readName, readTreeItems, requireId, requireLiveId, treeRecord } from './live-helpers.js';
+import { bulkDeleteIdsPerRequest, bulkDeleteOperation, compact, executeByAction, identifyListItems, postRecord, readInteger, readName, readTreeItems, requireId, requireLiveId, treeRecord } from './live-helpers.js';
 import type { Coded, FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { defineEnum, defineListRecord, defineName, defineParentReference, toolKeyFields } from './shared-schema.js';
 import type { Change } from '../model/plan.js';
@@ -272,5 +273,11 @@ export const categoriasReceitasDespesas = defineKind({
   // The POST and PUT answer with the record itself; a child's DRE group, which follows its parent, is never compared.
   answerProves: () => true,
   exportFields: exportCategory,
-  execute: executeByAction('income and expense categories', { create: createCategory, update: updateCategory, delete: deleteOperation(resource, kind) }),
+  // DELETE /categorias/receitas-despesas?idsCategorias[]=… takes many (size and URL length: bulkDeleteIdsPerRequest).
+  batching: { deletesPerRequest: bulkDeleteIdsPerRequest },
+  execute: executeByAction('income and expense categories', {
+    create: createCategory,
+    update: updateCategory,
+    delete: bulkDeleteOperation(resource, 'idsCategorias', kind),
+  }),
 });

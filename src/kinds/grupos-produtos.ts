@@ -3,10 +3,11 @@
 // `grupoProdutoPai` (the API's `grupoProdutoPai.id`, written here as a name; the `nome` the API
 // echoes inside it is read-only). The list already holds every field, so no detail is ever read.
 // PUT replaces the record and answers 204: an omitted parent would make the group a root, so
-// the parent is always sent. There is no status to retire by. No other kind's quirks here.
+// the parent is always sent. There is no status to retire by; deletes go in bulk, a request per
+// hundred groups of one wave (children before their parents). No other kind's quirks here.
 import type { ApiClient } from '../api/client.js';
 import { ErpsyncError } from '../model/errors.js';
-import { compact, deleteOperation, executeByAction, postRecord, readName, readReferenceId, readTreeItems, requireId, requireLiveId, treeRecord } from './live-helpers.js';
+import { bulkDeleteIdsPerRequest, bulkDeleteOperation, compact, executeByAction, postRecord, readName, readReferenceId, readTreeItems, requireId, requireLiveId, treeRecord } from './live-helpers.js';
 import type { FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { defineListRecord, defineName, defineParentReference, toolKeyFields } from './shared-schema.js';
 import type { Change } from '../model/plan.js';
@@ -79,5 +80,11 @@ export const gruposProdutos = defineKind({
   canDelete: true,
   // Strict mode and the docs agree a success stores the body as sent (the parent's name is the server's, never compared).
   answerProves: () => true,
-  execute: executeByAction('product groups', { create: createProductGroup, update: updateProductGroup, delete: deleteOperation(resource, kind) }),
+  // DELETE /grupos-produtos?idsGruposProdutos[]=… takes many (size and URL length: bulkDeleteIdsPerRequest).
+  batching: { deletesPerRequest: bulkDeleteIdsPerRequest },
+  execute: executeByAction('product groups', {
+    create: createProductGroup,
+    update: updateProductGroup,
+    delete: bulkDeleteOperation(resource, 'idsGruposProdutos', kind),
+  }),
 });

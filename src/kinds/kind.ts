@@ -218,6 +218,11 @@ export interface WriteResult {
   carriedIds?: Readonly<Record<string, number>>;
   /** Carried changes the service refused while the request as a whole went through, with why. */
   carriedFailures?: Readonly<Record<string, string>>;
+  /**
+   * Why the service refused this change's own record while the request went through (a bulk
+   * delete that kept the lead's record): this change fails, its carried changes keep theirs.
+   */
+  refused?: string;
 }
 
 /** A manifest kind: both sides in one object, with the units nested in its records. */

@@ -1,8 +1,9 @@
 // Helpers the kind adapters share for reading and writing the account: lenient readers of API
 // values (the service sometimes sends "123" for 123 and "true" for true), identities of tree
 // records from their parent-id chain, the choice of which live records deserve a detail GET,
-// and the id lookup of referenced records at write time. Kind-neutral: no endpoint, field name
-// or quirk of a particular kind lives here; only fetchDetails sends requests.
+// the id lookup of referenced records at write time, and the write operations several kinds
+// share (single and bulk deletes). Kind-neutral: no endpoint, field name or quirk of a
+// particular kind lives here; the kinds pass theirs in.
 import type { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import { ErpsyncError } from '../model/errors.js';
@@ -195,6 +196,85 @@ export function deleteOperation(resource: string, kind: UnitKind): ChangeOperati
       throw error;
     }
   };
+}
+
+/**
+ * Ids one bulk DELETE takes (WriteBatching.deletesPerRequest). They travel in the query string,
+ * about 31 bytes each (`idsGruposProdutos[]=` and an id of up to 11 digits), and servers and
+ * proxies commonly cap a request line near 8 KB (nginx's 8k header buffer, Apache's
+ * LimitRequestLine 8190). 100 ids make about 3.1 KB, under half that cap whatever sits in front
+ * of the service; twice as many would save one request per 200 deletes, and double the read-back
+ * of a request that meets an alert.
+ */
+export const bulkDeleteIdsPerRequest = 100;
+
+/**
+ * Deletes of a kind the API also deletes in bulk (`DELETE resource?param[]=…`). A change the
+ * plan made carry others (Change.carries) sends ONE bulk DELETE with every id; a change alone
+ * sends its own DELETE resource/{id} (deleteOperation).
+ * The bulk answer is 204 when every record went, or 200 `{data:{alertas:[ErrorResponse…]}}`.
+ * Whether an alert names its record is undocumented, so no alert is tied to an id: when the
+ * answer has alerts, or refuses the request as a whole (400, or 404, which a resend whose records
+ * the lost first attempt deleted may meet), every id of the request is read back (GET
+ * resource/{id}: 404 = deleted). The records still there fail with the answer's words, the rest
+ * are deleted — whoever removed them, they are gone as the plan wanted, which is how a resend's
+ * "not found" counts as done. That read-back happens only on such an answer: the plan's cost line
+ * counts the one DELETE.
+ */
+export function bulkDeleteOperation(resource: string, idsParam: string, kind: UnitKind): ChangeOperation {
+  const deleteOne = deleteOperation(resource, kind);
+  return async (change, context) => {
+    const carried = (context.carried ?? []).map((c) => c.change);
+    if (carried.length === 0) return deleteOne(change, context);
+    const batch = [change, ...carried];
+    const ids = batch.map(requireLiveId);
+    const problem = await sendBulkDelete(context.client, resource, kind, { [idsParam]: ids });
+    if (problem === undefined) return {};
+    const kept = await readBackKept(context.client, resource, kind, ids);
+    const why = `still in the account when read back after its bulk delete, which answered: ${problem}`;
+    const carriedFailures = Object.fromEntries(carried.filter((c) => kept.has(requireLiveId(c))).map((c) => [c.id, why]));
+    return { ...(kept.has(requireLiveId(change)) ? { refused: why } : {}), carriedFailures };
+  };
+}
+
+/** Sends one bulk DELETE; undefined when every record went, else what the answer said. */
+async function sendBulkDelete(client: ApiClient, resource: string, kind: UnitKind, query: Record<string, number[]>): Promise<string | undefined> {
+  try {
+    const { data } = await client.request<unknown>({ method: 'DELETE', path: resource, query, kind });
+    const alerts = isPlainRecord(data) && Array.isArray(data.alertas) ? (data.alertas as unknown[]) : [];
+    return alerts.length === 0 ? undefined : describeAlerts(alerts);
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 400 || error.status === 404)) {
+      return `${error.status} ${error.description ?? error.apiMessage ?? ''}`.trim();
+    }
+    throw error;
+  }
+}
+
+/** The texts of a bulk answer's alerts (ErrorResponse: `{ error: { message, description } }`), the first few. */
+function describeAlerts(alerts: readonly unknown[]): string {
+  const shown = 3;
+  const texts = alerts.slice(0, shown).map((alert) => {
+    const error = isPlainRecord(alert) && isPlainRecord(alert.error) ? alert.error : {};
+    const text = [error.description, error.message].find((t): t is string => typeof t === 'string' && t.trim() !== '');
+    return text ?? 'an alert without text';
+  });
+  const more = alerts.length > shown ? ` (and ${alerts.length - shown} more alert(s))` : '';
+  return `${texts.join('; ')}${more}`;
+}
+
+/** The ids of these records still in the account: GET of each, 404 meaning deleted. */
+async function readBackKept(client: ApiClient, resource: string, kind: UnitKind, ids: readonly number[]): Promise<Set<number>> {
+  const kept = new Set<number>();
+  for (const id of ids) {
+    try {
+      await client.request<unknown>({ method: 'GET', path: `${resource}/${id}`, kind });
+      kept.add(id);
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 404)) throw error;
+    }
+  }
+  return kept;
 }
 
 /** Whether the unit's manifest sets any of these top-level fields. */

@@ -82,7 +82,9 @@ export function decideVerification(changes: readonly Change[], adapters: readonl
 /**
  * The cost line: reads as spent, write requests (one per request, however many changes ride in
  * it), and the read-back — per kind, what reading it cost for the plan, plus the list pages the
- * creates add.
+ * creates add. Not counted, because it happens only when the service refuses: a bulk delete
+ * whose answer carries alerts reads each of its ids back to learn which records went (one GET
+ * per id; kinds/live-helpers bulkDeleteOperation).
  */
 export function estimateCost(changes: readonly Change[], live: LiveState, adapters: readonly KindAdapter[], rate: number): PlanCost {
   const byKind = new Map(adapters.map((a) => [a.kind, a]));
