@@ -109,7 +109,7 @@ export interface Change {
   /**
    * Ids of other changes this change's request also carries (services nested in the create of
    * their logistics, a batch of service creates, a bulk delete): apply sends one request for all,
-   * and the carried changes take its outcome. Decided when planning (plan/plan-batches).
+   * and each carried change gets its own outcome from the answer. Decided when planning (plan/plan-requests).
    */
   carries?: string[];
   /** The change whose request carries this one; apply sends nothing of its own for it. */
