@@ -160,7 +160,10 @@ describe.each(['strict', 'lenient'] as EmulatorMode[])('reads by name over a 1,0
     const { plan, client } = await planManifest(emulator, dir, yaml);
     expect(actionable(plan).sort()).toEqual(['create Forma nova', 'delete Forma 0300', 'update Forma 0150', 'update Forma 0800']);
     const recheck = async (): Promise<string[]> => findStalePreconditions(plan, await fetchLive(client, registry.units, recheckRequest(plan, registry.units)));
+    emulator.clearLog();
     expect(await recheck()).toEqual([]);
+    // The absence the create relies on is checked against the whole list, not the filter's answer.
+    expect(readLog(emulator).pages(methods)).toEqual(everyPage);
     // Someone adds the name the plan creates, in a form only the whole list shows under a narrow filter.
     const added = await call(emulator, 'POST', methods, { body: { descricao: 'Forma nova ', tipoPagamento: 15, finalidade: 3, destino: 1 } });
     expect(added.status).toBe(201);
