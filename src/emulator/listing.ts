@@ -2,6 +2,8 @@
 // filters whose values outside their enums answer 400 (filter-values). Paging has no totals or
 // links, like the real service: a client walks pages until one is short.
 import { validationFailure } from './api-error.js';
+import type { EmulatorMode } from './rules.js';
+import { enforces } from './rules.js';
 
 /** The real maximum is undocumented; 100 is the community's observation. Larger values are
  * clamped rather than refused, the stricter choice: a client that asks for 500 and stops at the
@@ -57,12 +59,15 @@ export function paginate<T>(items: readonly T[], query: URLSearchParams): T[] {
 }
 
 /**
- * Rule text-filters: text filters match case- and accent-insensitively anywhere in the value. The real matching rule
- * is undocumented; a loose match is the stricter choice, since a client that trusts a name filter
- * to return exactly its record (create-dedup lookups) must still compare names itself.
+ * Rule text-filters: what a text filter (`descricao`, `nome`, `nomePai`, `pesquisa`) matches is
+ * undocumented, so the two modes take the two ends of what is plausible. Strict: the narrowest
+ * match, the stored value exactly (case, accents, blanks and Unicode form included), so a client
+ * that takes "not found by the filter" as "absent" meets a record its own name rules treat as the
+ * same. Lenient: case- and accent-insensitive anywhere in the value, so a client that takes the
+ * answers as exactly its record meets extras.
  */
-export function containsText(haystack: string, needle: string): boolean {
-  return foldText(haystack).includes(foldText(needle));
+export function matchesTextFilter(mode: EmulatorMode, value: string, filter: string): boolean {
+  return enforces(mode, 'text-filters') ? value === filter : foldText(value).includes(foldText(filter));
 }
 
 function foldText(text: string): string {

@@ -109,9 +109,10 @@ export const emulatorRules = {
     applies: 'both',
   },
   'text-filters': {
-    does: 'text filters (`descricao`, `nome`, `nomePai`) match case- and accent-insensitively anywhere in the value',
-    source: `${inference}: the looser match keeps clients comparing names themselves`,
-    applies: 'both',
+    does: 'text filters (`descricao`, `nome`, `nomePai`, and `pesquisa` of /contatos) match the stored value exactly: case, accents, surrounding blanks and Unicode form must agree',
+    source: `${inference}: the OpenAPI parameters only say "Descrição da forma de pagamento", "O nome do grupo"; the two modes take the narrowest and the loosest plausible match`,
+    applies: 'strict',
+    lenient: 'they match case- and accent-insensitively anywhere in the value',
   },
   // ── references and trees ──────────────────────────────────────────────────
   'reference-exists': {
@@ -330,7 +331,7 @@ export const emulatorRules = {
     applies: 'both',
   },
   'contacts-list': {
-    does: 'GET /contatos lists contacts (`id`, `nome`, `codigo`, `situacao`, `numeroDocumento`) by `pagina` and `limite`; `pesquisa` matches `nome`, `codigo` or `numeroDocumento` like the text filters; no other filter; a fresh sandbox account has one carrier contact',
+    does: 'GET /contatos lists contacts (`id`, `nome`, `codigo`, `situacao`, `numeroDocumento`) by `pagina` and `limite`; `pesquisa` matches `nome`, `codigo` or `numeroDocumento` as the text filters match (rule text-filters, by mode); no other filter; a fresh sandbox account has one carrier contact',
     source: 'service-interface.md (GET /contatos: pagina, limite, pesquisa); the answered members, what `pesquisa` matches and the seeded carrier are inference (the OpenAPI documents in reference/ are silent on /contatos)',
     applies: 'both',
   },

@@ -1,5 +1,6 @@
 // Warehouses (/depositos): the manifest record, its schema and the adapter. Identity `descricao`.
-// The list holds all four fields, so no detail is read. POST and PUT take all four, required
+// The list holds all four fields, so no detail is read; a small manifest over many warehouses finds
+// its records by `descricao=` (readListOrSearch). POST and PUT take all four, required
 // (PUT replaces: the merged full record is sent). There is no DELETE: a warehouse leaves by
 // retirement (situacao 0), whatever the policy says, and the plan shows it as a retire. One
 // warehouse is the default (padrao): making another one the default takes it from the old holder
@@ -9,8 +10,9 @@ import type { DesiredUnit, ManifestRecord } from '../model/desired.js';
 import type { LiveRecord } from '../model/live.js';
 import type { Change, FieldChange } from '../model/plan.js';
 import { defineKind } from './kind.js';
-import type { CheckFinding, WriteContext } from './kind.js';
-import { compact, executeByAction, identifyListItems, postRecord, readBoolean, readInteger, readName, requireLiveId } from './live-helpers.js';
+import type { CheckFinding, ReadScope, WriteContext } from './kind.js';
+import { compact, executeByAction, postRecord, readBoolean, readInteger, readListOrSearch, readName, requireLiveId, soughtKeys } from './live-helpers.js';
+import type { NameSearch } from './live-helpers.js';
 import type { Coded, FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { defineEnum, defineListRecord, defineName, toolKeyFields } from './shared-schema.js';
 
@@ -59,9 +61,12 @@ export function checkDepositos(records: readonly ManifestRecord[]): CheckFinding
   }));
 }
 
-async function readWarehouses(client: ApiClient): Promise<LiveRecord[]> {
-  const rows = await client.listAll<unknown>(resource, undefined, { kind });
-  return identifyListItems(rows, resource).map(({ id, raw }): LiveRecord => {
+/** Found by name (`descricao=`) or by pinned id when that is cheaper than listing (readListOrSearch); the detail is the list item. */
+const search: NameSearch = { resource, kind, nameFilter: 'descricao', nameField: 'descricao' };
+
+async function readWarehouses(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
+  const listed = await readListOrSearch(client, search, soughtKeys(scope), scope.all);
+  return listed.map(({ id, raw }): LiveRecord => {
     const descricao = readName(raw.descricao);
     return {
       kind,

@@ -5,6 +5,8 @@ import { diffFields } from '../model/diff-fields.js';
 import { formasPagamentos, formasPagamentos as adapter } from './formas-pagamentos.js';
 
 const kind = 'formasPagamentos';
+/** Every record: a read with nothing to find reads nothing (live-helpers readListOrSearch). */
+const everything = readScope([], true);
 
 function methodNamed(snapshot: EmulatorState, descricao: string) {
   return snapshot.formasPagamentos.find((m) => m.descricao === descricao);
@@ -18,7 +20,7 @@ describe('formasPagamentos adapter: reading', () => {
 
   it('reads a fresh account with one list request, fixa methods marked as system', async () => {
     const { emulator, client } = await openAccount();
-    const records = await readByIdentity(adapter, client);
+    const records = await readByIdentity(adapter, client, everything);
     expect([...records.keys()]).toEqual(['Dinheiro', 'Sem pagamento', 'Cartão de crédito', 'Cartão de débito', 'Boleto bancário', 'Pix']);
     expect([...records.values()].filter((r) => r.system).map((r) => [r.identity, r.system])).toEqual([
       ['Dinheiro', 'fixa'],
@@ -112,7 +114,7 @@ describe('formasPagamentos adapter: writing', () => {
 
   it('updates with a PUT of the whole merged record, reading the detail first when the plan did not', async () => {
     const { emulator, client } = await openAccount();
-    const records = await readByIdentity(adapter, client);
+    const records = await readByIdentity(adapter, client, everything);
     const boleto = requireRecord(records, 'Boleto bancário');
     const desired = { descricao: 'Boleto', tipoPagamento: 15, finalidade: 3, juros: 2 };
     await adapter.execute(planned(kind, 'update', 'Boleto', { liveId: boleto.id, desired }), writeContext(client, [...records.values()], boleto));
@@ -140,14 +142,14 @@ describe('formasPagamentos adapter: writing', () => {
       const pix = state.formasPagamentos.find((m) => m.descricao === 'Pix');
       if (pix) Object.assign(pix, { tipoPagamento: '20', destino: '3', utilizaDiasUteis: 'false', taxas: { aliquota: '0', valor: 0, prazo: '2' } });
     });
-    const pix = requireRecord(await readByIdentity(adapter, client), 'Pix');
+    const pix = requireRecord(await readByIdentity(adapter, client, everything), 'Pix');
     await adapter.execute(planned(kind, 'update', 'Pix', { liveId: pix.id, desired: { descricao: 'Pix', juros: 1 } }), writeContext(client, [], pix));
     expect(methodNamed(emulator.snapshot(), 'Pix')).toMatchObject({ tipoPagamento: 20, destino: 3, utilizaDiasUteis: false, juros: 1, taxas: { aliquota: 0, valor: 0, prazo: 2 } });
   });
 
   it('sets the status, the default and retires through the PATCH endpoints', async () => {
     const { emulator, client } = await openAccount();
-    const records = await readByIdentity(adapter, client);
+    const records = await readByIdentity(adapter, client, everything);
     const pix = requireRecord(records, 'Pix');
     const boleto = requireRecord(records, 'Boleto bancário');
     const context = writeContext(client, [...records.values()]);
@@ -166,17 +168,17 @@ describe('formasPagamentos adapter: writing', () => {
     const card = requireRecord(records, 'Cartão de débito');
     expect(adapter.retirementFields?.(card)).toEqual([{ path: 'situacao', before: 1, after: 0 }]);
     await adapter.execute(planned(kind, 'retire', 'Cartão de débito', { liveId: card.id, reason: 'prune' }), { ...context, live: card });
-    const reread = await readByIdentity(adapter, client);
+    const reread = await readByIdentity(adapter, client, everything);
     expect(adapter.isRetired?.(requireRecord(reread, 'Cartão de débito'))).toBe(true);
     expect(adapter.isRetired?.(requireRecord(reread, 'Pix'))).toBe(false);
   });
 
   it('activates an inactive method before making it the default when the plan activates it too', async () => {
     const { emulator, client } = await openAccount();
-    let records = await readByIdentity(adapter, client);
+    let records = await readByIdentity(adapter, client, everything);
     const pix = requireRecord(records, 'Pix');
     await adapter.execute(planned(kind, 'retire', 'Pix', { liveId: pix.id }), { ...writeContext(client, []), live: pix });
-    records = await readByIdentity(adapter, client);
+    records = await readByIdentity(adapter, client, everything);
     const inactive = requireRecord(records, 'Pix');
     await adapter.execute(
       planned(kind, 'set-default', 'Pix', { liveId: pix.id, fields: [{ path: 'padrao', before: 0, after: 1 }], desired: { situacao: 1, padrao: 1 } }),
@@ -187,7 +189,7 @@ describe('formasPagamentos adapter: writing', () => {
 
   it('deletes a method', async () => {
     const { emulator, client } = await openAccount();
-    const records = await readByIdentity(adapter, client);
+    const records = await readByIdentity(adapter, client, everything);
     const boleto = requireRecord(records, 'Boleto bancário');
     await adapter.execute(planned(kind, 'delete', 'Boleto bancário', { liveId: boleto.id, reason: 'tombstone' }), { ...writeContext(client, []), live: boleto });
     expect(methodNamed(emulator.snapshot(), 'Boleto bancário')).toBeUndefined();

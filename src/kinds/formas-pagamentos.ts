@@ -2,7 +2,7 @@
 // checks across records the schema cannot express (card data only on card types, one default
 // per purpose), and the adapter that reads and writes them. Identity is `descricao`. The list
 // omits destino, condicao, utilizaDiasUteis, taxas and dadosCartao, so a detail is read only for
-// records whose manifest sets one of those; `situacao` and `padrao` move through their own PATCH
+// records whose manifest sets one of those (whether they were listed or found by `descricao=`); `situacao` and `padrao` move through their own PATCH
 // calls (the padrao PATCH has its own enum), PUT always carries the whole merged record, and
 // `fixa` methods are the account's own. Export leaves out what a create would set by itself.
 // No other kind's quirks here.
@@ -13,17 +13,19 @@ import {
   deleteOperation,
   executeByAction,
   fetchDetails,
-  identifyListItems,
   isPlainRecord,
   mergeRecords,
   postRecord,
   readBoolean,
   readInteger,
   readName,
+  readListOrSearch,
   readNumber,
   requireLiveId,
   setsAnyField,
+  soughtKeys,
 } from './live-helpers.js';
+import type { NameSearch } from './live-helpers.js';
 import type { Coded, FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { cnpjPattern, defineEnum, defineListRecord, defineName, defineObject, toolKeyFields } from './shared-schema.js';
 import type { Change, FieldChange } from '../model/plan.js';
@@ -305,8 +307,18 @@ function toLiveRecord(id: number, raw: Record<string, unknown>, detailLoaded: bo
   };
 }
 
+/** Found by name (`descricao=`) or by pinned id when that is cheaper than listing (readListOrSearch). */
+const search: NameSearch = {
+  resource,
+  kind,
+  nameFilter: 'descricao',
+  nameField: 'descricao',
+  // The list item is the detail's base part (FormasPagamentosDadosBaseDTO), without what only the detail holds.
+  listItemOf: (detail) => Object.fromEntries(Object.entries(detail).filter(([field]) => !(detailOnlyFields as readonly string[]).includes(field))),
+};
+
 async function readPaymentMethods(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
-  const listed = identifyListItems(await client.listAll<unknown>(resource, undefined, { kind }), resource);
+  const listed = await readListOrSearch(client, search, soughtKeys(scope), scope.all);
   const records = listed.map(({ id, raw }) => toLiveRecord(id, raw, false));
   const needDetail = scope.everyField ? records : selectDetailReads(records, scope.desired, (unit) => setsAnyField(unit, detailOnlyFields), false, scope.detailIds);
   const details = await fetchDetails(client, needDetail.map((r) => r.id), (id) => `${resource}/${id}`, kind);

@@ -32,6 +32,12 @@ export const grupoProdutoFieldTables: readonly FieldTableEntry[] = [{ path: [], 
 const resource = '/grupos-produtos';
 const kind = 'gruposProdutos';
 
+// Always the whole list, although the API filters by `nome` and `nomePai` (readListOrSearch is
+// for flat kinds). A group's identity is its path from the root: `nome=` answers every group of
+// that bare name and `nomePai=` only the parent's bare name, so placing an answer with certainty
+// takes one more GET per ancestor, per candidate. The planner also matches a group moved elsewhere
+// in the tree by its bare name alone, and a removal relies on the children it knows of: both need
+// every group; a read that stopped short of them could plan a duplicate or a wrong delete.
 async function readProductGroups(client: ApiClient): Promise<LiveRecord[]> {
   const items = await readTreeItems(client, resource, kind, (raw) => ({ name: readName(raw.nome), parentId: readReferenceId(raw.grupoProdutoPai) }));
   return items.map((item) => treeRecord(kind, item, { nome: item.name, grupoProdutoPai: item.parent }, { detailLoaded: true }));

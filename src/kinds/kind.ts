@@ -262,7 +262,7 @@ export interface ReadOnlyKindSpec {
   title: string;
   /** API resource path, for diagnostics and docs. */
   resource: string;
-  /** Reads every record (these lists are short); identities by name, scoped where the kind is. */
+  /** Reads its records (the lists are short, so mostly all of them; ReadScope.named says which matter); identities by name, scoped where the kind is. */
   readLive(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]>;
 }
 

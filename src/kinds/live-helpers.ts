@@ -1,18 +1,23 @@
 // Helpers the kind adapters share for reading and writing the account: lenient readers of API
 // values (the service sometimes sends "123" for 123 and "true" for true), identities of tree
-// records from their parent-id chain, the choice of which live records deserve a detail GET,
-// the id lookup of referenced records at write time, and the write operations several kinds
-// share (single and bulk deletes). Kind-neutral: no endpoint, field name or quirk of a
-// particular kind lives here; the kinds pass theirs in.
+// records from their parent-id chain, the choice between listing every page and looking records
+// up by name (readListOrSearch), the reads of lists and details, the id lookup of referenced
+// records at write time, and the write operations several kinds share (single and bulk deletes).
+// Kind-neutral: no endpoint, field name or quirk of a particular kind lives here; kinds pass
+// theirs in.
 import type { ApiClient } from '../api/client.js';
+import { DEFAULT_PAGE_SIZE } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
+import type { Query } from '../api/url.js';
 import { ErpsyncError } from '../model/errors.js';
 import { normalizeName, pathSeparator } from '../model/names.js';
 import { isPlainRecord } from '../model/paths.js';
 import type { Change } from '../model/plan.js';
 import type { UnitKind } from '../model/kinds.js';
 import type { DesiredUnit } from '../model/desired.js';
-import type { KindAdapter, WriteContext, WriteResult } from './kind.js';
+import type { KindAdapter, ReadScope, WriteContext, WriteResult } from './kind.js';
+import { couldMatch, matchKeysOf } from './desired-units.js';
+import type { LiveKey, MatchKeys } from './desired-units.js';
 import type { LiveRecord } from '../model/live.js';
 
 export { isPlainRecord } from '../model/paths.js';
@@ -50,11 +55,17 @@ export function readReferenceId(value: unknown): number | undefined {
   return id === undefined || id === 0 ? undefined : id;
 }
 
+/** A list item with its id. */
+export interface ListItem {
+  id: number;
+  raw: Record<string, unknown>;
+}
+
 /**
  * List items with their ids. An item without a usable id cannot be matched, updated or deleted,
  * and skipping it could make a plan create a duplicate, so it fails the read instead.
  */
-export function identifyListItems(items: readonly unknown[], resource: string): { id: number; raw: Record<string, unknown> }[] {
+export function identifyListItems(items: readonly unknown[], resource: string): ListItem[] {
   return items.map((item, index) => {
     const id = isPlainRecord(item) ? readInteger(item.id) : undefined;
     if (!isPlainRecord(item) || id === undefined) {
@@ -328,17 +339,156 @@ export function referenceId(context: WriteContext, kind: UnitKind, value: unknow
   return typeof value === 'string' ? requireId(context, kind, value) : undefined;
 }
 
-/** Every item of a short read-only list (`/naturezas-operacoes` …), named by `nameField`. */
-export async function readNamedList(client: ApiClient, resource: string, kind: UnitKind, nameField: string, paged = true): Promise<LiveRecord[]> {
-  const rows = paged ? await client.listAll<unknown>(resource, undefined, { kind }) : await readUnpagedList(client, resource, kind);
-  return identifyListItems(rows, resource).map(({ id, raw }) => {
+/** The live record of a list item of a read-only kind named by `nameField`. */
+export function namedRecordOf(kind: UnitKind, nameField: string): (item: ListItem) => LiveRecord {
+  return ({ id, raw }) => {
     const name = readName(raw[nameField]);
     return { kind, id, identity: name, name, fields: { [nameField]: name }, raw, detailLoaded: true };
-  });
+  };
 }
 
-async function readUnpagedList(client: ApiClient, resource: string, kind: UnitKind): Promise<unknown[]> {
-  const { data } = await client.request<unknown>({ method: 'GET', path: resource, kind });
+/** Every item of a short read-only list (`/canais-venda` …), named by `nameField`. */
+export async function readNamedList(client: ApiClient, resource: string, kind: UnitKind, nameField: string, paged = true): Promise<LiveRecord[]> {
+  const rows = paged ? await client.listAll<unknown>(resource, undefined, { kind }) : await readList(client, resource, kind);
+  return identifyListItems(rows, resource).map(namedRecordOf(kind, nameField));
+}
+
+/** One GET of a list endpoint (a page, a filtered page, or an unpaged list): its items. */
+async function readList(client: ApiClient, resource: string, kind: UnitKind, query?: Query): Promise<unknown[]> {
+  const { data } = await client.request<unknown>({ method: 'GET', path: resource, kind, ...(query ? { query } : {}) });
   if (!Array.isArray(data)) throw new ErpsyncError('API_ERROR', `GET ${resource}: expected a list in \`data\``);
   return data;
+}
+
+/** How readListOrSearch finds a flat kind's records by name (identity = the name, no scope, no tree). */
+export interface NameSearch {
+  resource: string;
+  kind: UnitKind;
+  /** The list's query parameter that filters by name (`descricao`). */
+  nameFilter: string;
+  /** The member of a list item that holds the name. */
+  nameField: string;
+  /**
+   * The list item a detail stands for (the detail without its detail-only members), so a record
+   * found by its pinned id is the same raw record, and fingerprint, as when it is listed: a saved
+   * plan compares them. Absent: the detail holds exactly what the list does.
+   */
+  listItemOf?(detail: Record<string, unknown>): Record<string, unknown>;
+}
+
+/**
+ * What a read must find: the match keys of the desired units, or, for a read-only kind, the
+ * identities manifests name (ReadScope.named, which holds a re-check's identities too).
+ */
+export function soughtKeys(scope: ReadScope): MatchKeys[] {
+  if (scope.named) return [...scope.named].map((identity) => ({ identity, previousIdentities: [], anyParentNames: [] }));
+  return scope.desired.map((unit) => matchKeysOf(unit, false));
+}
+
+/**
+ * The list items of a flat kind a read needs, by whichever is cheaper: every page of the list, or
+ * one request per record sought (the name filter; a pinned id by GET /<resource>/{id}).
+ *
+ * The cheaper one depends on the account's size, which nobody knows in advance, so the choice is
+ * made online, as in ski rental: reading a page is renting (one request, and it may settle several
+ * records), looking the k records sought up is buying (k requests). After each full page p, once
+ * k ≤ p + 1 (what renting has cost plus the next page reaches the price of buying), it buys.
+ * Whatever the account holds, that costs at most about twice the cheaper strategy (2k − 1 against
+ * k, or the whole list plus k against the whole list): 1 to 3 records sought over a 1,000-record
+ * account take 2 to 5 requests instead of 11. A list that ends first (a short page) was read
+ * whole; a read that seeks nothing sends nothing.
+ *
+ * Every record sought is looked up, those a page read already settled too: a name found on an
+ * early page may have a twin on a page not read, and two live records of one identity must reach
+ * the planner, which refuses to choose (duplicate-live-records), as they would from a full list.
+ *
+ * Safe whatever the filter matches (undocumented): its answers are matched here by identity as a
+ * list read would match them, extras ignored; and a record it does not return is not taken as
+ * absent — a narrower server match could miss `Pix ` or another Unicode form of a name our
+ * identity rules (NFC, trimmed) hold equal. So when any record is still unsettled after the
+ * lookups, the rest of the list is read: a planned create, a rename to a free name, the absence a
+ * saved plan re-checks, always rest on the complete list. A record counts as settled only under
+ * its pinned id or its current identity; a previous name loses to the identity, so it settles
+ * nothing, and is not looked up (without the identity the rest of the list is read anyway).
+ */
+export async function readListOrSearch(client: ApiClient, search: NameSearch, sought: readonly MatchKeys[], all: boolean): Promise<ListItem[]> {
+  if (all) return identifyListItems(await client.listAll<unknown>(search.resource, undefined, { kind: search.kind }), search.resource);
+  if (sought.length === 0) return [];
+  const found = collectSettling(search, sought);
+  const pages = walkPages(client, search);
+  while (!pages.ended() && !lookingUpPays(sought.length, pages.read())) found.addPage(await pages.next());
+  if (pages.ended()) return found.items();
+  // One lookup per identity or pinned id (two units may share one), settled or not (see above).
+  const lookups = new Map(sought.map((keys) => [keys.id === undefined ? `name ${keys.identity}` : `id ${keys.id}`, keys]));
+  for (const keys of lookups.values()) {
+    found.addAnswers(keys.id === undefined ? await lookUpName(client, search, keys.identity) : await lookUpId(client, search, keys.id));
+  }
+  while (found.unsettled().length > 0 && !pages.ended()) found.addPage(await pages.next());
+  return found.items();
+}
+
+/** The ski-rental threshold: after at least one full page, k lookups cost no more than the pages read plus the next. */
+function lookingUpPays(unsettled: number, pagesRead: number): boolean {
+  return pagesRead > 0 && unsettled <= pagesRead + 1;
+}
+
+/** The items read so far, and which sought records they settle (see readListOrSearch). */
+function collectSettling(search: NameSearch, sought: readonly MatchKeys[]) {
+  const items = new Map<number, ListItem>();
+  const settling = sought.map((keys): MatchKeys => ({ ...keys, previousIdentities: [], anyParentNames: [] }));
+  const unsettled = new Set(settling);
+  const keyOf = ({ id, raw }: ListItem): LiveKey => {
+    const name = readName(raw[search.nameField]);
+    return { id, identity: name, name };
+  };
+  const add = (item: ListItem) => {
+    if (!items.has(item.id)) items.set(item.id, item);
+    for (const keys of unsettled) if (couldMatch(keyOf(item), keys)) unsettled.delete(keys);
+  };
+  return {
+    items: () => [...items.values()],
+    unsettled: () => [...unsettled],
+    addPage: (page: readonly ListItem[]) => page.forEach(add),
+    /** A lookup's answers: only those a sought record matches (a loose filter returns others too). */
+    addAnswers: (answers: readonly ListItem[]) => answers.filter((item) => settling.some((keys) => couldMatch(keyOf(item), keys))).forEach(add),
+  };
+}
+
+/** The list read page by page, from the first; ended once a page is short. */
+function walkPages(client: ApiClient, search: NameSearch) {
+  let read = 0;
+  let ended = false;
+  let previous: string | undefined;
+  return {
+    read: () => read,
+    ended: () => ended,
+    async next(): Promise<ListItem[]> {
+      read += 1;
+      const rows = await readList(client, search.resource, search.kind, { pagina: read, limite: DEFAULT_PAGE_SIZE });
+      // A server that ignores `pagina` would repeat the same full page forever (as ApiClient.listAll guards).
+      const serialized = JSON.stringify(rows);
+      if (rows.length > 0 && serialized === previous) throw new ErpsyncError('API_ERROR', `GET ${search.resource}: page ${read} repeats page ${read - 1}; the server seems to ignore \`pagina\``);
+      previous = serialized;
+      ended = rows.length < DEFAULT_PAGE_SIZE;
+      return identifyListItems(rows, search.resource);
+    },
+  };
+}
+
+/** The first page the name filter answers (a full page that misses the record leaves it unsettled). */
+async function lookUpName(client: ApiClient, search: NameSearch, name: string): Promise<ListItem[]> {
+  const rows = await readList(client, search.resource, search.kind, { [search.nameFilter]: name, pagina: 1, limite: DEFAULT_PAGE_SIZE });
+  return identifyListItems(rows, search.resource);
+}
+
+/** The record under a pinned id, as its list item; none when the id is unknown (404). */
+async function lookUpId(client: ApiClient, search: NameSearch, id: number): Promise<ListItem[]> {
+  try {
+    const { data } = await client.request<unknown>({ method: 'GET', path: `${search.resource}/${id}`, kind: search.kind });
+    if (!isPlainRecord(data)) throw new ErpsyncError('API_ERROR', `GET ${search.resource}/${id}: expected an object in \`data\``);
+    return identifyListItems([search.listItemOf?.(data) ?? data], search.resource);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return [];
+    throw error;
+  }
 }

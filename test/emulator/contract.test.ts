@@ -46,7 +46,7 @@ describe.each(['strict', 'lenient'] as EmulatorMode[])('%s mode', (mode) => {
     };
 
     it('answers every documented status', async () => {
-      await hit('GET', t, `${t}?situacao=1&tiposPagamentos[]=1&tiposPagamentos[]=3&descricao=a`);
+      await hit('GET', t, `${t}?situacao=1&tiposPagamentos[]=1&tiposPagamentos[]=3&descricao=Dinheiro`);
       await hit('GET', t, `${t}?pagina=2&limite=3`);
       await hit('POST', t, t, { body: { descricao: 'x' } });
       const { id } = dataOf<{ id: number }>(await hit('POST', t, t, { body }));
@@ -125,7 +125,7 @@ describe.each(['strict', 'lenient'] as EmulatorMode[])('%s mode', (mode) => {
       const child = dataOf<{ id: number }>(await hit('POST', t, t, { body: { nome: 'Sucos', grupoProdutoPai: { id: parent.id } } }));
       await hit('POST', t, t, { body: { nome: 42 } });
       await hit('GET', t, t);
-      await hit('GET', t, `${t}?nome=suco&nomePai=bebidas`);
+      await hit('GET', t, `${t}?nome=Sucos&nomePai=Bebidas`);
       await hit('GET', d, `${t}/${child.id}`);
       await hit('GET', d, `${t}/${parent.id}`);
       await hit('GET', d, `${t}/${missingId}`);
@@ -254,7 +254,7 @@ function defineNewRouteSuites(): void {
       const t = '/depositos';
       const d = '/depositos/{idDeposito}';
       await hit('GET', t, t);
-      await hit('GET', t, `${t}?descricao=ger&situacao=1&pagina=1&limite=10`);
+      await hit('GET', t, `${t}?descricao=Geral&situacao=1&pagina=1&limite=10`);
       const body = { descricao: 'Loja física', situacao: 1, padrao: false, desconsiderarSaldo: false };
       const { id } = dataOf<{ id: number }>(await hit('POST', t, t, { body }));
       await hit('POST', t, t, { body: { descricao: 'Sem situação' } });
@@ -335,7 +335,7 @@ function defineNewRouteSuites(): void {
       await hit('GET', '/canais-venda/{idCanalVenda}', `/canais-venda/${storeId}`);
       await hit('GET', '/canais-venda/{idCanalVenda}', `/canais-venda/${missingId}`);
       await hit('GET', '/naturezas-operacoes', '/naturezas-operacoes');
-      await hit('GET', '/naturezas-operacoes', '/naturezas-operacoes?situacao=1&descricao=venda');
+      await hit('GET', '/naturezas-operacoes', '/naturezas-operacoes?situacao=1&descricao=Venda%20de%20mercadoria');
       await hit('GET', '/naturezas-operacoes', '/naturezas-operacoes?situacao=9');
       await hit('GET', '/contas-contabeis', '/contas-contabeis');
       await hit('GET', '/contas-contabeis', '/contas-contabeis?ocultarInvisiveis=true&ocultarTipoContaBancaria=true&situacoes[]=1&aliasIntegracao=BlingPagamentos&ordenacao=-descricao');

@@ -149,7 +149,7 @@ const cases: Case[] = [
 
 describe('inferred rules: strict refuses, lenient takes the other reading', () => {
   it('covers every strict-only rule that answers with a status', () => {
-    const coercions: RuleId[] = ['card-data-card-types'];
+    const coercions: RuleId[] = ['card-data-card-types', 'text-filters'];
     const strictOnly = Object.entries(emulatorRules).filter(([, r]) => r.applies === 'strict').map(([id]) => id as RuleId);
     expect(strictOnly.filter((id) => !coercions.includes(id) && !cases.some((c) => c.rule === id))).toEqual([]);
   });
@@ -165,6 +165,27 @@ describe('inferred rules: strict refuses, lenient takes the other reading', () =
       const emulator = await start(mode);
       const id = await create(emulator, '/formas-pagamentos', body);
       expect('dadosCartao' in dataOf<Row>(await call(emulator, 'GET', `/formas-pagamentos/${id}`)), mode).toBe(kept);
+    }
+  });
+
+  it('text-filters: strict answers only the stored value exactly, lenient any case- and accent-insensitive part of it', async () => {
+    const names = (rows: Row[], field: string) => rows.map((r) => r[field]).sort();
+    for (const mode of ['strict', 'lenient'] as const) {
+      const emulator = await start(mode);
+      await create(emulator, '/formas-pagamentos', { ...boleto, descricao: 'Pix ' });
+      await create(emulator, '/formas-pagamentos', { ...boleto, descricao: 'Cafe\u0301' });
+      await create(emulator, '/depositos', { descricao: 'Depósito Central', situacao: 1, padrao: false, desconsiderarSaldo: false });
+      const parent = await create(emulator, '/grupos-produtos', { nome: 'Bebidas' });
+      await create(emulator, '/grupos-produtos', { nome: 'Sucos', grupoProdutoPai: { id: parent } });
+      const list = async (path: string, field: string) => names(dataOf<Row[]>(await call(emulator, 'GET', path)), field);
+      const loose = mode === 'lenient';
+      expect(await list('/formas-pagamentos?descricao=Pix', 'descricao'), mode).toEqual(loose ? ['Pix', 'Pix '] : ['Pix']);
+      expect(await list(`/formas-pagamentos?descricao=${encodeURIComponent('Café')}`, 'descricao'), mode).toEqual(loose ? ['Cafe\u0301'] : []);
+      expect(await list('/depositos?descricao=deposito', 'descricao'), mode).toEqual(loose ? ['Depósito Central'] : []);
+      expect(await list(`/depositos?descricao=${encodeURIComponent('Depósito Central')}`, 'descricao'), mode).toEqual(['Depósito Central']);
+      expect(await list('/grupos-produtos?nome=suco&nomePai=bebidas', 'nome'), mode).toEqual(loose ? ['Sucos'] : []);
+      expect(await list('/grupos-produtos?nome=Sucos&nomePai=Bebidas', 'nome'), mode).toEqual(['Sucos']);
+      expect(await list('/naturezas-operacoes?descricao=venda', 'descricao'), mode).toHaveLength(loose ? emulator.snapshot().naturezasOperacoes.filter((n) => /venda/i.test(n.descricao)).length : 0);
     }
   });
 

@@ -68,7 +68,7 @@ const calls: Call[] = [
   ['categoriasProdutos.find', (s, ids) => s.categoriasProdutos.find({ idCategoriaProduto: ids.categoria ?? 0 })],
   ['categoriasProdutos.update', (s, ids) => s.categoriasProdutos.update({ idCategoriaProduto: ids.categoria ?? 0, descricao: 'Moda' } as never)],
   ['gruposDeProdutos.create', async (s, ids) => (ids.grupo = idOf(await s.gruposDeProdutos.create({ nome: 'Bebidas' } as never)))],
-  ['gruposDeProdutos.get', (s) => s.gruposDeProdutos.get({ nome: 'beb' })],
+  ['gruposDeProdutos.get', (s) => s.gruposDeProdutos.get({ nome: 'Bebidas' })],
   ['gruposDeProdutos.find', (s, ids) => s.gruposDeProdutos.find({ idGrupoProduto: ids.grupo ?? 0 })],
   ['gruposDeProdutos.update', (s, ids) => s.gruposDeProdutos.update({ idGrupoProduto: ids.grupo ?? 0, nome: 'Bebidas geladas' } as never)],
   ['gruposDeProdutos.delete', (s, ids) => s.gruposDeProdutos.delete({ idGrupoProduto: ids.grupo ?? 0 })],

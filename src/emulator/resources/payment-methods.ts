@@ -3,7 +3,7 @@
 // says and through PATCH …/padrao, and is one-per-purpose. Rule ids name rules.ts entries.
 import { ruleFailure } from '../api-error.js';
 import type { ObjectSpec } from '../body-schema.js';
-import { containsText, paginate, readEnumParam, readIntegerArrayParam } from '../listing.js';
+import { matchesTextFilter, paginate, readEnumParam, readIntegerArrayParam } from '../listing.js';
 import type { Route } from '../router.js';
 import type { RouteContext } from '../router.js';
 import { noContent, ok } from '../router.js';
@@ -99,12 +99,12 @@ export const paymentMethodRoutes: Route[] = [
   {
     method: 'GET',
     template: '/formas-pagamentos',
-    handle: ({ state, query }) => {
+    handle: ({ state, query, mode }) => {
       const descricao = query.get('descricao');
       const tipos = readIntegerArrayParam(query, 'tiposPagamentos');
       const situacao = readEnumParam(query, 'situacao', [0, 1]);
       const rows = state.formasPagamentos
-        .filter((r) => !descricao || containsText(r.descricao, descricao))
+        .filter((r) => !descricao || matchesTextFilter(mode, r.descricao, descricao))
         .filter((r) => tipos.length === 0 || tipos.includes(r.tipoPagamento))
         .filter((r) => situacao === undefined || r.situacao === situacao)
         .sort(byId);

@@ -3,7 +3,7 @@
 // makes it a root (put-replaces).
 import { notFound, ruleFailure } from '../api-error.js';
 import type { ObjectSpec } from '../body-schema.js';
-import { containsText, paginate } from '../listing.js';
+import { matchesTextFilter, paginate } from '../listing.js';
 import type { Route, RouteContext } from '../router.js';
 import { noContent, ok } from '../router.js';
 import type { EmulatorMode } from '../rules.js';
@@ -74,15 +74,15 @@ export const productGroupRoutes: Route[] = [
   {
     method: 'GET',
     template: '/grupos-produtos',
-    handle: ({ state, query }) => {
+    handle: ({ state, query, mode }) => {
       const nome = query.get('nome');
       const nomePai = query.get('nomePai');
       const rows = state.gruposProdutos
-        .filter((g) => !nome || containsText(g.nome, nome))
+        .filter((g) => !nome || matchesTextFilter(mode, g.nome, nome))
         .filter((g) => {
           if (!nomePai) return true;
           const parent = state.gruposProdutos.find((p) => p.id === g.idGrupoPai);
-          return parent !== undefined && containsText(parent.nome, nomePai);
+          return parent !== undefined && matchesTextFilter(mode, parent.nome, nomePai);
         })
         .sort(byId);
       return ok({ data: paginate(rows, query).map((g) => showGroup(state, g)) });

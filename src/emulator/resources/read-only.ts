@@ -1,7 +1,7 @@
 // Records that configuration refers to but cannot write through the API (rule
 // read-only-resources): the company, sales channels and their types, operation natures,
 // financial accounts, contact types and contacts (only their listing). Only GET is documented for them.
-import { containsText, paginate, readBooleanParam, readEnumParam, readIntegerArrayParam } from '../listing.js';
+import { matchesTextFilter, paginate, readBooleanParam, readEnumParam, readIntegerArrayParam } from '../listing.js';
 import type { Route } from '../router.js';
 import { ok } from '../router.js';
 import type { FinancialAccountRecord, SalesChannelRecord } from '../state.js';
@@ -73,12 +73,12 @@ export const readOnlyRoutes: Route[] = [
   {
     method: 'GET',
     template: '/naturezas-operacoes',
-    handle: ({ state, query }) => {
+    handle: ({ state, query, mode }) => {
       const situacao = readEnumParam(query, 'situacao', [0, 1]);
       const descricao = query.get('descricao');
       const rows = state.naturezasOperacoes
         .filter((n) => situacao === undefined || n.situacao === situacao)
-        .filter((n) => !descricao || containsText(n.descricao, descricao))
+        .filter((n) => !descricao || matchesTextFilter(mode, n.descricao, descricao))
         .sort(byId);
       return ok({ data: paginate(rows, query).map(({ id, situacao: s, padrao, descricao: d }) => ({ id, situacao: s, padrao, descricao: d })) });
     },
@@ -110,9 +110,9 @@ export const readOnlyRoutes: Route[] = [
     // contacts-list: only the listing configuration needs (a carrier named by name).
     method: 'GET',
     template: '/contatos',
-    handle: ({ state, query }) => {
+    handle: ({ state, query, mode }) => {
       const pesquisa = query.get('pesquisa');
-      const rows = state.contatos.filter((c) => !pesquisa || [c.nome, c.codigo, c.numeroDocumento].some((text) => containsText(text, pesquisa))).sort(byId);
+      const rows = state.contatos.filter((c) => !pesquisa || [c.nome, c.codigo, c.numeroDocumento].some((text) => matchesTextFilter(mode, text, pesquisa))).sort(byId);
       return ok({ data: paginate(rows, query).map(({ id, nome, codigo, situacao, numeroDocumento }) => ({ id, nome, codigo, situacao, numeroDocumento })) });
     },
   },

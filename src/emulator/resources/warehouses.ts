@@ -2,7 +2,7 @@
 // `situacao: 0`); all four members are required by the schema; `padrao: true` makes a warehouse
 // the default and takes it from the one that had it (rule warehouses).
 import type { ObjectSpec } from '../body-schema.js';
-import { containsText, paginate, readEnumParam } from '../listing.js';
+import { matchesTextFilter, paginate, readEnumParam } from '../listing.js';
 import type { Route, RouteContext } from '../router.js';
 import { ok } from '../router.js';
 import type { WarehouseRecord } from '../state.js';
@@ -34,11 +34,11 @@ export const warehouseRoutes: Route[] = [
   {
     method: 'GET',
     template: '/depositos',
-    handle: ({ state, query }) => {
+    handle: ({ state, query, mode }) => {
       const descricao = query.get('descricao');
       const situacao = readEnumParam(query, 'situacao', [0, 1]);
       const rows = state.depositos
-        .filter((d) => !descricao || containsText(d.descricao, descricao))
+        .filter((d) => !descricao || matchesTextFilter(mode, d.descricao, descricao))
         .filter((d) => situacao === undefined || d.situacao === situacao)
         .sort(byId);
       return ok({ data: paginate(rows, query).map(showWarehouse) });
