@@ -18,6 +18,8 @@ const skippedDirectories = new Set(['node_modules', '.git', '.erpsync']);
 export const maxFileBytes = 8 * 1024 * 1024;
 /** More manifest files than this in one set is a wrong folder, not a store. */
 export const maxManifestFiles = 1000;
+/** Read size once the file has given what its size claimed (it is growing). */
+const growthChunkBytes = 64 * 1024;
 /** Folders nested deeper than this below a named folder are not read. */
 export const maxDepth = 16;
 
@@ -184,13 +186,17 @@ export async function readManifestFile(file: string, shown: string, diagnostics:
     if (info.size > maxFileBytes) return tooLarge();
     const chunks: Buffer[] = [];
     let total = 0;
+    // The first read asks for the size the file claims (and one byte more), so a file that does
+    // not change is read in one go; only a file that grows meanwhile needs more chunks.
+    let chunkSize = info.size + 1;
     for (;;) {
-      const chunk = Buffer.alloc(256 * 1024);
+      const chunk = Buffer.allocUnsafe(chunkSize);
       const { bytesRead } = await handle.read(chunk, 0, chunk.length, total);
       if (bytesRead === 0) return Buffer.concat(chunks, total);
       total += bytesRead;
       if (total > maxFileBytes) return tooLarge();
       chunks.push(chunk.subarray(0, bytesRead));
+      chunkSize = growthChunkBytes;
     }
   } finally {
     await handle.close();
