@@ -2,12 +2,14 @@
 // the figures are in the bench, not here). This test times nothing: it runs the built CLI with a
 // module-loading trace and fails when validate loads what only other commands need — the
 // terminal UI (ink, react), the HTTP client (undici), ajv's schema compiler (the validators are
-// generated at build time) or the emulator — or when it stops running from its bundle.
+// generated at build time) or the emulator — or when it stops running from its bundle. And the
+// bundle must answer exactly as the sources do.
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltCli } from '../reliability/support/built-cli.js';
+import { runCli } from '../support/run-cli.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const marker = 'erpsync-trace-loaded ';
@@ -63,5 +65,14 @@ describe('what `erpsync validate` loads', () => {
     expect(run.stdout).toContain('valid: 9 files');
     expect(run.loaded).toContain('dist/cli/validate-command.js');
     expect(heavyIn(run.loaded)).toEqual([]);
+  });
+
+  it('answers as the sources do: the same diagnostics, summary and exit code for every broken fixture', async () => {
+    const args = ['validate', 'test/fixtures/broken'];
+    const env = { PATH: process.env.PATH };
+    const fromSources = await runCli(args, { cwd: root, env });
+    const built = await promisify(execFile)(process.execPath, [bin, ...args], { cwd: root, env }).catch((error: { code: number; stdout: string; stderr: string }) => error);
+    expect(fromSources.code).toBe(1);
+    expect({ code: 'code' in built ? built.code : 0, stdout: built.stdout, stderr: built.stderr }).toEqual(fromSources);
   });
 });
