@@ -3,9 +3,9 @@
 // anything else — directly or behind a symbolic link — is refused with a diagnostic naming the
 // path the user has. Sizes are checked before reading and again while reading (a file may grow),
 // and a folder with more files or depth than any store's configuration needs is refused.
-import { constants } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import type { Stats } from 'node:fs';
-import { lstat, open, readdir, stat } from 'node:fs/promises';
+import { lstat, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Diagnostic, SourcePosition } from '../model/diagnostics.js';
 
@@ -161,24 +161,26 @@ function markNothingFound(walk: Walk): Diagnostic[] {
 /**
  * The bytes of one manifest file, or a diagnostic. The file is opened without blocking (a FIFO
  * swapped in after the walk cannot hang the run), checked to be a regular file no larger than
- * the limit, and read no further than the limit whatever its size claimed.
+ * the limit, and read no further than the limit whatever its size claimed. Synchronous: the
+ * files are local and read one after another, and each asynchronous call was a round trip
+ * through the thread pool, five a file, some 6% of `erpsync validate`'s whole run.
  */
-export async function readManifestFile(file: string, shown: string, diagnostics: Diagnostic[]): Promise<Uint8Array | undefined> {
+export function readManifestFile(file: string, shown: string, diagnostics: Diagnostic[]): Uint8Array | undefined {
   const position = { file: shown, line: 1, col: 1 };
   const tooLarge = (): undefined => {
     diagnostics.push({ severity: 'error', code: 'file-too-large', message: `the file is larger than ${maxFileBytes / 1024 / 1024} MiB`, position });
     return undefined;
   };
-  let handle;
+  let fd: number;
   try {
-    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     diagnostics.push({ severity: 'error', code: 'unreadable', message: code === 'EISDIR' ? 'this is a directory, not a file' : describeErrno(error), position });
     return undefined;
   }
   try {
-    const info = await handle.stat();
+    const info = fstatSync(fd);
     if (!info.isFile()) {
       diagnostics.push({ severity: 'error', code: 'not-a-regular-file', message: `the path is ${describeType(info)}, not a file; only regular files are read`, position });
       return undefined;
@@ -191,7 +193,7 @@ export async function readManifestFile(file: string, shown: string, diagnostics:
     let chunkSize = info.size + 1;
     for (;;) {
       const chunk = Buffer.allocUnsafe(chunkSize);
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, total);
+      const bytesRead = readSync(fd, chunk, 0, chunk.length, total);
       if (bytesRead === 0) return Buffer.concat(chunks, total);
       total += bytesRead;
       if (total > maxFileBytes) return tooLarge();
@@ -199,6 +201,6 @@ export async function readManifestFile(file: string, shown: string, diagnostics:
       chunkSize = growthChunkBytes;
     }
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }

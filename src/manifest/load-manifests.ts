@@ -95,7 +95,7 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   for (const [layer, found] of layers.entries()) {
     for (const file of found.files) {
       const shown = displayPath(file, options.cwd);
-      const bytes = await readManifestFile(file, shown, gathered.diagnostics);
+      const bytes = readManifestFile(file, shown, gathered.diagnostics);
       if (!bytes) continue;
       if (!gatherFile(shown, bytes, language, options, gathered, { layer, scanned: found.scanned.has(file) })) continue;
       files.push(shown);
