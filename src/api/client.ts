@@ -4,7 +4,6 @@
 // pages, counts requests, and turns every failure into a typed error with secrets redacted.
 // It does not know any resource kind, never prints, and never follows redirects (a redirect
 // could carry the token to another origin).
-import { Agent } from 'undici';
 import type { Dispatcher } from 'undici';
 import { ErpsyncError } from '../model/errors.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
@@ -129,12 +128,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     for (const secret of options.credentials.secrets()) redactor.add(secret);
     return redactor.redact(text);
   };
-  const agent: Dispatcher = new Agent({
-    connect: { timeout: timeouts.connectMs },
-    headersTimeout: timeouts.headersMs,
-    bodyTimeout: timeouts.bodyMs,
-    keepAliveTimeout: 10_000,
-  });
+  // undici loads with the first request, so a command that sends none (validate) starts without it.
+  let agent: Promise<Dispatcher> | undefined;
+  const dispatcher = (): Promise<Dispatcher> =>
+    (agent ??= import('undici').then(
+      ({ Agent }) => new Agent({ connect: { timeout: timeouts.connectMs }, headersTimeout: timeouts.headersMs, bodyTimeout: timeouts.bodyMs, keepAliveTimeout: 10_000 }),
+    ));
   const stats: RequestStats = { total: 0, byMethod: {}, byKind: {}, retries: 0, throttled: 0, errors: 0 };
   let nextRequestId = 1;
   let closed = false;
@@ -179,8 +178,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     let status: number;
     let contentType: string | undefined;
     let retryAfter: string | undefined;
+    const sender = await dispatcher();
     try {
-      const res = await agent.request({ origin, path: requestPath, method: req.method, headers, body, signal: options.signal });
+      const res = await sender.request({ origin, path: requestPath, method: req.method, headers, body, signal: options.signal });
       status = res.statusCode;
       contentType = firstHeader(res.headers['content-type']);
       retryAfter = firstHeader(res.headers['retry-after']);
@@ -326,7 +326,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     async close() {
       if (closed) return;
       closed = true;
-      await agent.close();
+      await (await agent)?.close();
     },
   };
 }

@@ -2,7 +2,6 @@
 // endpoint (authorization code or refresh token in, token set out). Client credentials travel only
 // in the Basic header, as the service requires. Does not store anything: credentials.ts and the
 // login command decide where tokens go.
-import { Agent, request } from 'undici';
 import type { Dispatcher } from 'undici';
 import { ErpsyncError } from '../model/errors.js';
 import { parseErrorBody } from './errors.js';
@@ -71,6 +70,8 @@ export async function requestToken(options: TokenRequestOptions): Promise<TokenS
   }
   const basic = Buffer.from(`${options.clientId}:${options.clientSecret}`).toString('base64');
   redactor.add(basic);
+  // Loaded here, not at the top: a command that never asks for a token starts without undici.
+  const { Agent, request } = await import('undici');
   const ownAgent = options.dispatcher ? undefined : new Agent({ connect: { timeout: 10_000 }, headersTimeout: TOKEN_REQUEST_TIMEOUT_MS, bodyTimeout: TOKEN_REQUEST_TIMEOUT_MS });
   const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(TOKEN_REQUEST_TIMEOUT_MS)]) : AbortSignal.timeout(TOKEN_REQUEST_TIMEOUT_MS);
   let status: number;

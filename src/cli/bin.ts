@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Process entry: wires the real streams and signals into main() and owns the only process.exit.
-import { main } from './main.js';
+// validate starts from its bundle (fast-start.ts); every other command loads the modules it needs.
+import { loadValidateBundle } from './fast-start.js';
 
 const controller = new AbortController();
 let interrupts = 0;
@@ -21,7 +22,9 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-const code = await main(process.argv.slice(2), {
+const argv = process.argv.slice(2);
+const main = (argv[0] === 'validate' ? loadValidateBundle() : undefined) ?? (await import('./main.js')).main;
+const code = await main(argv, {
   stdout: process.stdout,
   stderr: process.stderr,
   stdin: process.stdin,

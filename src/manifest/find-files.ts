@@ -3,9 +3,9 @@
 // anything else — directly or behind a symbolic link — is refused with a diagnostic naming the
 // path the user has. Sizes are checked before reading and again while reading (a file may grow),
 // and a folder with more files or depth than any store's configuration needs is refused.
-import { constants } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import type { Stats } from 'node:fs';
-import { lstat, open, readdir, stat } from 'node:fs/promises';
+import { lstat, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Diagnostic, SourcePosition } from '../model/diagnostics.js';
 
@@ -18,6 +18,8 @@ const skippedDirectories = new Set(['node_modules', '.git', '.erpsync']);
 export const maxFileBytes = 8 * 1024 * 1024;
 /** More manifest files than this in one set is a wrong folder, not a store. */
 export const maxManifestFiles = 1000;
+/** Read size once the file has given what its size claimed (it is growing). */
+const growthChunkBytes = 64 * 1024;
 /** Folders nested deeper than this below a named folder are not read. */
 export const maxDepth = 16;
 
@@ -159,24 +161,26 @@ function markNothingFound(walk: Walk): Diagnostic[] {
 /**
  * The bytes of one manifest file, or a diagnostic. The file is opened without blocking (a FIFO
  * swapped in after the walk cannot hang the run), checked to be a regular file no larger than
- * the limit, and read no further than the limit whatever its size claimed.
+ * the limit, and read no further than the limit whatever its size claimed. Synchronous: the
+ * files are local and read one after another, and each asynchronous call was a round trip
+ * through the thread pool, five a file, some 6% of `erpsync validate`'s whole run.
  */
-export async function readManifestFile(file: string, shown: string, diagnostics: Diagnostic[]): Promise<Uint8Array | undefined> {
+export function readManifestFile(file: string, shown: string, diagnostics: Diagnostic[]): Uint8Array | undefined {
   const position = { file: shown, line: 1, col: 1 };
   const tooLarge = (): undefined => {
     diagnostics.push({ severity: 'error', code: 'file-too-large', message: `the file is larger than ${maxFileBytes / 1024 / 1024} MiB`, position });
     return undefined;
   };
-  let handle;
+  let fd: number;
   try {
-    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     diagnostics.push({ severity: 'error', code: 'unreadable', message: code === 'EISDIR' ? 'this is a directory, not a file' : describeErrno(error), position });
     return undefined;
   }
   try {
-    const info = await handle.stat();
+    const info = fstatSync(fd);
     if (!info.isFile()) {
       diagnostics.push({ severity: 'error', code: 'not-a-regular-file', message: `the path is ${describeType(info)}, not a file; only regular files are read`, position });
       return undefined;
@@ -184,15 +188,19 @@ export async function readManifestFile(file: string, shown: string, diagnostics:
     if (info.size > maxFileBytes) return tooLarge();
     const chunks: Buffer[] = [];
     let total = 0;
+    // The first read asks for the size the file claims (and one byte more), so a file that does
+    // not change is read in one go; only a file that grows meanwhile needs more chunks.
+    let chunkSize = info.size + 1;
     for (;;) {
-      const chunk = Buffer.alloc(256 * 1024);
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, total);
+      const chunk = Buffer.allocUnsafe(chunkSize);
+      const bytesRead = readSync(fd, chunk, 0, chunk.length, total);
       if (bytesRead === 0) return Buffer.concat(chunks, total);
       total += bytesRead;
       if (total > maxFileBytes) return tooLarge();
       chunks.push(chunk.subarray(0, bytesRead));
+      chunkSize = growthChunkBytes;
     }
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }

@@ -2,14 +2,11 @@
 // schemas/config.schema.json, every problem a diagnostic with file:line:col, all at once. What the
 // targets mean is decided elsewhere (src/api/targets.ts); this file only says whether the text is
 // a well-formed config, and gives back the value and a locator for later positioned messages.
-import { Ajv } from 'ajv';
-import type { ValidateFunction } from 'ajv';
 import type { Locator } from '../model/desired.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import { hasErrors } from '../model/diagnostics.js';
-import { configSchema } from './config-schema.js';
 import { parseYamlFile } from './parse-yaml.js';
-import { diagnosticsOf } from './validate-schema.js';
+import { configValidator, diagnosticsOf } from './validate-schema.js';
 
 export interface CheckedConfig {
   /** Present when no diagnostic is an error. */
@@ -17,8 +14,6 @@ export interface CheckedConfig {
   locate?: Locator;
   diagnostics: Diagnostic[];
 }
-
-let validator: ValidateFunction | undefined;
 
 export function checkConfigText(shown: string, bytes: Uint8Array): CheckedConfig {
   const parsed = parseYamlFile(shown, bytes);
@@ -28,7 +23,6 @@ export function checkConfigText(shown: string, bytes: Uint8Array): CheckedConfig
   if (extra) diagnostics.push({ severity: 'error', code: 'multiple-documents', message: 'the config file holds more than one YAML document', position: extra.locate([]) });
   if (hasErrors(diagnostics)) return { diagnostics };
   if (!doc) return { value: null, diagnostics };
-  validator ??= new Ajv({ allErrors: true, strict: true, verbose: true, allowUnionTypes: true }).compile(configSchema);
-  diagnostics.push(...diagnosticsOf(validator, doc.value, doc.locate));
+  diagnostics.push(...diagnosticsOf(configValidator, doc.value, doc.locate));
   return hasErrors(diagnostics) ? { diagnostics } : { value: doc.value, locate: doc.locate, diagnostics };
 }

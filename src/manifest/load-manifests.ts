@@ -26,7 +26,8 @@ import type { JsonSchema } from '../kinds/kind.js';
 import { isCredentialVariable, isSecretCredentialVariable } from '../model/secret-mask.js';
 import { parseYamlFile } from './parse-yaml.js';
 import type { ParsedDocument } from './parse-yaml.js';
-import { validateAgainstSchema } from './validate-schema.js';
+import { diagnosticsOf, manifestValidator } from './validate-schema.js';
+import type { SchemaValidator } from './validate-schema.js';
 
 const toolKeys = new Set(['id', 'ensure', 'protect', 'previousNames']);
 
@@ -63,6 +64,13 @@ interface PolicyDeclaration {
   layer: number;
 }
 
+/** The manifest language of one load: its kinds, their composed schema and its validator. */
+interface Language {
+  registry: Registry;
+  schema: JsonSchema;
+  validate: SchemaValidator;
+}
+
 /** What reading the files gathers before the checks across files. */
 interface Gathered {
   diagnostics: Diagnostic[];
@@ -79,6 +87,7 @@ interface Gathered {
 
 export async function loadManifests(paths: readonly string[], options: LoadOptions): Promise<LoadResult> {
   const registry = options.registry ?? defaultRegistry;
+  const language: Language = { registry, schema: manifestSchemaOf(registry.kinds), validate: await manifestValidator(registry.kinds) };
   const layers = options.layers === true ? await Promise.all(paths.map((p) => findManifestFiles([p], options.cwd))) : [await findManifestFiles(paths, options.cwd)];
   const gathered: Gathered = { diagnostics: layers.flatMap((l) => l.diagnostics), byKind: new Map(), declaredKinds: new Set(), policies: [], emptyFiles: [], references: [], layerOf: new Map() };
   const hash = createHash('sha256');
@@ -86,9 +95,9 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   for (const [layer, found] of layers.entries()) {
     for (const file of found.files) {
       const shown = displayPath(file, options.cwd);
-      const bytes = await readManifestFile(file, shown, gathered.diagnostics);
+      const bytes = readManifestFile(file, shown, gathered.diagnostics);
       if (!bytes) continue;
-      if (!gatherFile(shown, bytes, registry, options, gathered, { layer, scanned: found.scanned.has(file) })) continue;
+      if (!gatherFile(shown, bytes, language, options, gathered, { layer, scanned: found.scanned.has(file) })) continue;
       files.push(shown);
       hash.update(shown).update('\u0000').update(bytes).update('\u0000');
     }
@@ -172,10 +181,10 @@ function looksLikeManifest(documents: readonly ParsedDocument[], registry: Regis
 }
 
 /** Reads one file into `gathered`; false when a scanned file is skipped for not being a manifest. */
-function gatherFile(shown: string, bytes: Uint8Array, registry: Registry, options: LoadOptions, gathered: Gathered, from: { layer: number; scanned: boolean }): boolean {
+function gatherFile(shown: string, bytes: Uint8Array, language: Language, options: LoadOptions, gathered: Gathered, from: { layer: number; scanned: boolean }): boolean {
   const parsed = parseYamlFile(shown, bytes);
   // A folder may hold other YAML (CI workflows, compose files): only what looks like a manifest is read.
-  if (from.scanned && parsed.diagnostics.length === 0 && parsed.documents.some((d) => !d.empty) && !looksLikeManifest(parsed.documents, registry)) {
+  if (from.scanned && parsed.diagnostics.length === 0 && parsed.documents.some((d) => !d.empty) && !looksLikeManifest(parsed.documents, language.registry)) {
     gathered.diagnostics.push({
       severity: 'note',
       code: 'not-a-manifest',
@@ -202,13 +211,13 @@ function gatherFile(shown: string, bytes: Uint8Array, registry: Registry, option
       });
       continue;
     }
-    gatherDocument(shown, doc, registry, options, gathered, from.layer);
+    gatherDocument(shown, doc, language, options, gathered, from.layer);
   }
   return true;
 }
 
-function gatherDocument(shown: string, doc: ParsedDocument, registry: Registry, options: LoadOptions, gathered: Gathered, layer: number): void {
-  const schema = manifestSchemaOf(registry.kinds);
+function gatherDocument(shown: string, doc: ParsedDocument, language: Language, options: LoadOptions, gathered: Gathered, layer: number): void {
+  const { registry, schema } = language;
   const interpolated = interpolateDocument(doc, options.env, {
     isSecret: (path) => isSecretPath(registry.kinds, path),
     secretsMayStayUnset: options.offline === true,
@@ -218,7 +227,7 @@ function gatherDocument(shown: string, doc: ParsedDocument, registry: Registry, 
   gathered.references.push(...interpolated.references);
   // A scalar whose variable is unset or of the wrong type is reported once, by interpolation.
   const reported = new Set(interpolated.diagnostics.filter((d) => d.severity === 'error').map((d) => d.path));
-  const schemaProblems = validateAgainstSchema(interpolated.value, doc.locate, registry.kinds, interpolated.sources);
+  const schemaProblems = diagnosticsOf(language.validate, interpolated.value, doc.locate, interpolated.sources);
   gathered.diagnostics.push(...schemaProblems.filter((d) => !reported.has(d.path)));
   // One pass: the checks across records run on every record that is sound, so a run reports the
   // duplicates, cycles and secrets beside the schema errors. A record with a problem of its own is

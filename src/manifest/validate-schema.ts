@@ -1,23 +1,35 @@
-// Checks one parsed document against the published manifest schema with ajv and turns every
-// ajv error into a diagnostic at the right line:col, in plain language, with a hint where a
-// typo is likely. The schema itself comes from manifest-schema.ts (generated into schemas/).
-import { Ajv } from 'ajv';
-import type { ErrorObject, ValidateFunction } from 'ajv';
+// Checks one parsed document against the manifest schema and turns every ajv error into a
+// diagnostic at the right line:col, in plain language, with a hint where a typo is likely. The
+// validators are ajv's standalone code, generated at build time from manifest-schema.ts and
+// config-schema.ts (see compile-validators.ts), so no command compiles a schema when it starts.
+import type { ErrorObject } from 'ajv';
+import { config, manifest } from '#standalone-validators';
+import type { SchemaValidator } from '#standalone-validators';
 import type { Diagnostic } from '../model/diagnostics.js';
-import { buildManifestSchema } from './manifest-schema.js';
 import { suggestClosest } from '../model/suggest.js';
 import { parsePointer, toPointer } from '../model/paths.js';
 import type { Locator, PathSegment } from '../model/desired.js';
 import type { KindDefinition } from '../kinds/kind.js';
+import { registry } from '../kinds/registry.js';
 
-/** One compiled validator per list of kinds (the registry's, or a test's own). */
-const compiled = new WeakMap<readonly KindDefinition[], ValidateFunction>();
+export type { SchemaValidator } from '#standalone-validators';
 
-function manifestValidator(kinds: readonly KindDefinition[]): ValidateFunction {
+/** The validator of erpsync.config.yaml. */
+export const configValidator: SchemaValidator = config;
+
+/** Validators of kind lists the build did not know (a test's own), compiled once each. */
+const compiled = new WeakMap<readonly KindDefinition[], SchemaValidator>();
+
+/**
+ * The one place that picks the manifest validator: the registry's kinds have theirs generated at
+ * build time; any other list is compiled here, and only then is ajv's compiler loaded.
+ */
+export async function manifestValidator(kinds: readonly KindDefinition[]): Promise<SchemaValidator> {
+  if (kinds === registry.kinds) return manifest;
   let validate = compiled.get(kinds);
   if (!validate) {
-    const ajv = new Ajv({ allErrors: true, strict: true, verbose: true });
-    validate = ajv.compile(buildManifestSchema(kinds));
+    const { compileManifestValidator } = await import('./compile-validators.js');
+    validate = compileManifestValidator(kinds);
     compiled.set(kinds, validate);
   }
   return validate;
@@ -146,13 +158,8 @@ function article(type: string): string {
     .join(' or ');
 }
 
-/** Validates one document; an empty result means it matches the schema. */
-export function validateAgainstSchema(value: unknown, locate: Locator, kinds: readonly KindDefinition[], sources: ValueSources = new Map()): Diagnostic[] {
-  return diagnosticsOf(manifestValidator(kinds), value, locate, sources);
-}
-
-/** Any compiled schema's errors as positioned diagnostics (the manifest's, the config file's). */
-export function diagnosticsOf(validate: ValidateFunction, value: unknown, locate: Locator, sources: ValueSources = new Map()): Diagnostic[] {
+/** A value checked by a validator (the manifest's, the config file's): its errors as positioned diagnostics, none when it matches. */
+export function diagnosticsOf(validate: SchemaValidator, value: unknown, locate: Locator, sources: ValueSources = new Map()): Diagnostic[] {
   if (validate(value)) return [];
   const seen = new Set<string>();
   const diagnostics: Diagnostic[] = [];

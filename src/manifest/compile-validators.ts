@@ -1,0 +1,39 @@
+// ajv's schema compiler, kept out of every command's start-up. The build renders the registry's
+// manifest schema and the config schema into standalone validation code with it
+// (scripts/generate-validators.js writes dist/manifest/standalone-validators.js); at run time it
+// is loaded only to compile the schema of a list of kinds the build did not know (a test's own).
+import { Ajv } from 'ajv';
+import type { Options } from 'ajv';
+import standalone from 'ajv/dist/standalone/index.js';
+import type { KindDefinition } from '../kinds/kind.js';
+import { configSchema } from './config-schema.js';
+import { buildManifestSchema } from './manifest-schema.js';
+import type { SchemaValidator } from '#standalone-validators';
+
+/** Every problem at once, strict schemas, and the schema and data in each error (messages quote them). */
+const options: Options = { allErrors: true, strict: true, verbose: true, allowUnionTypes: true };
+
+/** Where the build writes the generated module, relative to the package root. */
+export const standaloneValidatorsFile = 'dist/manifest/standalone-validators.js';
+
+export function compileManifestValidator(kinds: readonly KindDefinition[]): SchemaValidator {
+  return new Ajv(options).compile(buildManifestSchema(kinds));
+}
+
+/**
+ * The source of the generated module: `manifest` (the registry's kinds) and `config`, as ES module
+ * exports. ajv's ES module output still calls require() for its runtime helpers (ajv issue #2209),
+ * so the module makes its own require.
+ */
+export function renderStandaloneValidators(): string {
+  const ajv = new Ajv({ ...options, code: { source: true, esm: true } });
+  ajv.addSchema(buildManifestSchema(), 'manifest');
+  ajv.addSchema(configSchema, 'config');
+  return [
+    '// Generated at build time by scripts/generate-validators.js from src/manifest (ajv standalone code). Do not edit.',
+    "import { createRequire } from 'node:module';",
+    'const require = createRequire(import.meta.url);',
+    standalone.default(ajv, { manifest: 'manifest', config: 'config' }),
+    '',
+  ].join('\n');
+}
