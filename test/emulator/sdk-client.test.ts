@@ -4,49 +4,17 @@
 // send PATCH where the API has PUT; that SDK bug is worked around here by sending those as PUT,
 // and said so in the figures. Its two calls that end the path in `/` (bulk group delete, NFS-e
 // settings update) are not worked around: strict mode answers them 404, lenient mode serves them.
+// The workaround lives in test/support/bling-sdk.ts, shared with the bench's peer script.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import blingModule from 'bling-erp-api';
-import repositoryModule from 'bling-erp-api/lib/repositories/bling.repository.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Emulator, EmulatorMode } from '../../src/emulator/index.js';
 import { createEmulator } from '../../src/emulator/index.js';
+import type { BlingSdk as Sdk } from '../support/bling-sdk.js';
+import { openBlingSdk } from '../support/bling-sdk.js';
 import { storeId, writeStoreSeed } from './seeds.js';
 
-interface RequestOptions {
-  endpoint: string;
-  id: string;
-  body?: unknown;
-  params?: unknown;
-  headers?: unknown;
-}
-interface AxiosLike {
-  put(url: string, body: unknown, config: unknown): Promise<{ data: unknown }>;
-  patch(url: string, body: unknown, config: unknown): Promise<{ data: unknown }>;
-}
-type Repository = { api: AxiosLike; defaultCatchBehavior(error: unknown, endpoint: string): never };
-
-/** The workaround: record updates go as PUT (status changes under `…/situacoes` stay PATCH). */
-function sendUpdatesAsPut(): void {
-  const proto = (repositoryModule as unknown as { BlingRepository: { prototype: Record<string, unknown> } }).BlingRepository.prototype;
-  const send = async function (this: Repository, options: RequestOptions) {
-    const endpoint = `${options.endpoint}/${options.id}`;
-    const verb = options.id.endsWith('/situacoes') ? 'patch' : 'put';
-    return this.api[verb](endpoint, options.body, { params: options.params, headers: options.headers })
-      .then((response) => response.data)
-      .catch((error: unknown) => this.defaultCatchBehavior(error, endpoint));
-  };
-  proto.replace = send;
-  proto.update = send;
-}
-sendUpdatesAsPut();
-
-// The package is CommonJS with `exports.default`: depending on the loader's interop the class is
-// the default import or its `default` member.
-type BlingClass = typeof blingModule.default;
-const Bling: BlingClass = (blingModule as unknown as { default?: BlingClass }).default ?? (blingModule as unknown as BlingClass);
-type Sdk = InstanceType<BlingClass>;
 type Ids = Record<string, number>;
 /** One SDK call; it returns what later calls need, and throws when the call fails. */
 type Call = [name: string, run: (sdk: Sdk, ids: Ids) => Promise<unknown>];
@@ -150,7 +118,7 @@ describe.each(['strict', 'lenient'] as EmulatorMode[])('bling-erp-api 5.8 agains
     const dir = mkdtempSync(join(tmpdir(), 'erpsync-sdk-'));
     const emulator = await createEmulator({ rateLimit: 0, mode, seed: writeStoreSeed(dir) });
     open.push({ emulator, dir });
-    const sdk = new Bling(emulator.token, emulator.baseUrl);
+    const { sdk } = openBlingSdk(emulator.token, emulator.baseUrl);
     const ids: Ids = {};
     const failed: string[] = [];
     for (const [name, run] of calls) {
