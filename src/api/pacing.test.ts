@@ -29,20 +29,20 @@ describe('pacing', () => {
     for (const t of starts) expect(starts.filter((s) => s >= t && s < t + 1000).length).toBeLessThanOrEqual(50);
   });
 
-  it('slows down by a fifth after a 429, pauses one slowed interval, holds, then climbs back slowly', () => {
-    let state = createPacingState(2.5, 0);
+  it('slows down by a third after a 429, pauses one slowed interval, holds, then climbs back slowly', () => {
+    let state = createPacingState(3, 0);
     state = slowDown(state, 100);
     expect(state.rate).toBe(2);
     expect(reserveSlot(state, 100).startAt).toBe(100 + intervalMs(2));
-    for (let i = 0; i < 30; i += 1) state = recover(state);
+    for (let i = 0; i < 60; i += 1) state = recover(state);
     expect(state.rate).toBe(2);
     state = recover(state);
     expect(state.rate).toBeGreaterThan(2);
     expect(state.rate).toBeLessThan(2.05);
     for (let i = 0; i < 50; i += 1) state = slowDown(state, 100);
-    expect(state.rate).toBe(2.5 / 8);
+    expect(state.rate).toBe(3 / 8);
     for (let i = 0; i < 1_000; i += 1) state = recover(state);
-    expect(state.rate).toBe(2.5);
+    expect(state.rate).toBe(3);
   });
 
   it('waits as long as a Retry-After asks before anyone starts again', () => {

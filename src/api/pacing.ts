@@ -3,7 +3,8 @@
 // at least one interval apart (no bursts: the service counts per second and a burst straight after
 // an idle second is what trips it). The client starts close to the limit (the default rate keeps
 // only a small reserve) and adapts: a 429 means someone else uses the account too, so the rate
-// drops by a fifth, nobody starts before one slowed interval (or the `Retry-After` the service
+// drops by a third (leaving a neighbour of up to 1 req/s room at once: a smaller step meets a
+// second 429 before it gets there), nobody starts before one slowed interval (or the `Retry-After` the service
 // asked for) has passed, the slowed rate is held for a while, and only then does it climb back
 // in small steps — slowly, because a second client that caused the 429 is likely still there and
 // a fast climb would meet it again within seconds. The state machine is pure; the pacer around it
@@ -16,9 +17,9 @@ const UNPACED_PENALTY_MS = 100;
 /** The lowest the rate falls to after repeated 429s, as a fraction of the configured rate. */
 const MIN_RATE_FRACTION = 1 / 8;
 /** What a 429 leaves of the current rate. */
-const DECREASE_FACTOR = 0.8;
-/** Successes sent at the slowed rate before it starts to climb again. */
-const HOLD_SUCCESSES = 30;
+const DECREASE_FACTOR = 2 / 3;
+/** Successes sent at the slowed rate before it starts to climb again (about half a minute). */
+const HOLD_SUCCESSES = 60;
 /** Each later success adds this fraction of the configured rate, up to the configured rate. */
 const RECOVERY_STEP_FRACTION = 1 / 300;
 

@@ -5,6 +5,7 @@
 // The list holds every field, so no detail is read; PUT (204) replaces the record with all four
 // members. No other kind's quirks here.
 import type { ApiClient } from '../api/client.js';
+import type { DesiredUnit } from '../model/desired.js';
 import type { LiveRecord } from '../model/live.js';
 import { joinPath, normalizeName } from '../model/names.js';
 import type { Change } from '../model/plan.js';
@@ -42,6 +43,10 @@ const resource = '/categorias/lojas';
 const kind = 'categoriasLojas';
 
 async function readStoreLinks(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
+  // A link to a category the account lacks cannot be in the account: when every declared link
+  // names one (a new store's new catalogue), there is nothing to find.
+  const mayBeLive = (unit: DesiredUnit) => typeof unit.fields.categoriaProduto !== 'string' || (scope.mayBeInAccount?.('categoriasProdutos', unit.fields.categoriaProduto) ?? true);
+  if (!scope.all && !scope.desired.some(mayBeLive)) return [];
   const categories = new Map((scope.earlier.get('categoriasProdutos') ?? []).map((c) => [c.id, c.identity]));
   const rows = await client.listAll<unknown>(resource, undefined, { kind });
   return identifyListItems(rows, resource).map(({ id, raw }): LiveRecord => {

@@ -10,6 +10,7 @@ import { needsReadBack } from '../model/plan.js';
 import { isReadOnlyKind } from '../model/kinds.js';
 import { composeIdentity, lastSegment, normalizeName, withLastSegment } from '../model/names.js';
 import { readPathValues } from '../model/paths.js';
+import type { LiveRecord } from '../model/live.js';
 import type { KindAdapter } from './kind.js';
 import { referencesOf } from './kind.js';
 
@@ -173,6 +174,31 @@ export function matchKeysOf(unit: DesiredUnit, tree: boolean): MatchKeys {
 export function couldMatch(record: LiveKey, keys: MatchKeys): boolean {
   if (keys.id !== undefined) return keys.id === record.id;
   return record.identity === keys.identity || keys.previousIdentities.includes(record.identity) || keys.anyParentNames.includes(record.name);
+}
+
+/**
+ * Whether a record of `kind` that a reference names may be in the account, from what this run
+ * read of that kind: false only when the name is a record the manifests declare (so the read
+ * sought it, and a read that seeks a record does not stop before finding it or listing every
+ * page) and no live record could pair with it — not under its name, a previous name, a pinned id,
+ * nor its bare name anywhere in a tree. A record that names one the account lacks cannot be in the
+ * account either, which spares reading kinds whose every declared record names something new
+ * (a new store's transitions between new situations). Unread kinds and unknown names: true.
+ */
+export function mayBeInAccount(
+  kind: UnitKind,
+  reference: string,
+  desired: ReadonlyMap<UnitKind, readonly DesiredUnit[]>,
+  live: ReadonlyMap<UnitKind, readonly LiveRecord[]>,
+): boolean {
+  const records = live.get(kind);
+  if (!records) return true;
+  const name = normalizeName(reference);
+  const bare = lastSegment(name);
+  if (records.some((record) => record.identity === name || record.name === bare)) return true;
+  const declared = (desired.get(kind) ?? []).filter((unit) => unit.identity === name || lastSegment(unit.identity) === bare);
+  if (declared.length === 0) return true;
+  return declared.some((unit) => records.some((record) => couldMatch(record, matchKeysOf(unit, true))));
 }
 
 /**

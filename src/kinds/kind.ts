@@ -123,6 +123,14 @@ export interface ReadScope {
    * `all` it reads every record.
    */
   named?: ReadonlySet<string>;
+  /**
+   * Whether a record of another kind, named by a reference, may be in the account, from what this
+   * run read (kinds/desired-units mayBeInAccount). A kind may skip a read that could only find
+   * records naming records the account lacks. Absent: assume it may.
+   */
+  mayBeInAccount?(kind: UnitKind, reference: string): boolean;
+  /** A nested kind's desired parents (logistics for services), tombstones included. */
+  parents?: readonly DesiredUnit[];
 }
 
 export interface WriteContext {

@@ -282,7 +282,21 @@ function serviceFields(row: Record<string, unknown>, earlier: ReadScope['earlier
   });
 }
 
+/**
+ * Whether the services a run needs may be in the account. Services of a logistics the account
+ * lacks cannot be there, so when every declared logistics — tombstones too, whose removal must
+ * know what sits inside — and every declared service's logistics is one the account lacks (a new
+ * store), there is nothing to find. A pinned service, or one whose logistics is unknown (a saved
+ * plan's re-check), is always looked for.
+ */
+function mayHaveServices(scope: ReadScope): boolean {
+  const parents = [...(scope.parents ?? []).map((unit) => unit.identity), ...scope.desired.map((unit) => unit.parent)];
+  if (parents.length === 0 || scope.desired.some((unit) => unit.tool.id !== undefined)) return true;
+  return parents.some((parent) => parent === undefined || (scope.mayBeInAccount?.('logisticas', parent) ?? true));
+}
+
 async function readServices(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
+  if (!scope.all && !mayHaveServices(scope)) return [];
   const parents = new Map((scope.earlier.get('logisticas') ?? []).map((record) => [record.id, record]));
   // One walk of the services list gives every service of every logistics, inactive ones
   // included; the logistics detail would cost a request per logistics and hide inactive ones.

@@ -101,8 +101,20 @@ function readModuleTransitions(module: LiveRecord, items: readonly unknown[], pa
   });
 }
 
+/** Whether a declared transition may be in the account: both its ends may be (unknown ends: yes). */
+function mayBeLive(unit: DesiredUnit, scope: ReadScope): boolean {
+  const end = (field: 'de' | 'para') => {
+    const name = unit.fields[field];
+    return typeof name !== 'string' || (scope.mayBeInAccount?.('situacoes', joinPath([moduleOf(unit), name])) ?? true);
+  };
+  return end('de') && end('para');
+}
+
 async function readTransitions(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
-  const named = new Set(scope.desired.map(moduleOf));
+  // A transition between situations of which one is not in the account cannot be there either:
+  // only modules where some declared transition may exist are read (a new store's transitions
+  // between its new situations need no read).
+  const named = new Set(scope.desired.filter((unit) => mayBeLive(unit, scope)).map(moduleOf));
   if (!scope.all && named.size === 0) return [];
   const modules = (scope.earlier.get('modulosSituacoes') ?? (await readNamedList(client, '/situacoes/modulos', kind, 'nome', false))).filter((m) => scope.all || named.has(m.name));
   const lists = await Promise.all(

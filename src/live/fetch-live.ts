@@ -6,7 +6,7 @@
 // earlier in the run) is taken as given, not read again.
 import type { ApiClient } from '../api/client.js';
 import { memoizeReads } from '../api/read-memo.js';
-import { namedReadOnlyIdentities } from '../kinds/desired-units.js';
+import { mayBeInAccount, namedReadOnlyIdentities } from '../kinds/desired-units.js';
 import type { KindAdapter } from '../kinds/kind.js';
 import type { UnitKind } from '../model/kinds.js';
 import type { LiveRecord, LiveState, ReadRequest } from '../model/live.js';
@@ -33,6 +33,8 @@ export async function fetchLive(account: ApiClient, adapters: readonly KindAdapt
       ...(request.everyField ? { everyField: true } : {}),
       ...(detailIds ? { detailIds } : {}),
       // What manifests name there, and what a saved plan's re-check asks for by identity.
+      mayBeInAccount: (kind: UnitKind, reference: string) => mayBeInAccount(kind, reference, request.desired, records),
+      ...(adapter.nestedIn ? { parents: request.desired.get(adapter.nestedIn) ?? [] } : {}),
       ...(adapter.readOnly ? { named: new Set([...(named.get(adapter.kind) ?? []), ...(request.desired.get(adapter.kind) ?? []).map((u) => u.identity)]) } : {}),
     });
     records.set(adapter.kind, read);

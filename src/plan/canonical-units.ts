@@ -193,7 +193,13 @@ export function translateLive(record: LiveRecord, adapter: KindAdapter, renames:
   const parentRenames = adapter.nestedIn ? renames.get(adapter.nestedIn) : undefined;
   const parent = record.parent === undefined ? undefined : parentRenames?.get(record.parent);
   if (parent !== undefined) return { ...record, fields, parent, identity: composeIdentity({ parentPath: [parent], name: record.name }) };
-  return fields === record.fields ? record : { ...record, fields };
+  if (fields === record.fields) return record;
+  // A name made of references (a transition's ends, a store link's category) follows their renames.
+  const definition = adapter.definition;
+  if (!definition?.composeName) return { ...record, fields };
+  const scope = definition.scopeField ? readName(fields, [definition.scopeField]) : undefined;
+  const name = normalizeName(definition.composeName(fields));
+  return { ...record, fields, name, identity: composeIdentity({ ...(scope ? { scope } : {}), name }) };
 }
 
 /** An identity under the closest ancestor that `renames` renames; the identity itself when none is. */
