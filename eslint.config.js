@@ -40,7 +40,7 @@ const layerRules = Object.entries(allowed).map(([folder, may]) => ({
 }));
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.erpsync/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.erpsync/**', '.bench-build/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

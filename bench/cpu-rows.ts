@@ -8,7 +8,7 @@ import { stringify } from 'yaml';
 import { loadManifests } from '../src/manifest/load-manifests.js';
 import { loadDesiredOrThrow, openClient, planFor, readAccount } from '../test/reliability/support/pipeline.js';
 import type { Spread } from './measure.js';
-import { openAccount, runBuiltCli, spreadOf } from './measure.js';
+import { bin, openAccount, runBuiltCli, spreadOf } from './measure.js';
 import { buildAccountSeed, buildLargeStore, changeLargeStore } from './workloads.js';
 
 export interface LoadRow {
@@ -52,7 +52,21 @@ export interface PlanRow {
   records: number;
   changes: number;
   runs: number;
+  /** buildPlan alone, in the bench process. */
   cpuMs: Spread;
+  /** The whole `erpsync plan` process (start-up, loading, reading over HTTP with the limit off, planning, output). */
+  cliCpuMs: Spread;
+}
+
+/** Prints the process's CPU time on its way out, for a child the bench cannot time from outside. */
+const reportCpuAtExit = `data:text/javascript,process.on('exit',()=>{const u=process.cpuUsage();process.stderr.write('\\nbench-cpu-us '+(u.user+u.system)+'\\n')})`;
+
+/** CPU milliseconds of one run of the built CLI, from the line its exit hook printed. */
+async function cliCpuMs(args: readonly string[], env: NodeJS.ProcessEnv, cwd: string): Promise<number> {
+  const run = await runBuiltCli(args, env, cwd, ['--import', reportCpuAtExit, bin]);
+  const used = /bench-cpu-us (\d+)/.exec(run.stderr)?.[1];
+  if (run.code !== 0 || used === undefined) throw new Error(`erpsync ${args.join(' ')} failed (exit ${run.code}): ${run.stderr.slice(0, 500)}`);
+  return Number(used) / 1000;
 }
 
 /**
@@ -80,23 +94,36 @@ export async function measureBuildPlan(records: number, runs: number, workDir: s
       const used = process.cpuUsage(before);
       cpu.push((used.user + used.system) / 1000);
     }
-    return { records, changes, runs, cpuMs: spreadOf(cpu) };
+    const cli: number[] = [];
+    for (let run = 0; run < runs; run += 1) cli.push(await cliCpuMs(['plan', 'target', '--json'], account.env, dir));
+    return { records, changes, runs, cpuMs: spreadOf(cpu), cliCpuMs: spreadOf(cli) };
   } finally {
     await account.close();
   }
 }
 
-export interface StartupRows {
+export interface StartupTimes {
   node: Spread;
   version: Spread;
   validate: Spread;
 }
 
-/** `node -e 0`, `erpsync --version` and `erpsync validate <example>`, interleaved `runs` times; wall from spawn to exit. */
+export interface StartupRows {
+  /** A bare environment (PATH only), as in a container or CI job with nothing set. */
+  clean: StartupTimes;
+  /** This shell's environment, whatever it sets for every node start (here NODE_EXTRA_CA_CERTS, when set). */
+  shell: StartupTimes;
+}
+
+/** `node -e 0`, `erpsync --version` and `erpsync validate <example>`, interleaved `runs` times in both environments; wall from spawn to exit. */
 export async function measureStartup(example: string, runs: number): Promise<StartupRows> {
+  return { clean: await timeStartup(example, runs, {}), shell: await timeStartup(example, runs, process.env) };
+}
+
+async function timeStartup(example: string, runs: number, base: NodeJS.ProcessEnv): Promise<StartupTimes> {
   const times = { node: [] as number[], version: [] as number[], validate: [] as number[] };
   const cwd = process.cwd();
-  const env = { NFSE_SENHA_PREFEITURA: 'demo' };
+  const env = { ...base, NFSE_SENHA_PREFEITURA: 'demo' };
   const timed = async (list: number[], run: Promise<{ code: number | null; stderr: string; wallMs: number }>, what: string) => {
     const done = await run;
     if (done.code !== 0) throw new Error(`${what} failed (exit ${done.code}): ${done.stderr.slice(0, 500)}`);

@@ -14,7 +14,7 @@ import type { PlanCost } from '../src/model/plan.js';
 import { syncLikeAScript } from './peer-sync.js';
 
 const root = process.cwd();
-const bin = path.join(root, 'dist/cli/bin.js');
+export const bin = path.join(root, 'dist/cli/bin.js');
 
 /** The account's real limit (src/emulator/rate-limit.ts defaults to it). */
 export const accountLimit = 3;

@@ -1,7 +1,7 @@
 // The bench's markdown report: one table per section and the "Must show" table of issue 16, every
 // figure computed from the runs (medians with min and max), each target judged met or missed.
 import { cpus, loadavg } from 'node:os';
-import type { LoadRow, PlanRow, StartupRows } from './cpu-rows.js';
+import type { LoadRow, PlanRow, StartupRows, StartupTimes } from './cpu-rows.js';
 import type { ApplyRun, PeerRun, Spread } from './measure.js';
 import { accountLimit, spreadOf } from './measure.js';
 import type { Workload, WorkloadKey } from './workloads.js';
@@ -144,15 +144,17 @@ function cpuSections(results: BenchResults): string[] {
   for (const row of results.loading) lines.push(`| ${count(row.records)} | ${spread(row.ms, (v) => `${Math.round(v)} ms`)} | ${fixed(row.perRecordUs, 1)} µs | ${fixed(base ? row.perRecordUs / base.perRecordUs : Number.NaN)} |`);
   lines.push('', `Median [min–max] of ${results.runs} load(s) per size after a warm-up; flat per-record time is linear loading.`, '');
   const plan = results.plan;
-  lines.push('## `buildPlan`', '', '| records | changes | CPU | target |', '|---:|---:|---:|---:|');
-  lines.push(`| ${count(plan.records)} | ${count(plan.changes)} | ${spread(plan.cpuMs, (v) => `${Math.round(v)} ms`)} | < ${count(planCpuTargetMs)} ms |`, '');
-  lines.push(`The large store scaled to ${count(plan.records)} records, 5% changed, against an account holding the rest (read once); CPU time of planning alone, ${plan.runs} run(s) after a warm-up.`, '');
-  const s = results.startup;
-  lines.push(`## Start-up (${results.startupRuns} interleaved runs, spawn to exit)`, '', '| command | wall | ÷ `node -e 0` |', '|---|---:|---:|');
   const ms = (v: number) => `${Math.round(v)} ms`;
-  lines.push(`| \`node -e 0\` | ${spread(s.node, ms)} | 1.00 |`);
-  lines.push(`| \`erpsync --version\` | ${spread(s.version, ms)} | ${fixed(s.version.median / s.node.median)} |`);
-  lines.push(`| \`erpsync validate examples/loja-nova\` | ${spread(s.validate, ms)} | ${fixed(s.validate.median / s.node.median)} |`, '');
+  lines.push(`## Planning ${count(plan.records)} records`, '', '| what | changes | CPU | target |', '|---|---:|---:|---:|');
+  lines.push(`| \`erpsync plan target --json\` (the built CLI, limit off) | ${count(plan.changes)} | ${spread(plan.cliCpuMs, ms)} | < ${count(planCpuTargetMs)} ms |`);
+  lines.push(`| \`buildPlan\` alone, in process | ${count(plan.changes)} | ${spread(plan.cpuMs, ms)} | |`, '');
+  lines.push(`The large store scaled to ${count(plan.records)} records, 5% changed, against an account holding the rest. The CLI's CPU covers start-up, loading and checking the manifest, reading the account over HTTP with the limit off, planning and printing; ${plan.runs} run(s) each, \`buildPlan\` after a warm-up.`, '');
+  lines.push(`## Start-up (${results.startupRuns} interleaved runs, spawn to exit)`, '', '| command | bare environment | ÷ `node -e 0` | this shell | ÷ `node -e 0` |', '|---|---:|---:|---:|---:|');
+  const { clean, shell } = results.startup;
+  const row = (name: string, pick: (t: StartupTimes) => Spread) =>
+    `| ${name} | ${spread(pick(clean), ms)} | ${fixed(pick(clean).median / clean.node.median)} | ${spread(pick(shell), ms)} | ${fixed(pick(shell).median / shell.node.median)} |`;
+  lines.push(row('`node -e 0`', (t) => t.node), row('`erpsync --version`', (t) => t.version), row('`erpsync validate examples/loja-nova`', (t) => t.validate), '');
+  lines.push(`Bare: PATH only. This shell: the bench's own environment${process.env.NODE_EXTRA_CA_CERTS ? ', which sets NODE_EXTRA_CA_CERTS: every node start, `node -e 0` too, first parses that CA bundle' : ''}.`, '');
   return lines;
 }
 
@@ -171,7 +173,8 @@ function mustShow(results: BenchResults): [string, string, boolean][] {
   const sharedFailed = shared.runs.reduce((s, run) => s + run.errors + run.failed, 0);
   const sharedExits = shared.runs.filter((run) => run.exit !== 0).length;
   const loadRatio = (results.loading.at(-1)?.perRecordUs ?? Number.NaN) / (results.loading[0]?.perRecordUs ?? Number.NaN);
-  const startupRatio = results.startup.validate.median / results.startup.node.median;
+  const ratioIn = (t: StartupTimes) => t.validate.median / t.node.median;
+  const startupRatio = ratioIn(results.startup.clean);
   return [
     ['Requests ≤ the peer script\'s on every workload (erpsync ÷ peer)', compared.map((r) => `${r.workload.key} ${fixed(ratioToPeer(r))}`).join(', '), compared.length === results.workloads.length && compared.every((r) => ratioToPeer(r) <= 1)],
     ['Bootstrap (loja-nova, fresh account) ≤ 0.8× the peer', fixed(ratioOf('bootstrap')), ratioOf('bootstrap') <= requestTargets.bootstrap],
@@ -181,9 +184,9 @@ function mustShow(results: BenchResults): [string, string, boolean][] {
     ['Shared account: zero failed requests', `${sharedFailed} failed requests or changes, ${sharedExits} failed applies`, measured(shared) && sharedFailed === 0 && sharedExits === 0],
     ['Shared account: 429s under 2% of erpsync\'s requests (worst run)', share(sharedShare), sharedShare < sharedThrottleShare],
     ['Cost prediction within 5% of what apply sends, every workload (worst run)', percent(worstPrediction), worstPrediction <= predictionTolerance],
-    ['`validate` start-up ≤ 2× `node -e 0`', `${fixed(startupRatio)}×`, startupRatio <= startupTarget],
+    ['`validate` start-up ≤ 2× `node -e 0` (bare environment; this shell beside it)', `${fixed(startupRatio)}× (${fixed(ratioIn(results.startup.shell))}×)`, startupRatio <= startupTarget],
     [`40k-record manifests load in linear time (per-record time 40k ÷ 10k ≤ ${linearTolerance})`, `${fixed(loadRatio)}×`, loadRatio <= linearTolerance],
-    [`\`buildPlan\` of ${count(results.plan.records)} records under 1.5 s CPU`, `${Math.round(results.plan.cpuMs.median)} ms`, results.plan.cpuMs.median < planCpuTargetMs],
+    [`\`erpsync plan\` of ${count(results.plan.records)} records under 1.5 s CPU (the CLI process; \`buildPlan\` alone beside it)`, `${Math.round(results.plan.cliCpuMs.median)} ms (${Math.round(results.plan.cpuMs.median)} ms)`, results.plan.cliCpuMs.median < planCpuTargetMs],
   ];
 }
 

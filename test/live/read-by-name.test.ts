@@ -18,7 +18,7 @@ import { fetchLive } from '../../src/live/fetch-live.js';
 import type { Plan } from '../../src/model/plan.js';
 import { isActionable } from '../../src/model/plan.js';
 import { call } from '../emulator/http-client.js';
-import { loadDesiredOrThrow, openClient, planFor, readAccount } from '../reliability/support/pipeline.js';
+import { openClient, planFor, readForManifest } from '../reliability/support/pipeline.js';
 
 const cleanups: (() => Promise<unknown> | void)[] = [];
 afterEach(async () => {
@@ -56,12 +56,7 @@ const warehouse = (descricao: string) => `  - { descricao: "${descricao}" }\n`;
 
 /** Reads the account for the manifest and plans, counting what reading each resource sent. */
 async function planManifest(emulator: Emulator, dir: string, yaml: string) {
-  writeFileSync(join(dir, 'm.yaml'), `version: 1\n${yaml}`);
-  const desired = await loadDesiredOrThrow(['m.yaml'], dir, {});
-  const client = openClient(emulator);
-  cleanups.push(() => client.close());
-  emulator.clearLog();
-  const live = await readAccount(client, desired);
+  const { desired, client, live } = await readForManifest(emulator, dir, yaml, (close) => cleanups.push(close));
   const plan = planFor(desired, live, emulator);
   return { plan, live, client, log: readLog(emulator) };
 }
@@ -129,12 +124,7 @@ describe.each(['strict', 'lenient'] as EmulatorMode[])('reads by name over a 1,0
     const { emulator, dir } = await openLargeAccount(mode, (state) => {
       Object.assign(state.formasPagamentos.find((m) => m.descricao === 'Forma 0950') ?? {}, { descricao: 'Forma 0020' });
     });
-    writeFileSync(join(dir, 'm.yaml'), `version: 1\nformasPagamentos:\n${method('Forma 0020')}`);
-    const desired = await loadDesiredOrThrow(['m.yaml'], dir, {});
-    const client = openClient(emulator);
-    cleanups.push(() => client.close());
-    emulator.clearLog();
-    const live = await readAccount(client, desired);
+    const { desired, live } = await readForManifest(emulator, dir, `formasPagamentos:\n${method('Forma 0020')}`, (close) => cleanups.push(close));
     // Found on page 1, then looked up by name all the same: one page and one lookup, not 11 pages.
     expect(readLog(emulator).lists(methods)).toHaveLength(2);
     expect(() => planFor(desired, live, emulator)).toThrow(/duplicate-live-records|2 formasPagamentos records named `Forma 0020`/);

@@ -3,7 +3,7 @@
 // logistics and store links of new categories need no read (kinds/desired-units mayBeInAccount).
 // Whatever may already be there is still read: a renamed situation's transitions, a removed
 // logistics' services (its removal must know what sits inside), anything under prune.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import type { Emulator } from '../../src/emulator/index.js';
 import { registry } from '../../src/kinds/registry.js';
 import { isActionable } from '../../src/model/plan.js';
 import type { Plan } from '../../src/model/plan.js';
-import { loadDesiredOrThrow, openClient, planFor, readAccount } from '../reliability/support/pipeline.js';
+import { planFor, readForManifest } from '../reliability/support/pipeline.js';
 
 const cleanups: (() => Promise<unknown> | void)[] = [];
 afterEach(async () => {
@@ -30,12 +30,7 @@ async function openSandbox(): Promise<{ emulator: Emulator; dir: string }> {
 
 /** Reads and plans the manifest; the plan and the paths of the GETs the read sent. */
 async function plan(emulator: Emulator, dir: string, yaml: string, apply = false): Promise<{ plan: Plan; gets: string[] }> {
-  writeFileSync(join(dir, 'm.yaml'), `version: 1\n${yaml}`);
-  const desired = await loadDesiredOrThrow(['m.yaml'], dir, {});
-  const client = openClient(emulator);
-  cleanups.push(() => client.close());
-  emulator.clearLog();
-  const live = await readAccount(client, desired);
+  const { desired, client, live } = await readForManifest(emulator, dir, yaml, (close) => cleanups.push(close));
   const gets = emulator.requestLog().map((e) => e.path.replace(/\/\d+/g, '/{id}'));
   const result = planFor(desired, live, emulator);
   if (apply) expect((await applyPlan(result, { client, adapters: registry.units, live })).failed).toBe(0);

@@ -3,6 +3,8 @@
 // not expose: retry delays of milliseconds instead of seconds and seeded jitter, so dozens of
 // chaos runs fit in the suite. Everything else (pacing, retries, redaction, create de-duplication)
 // is the production code.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createApiClient, createStaticTokenProvider } from '../../../src/api/index.js';
 import type { ApiClient } from '../../../src/api/index.js';
 import { applyPlan } from '../../../src/apply/apply-plan.js';
@@ -70,6 +72,19 @@ export function planFor(desired: DesiredState, live: LiveState, emulator: Emulat
   });
   if (hasErrors(diagnostics)) throw new Error(`the plan has errors:\n${renderDiagnosticsText(diagnostics).join('\n')}`);
   return plan;
+}
+
+/**
+ * Writes `yaml` (after `version: 1`) as the only manifest of `dir` and reads the account for it
+ * with a fresh client, which `onCleanup` is given to close; the emulator's log starts empty.
+ */
+export async function readForManifest(emulator: Emulator, dir: string, yaml: string, onCleanup: (close: () => Promise<void>) => void) {
+  writeFileSync(join(dir, 'm.yaml'), `version: 1\n${yaml}`);
+  const desired = await loadDesiredOrThrow(['m.yaml'], dir, {});
+  const client = openClient(emulator);
+  onCleanup(() => client.close());
+  emulator.clearLog();
+  return { desired, client, live: await readAccount(client, desired) };
 }
 
 /** Reads the account and plans, with a fresh client; the plan's actionable changes. */
