@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createPacingState, intervalMs, recover, reserveSlot, sleep, slowDown } from './pacing.js';
+import { createPacer, createPacingState, intervalMs, recover, reserveSlot, sleep, slowDown } from './pacing.js';
 
 describe('pacing', () => {
   it('spaces slots at least 1/rate apart, never in a burst', () => {
@@ -43,6 +43,18 @@ describe('pacing', () => {
     expect(state.rate).toBe(3 / 8);
     for (let i = 0; i < 1_000; i += 1) state = recover(state);
     expect(state.rate).toBe(3);
+  });
+
+  it('moves requests already waiting for a slot behind the pause a 429 calls for', async () => {
+    const pacer = createPacer(20);
+    await pacer.acquire();
+    const started: number[] = [];
+    const waiting = [pacer.acquire(), pacer.acquire()].map((p) => p.then(() => started.push(performance.now())));
+    const throttledAt = performance.now();
+    pacer.onThrottled(300);
+    await Promise.all(waiting);
+    // Reserved 50 and 100 ms ahead at the old pace, both now start after the 300 ms asked for.
+    for (const at of started) expect(at - throttledAt).toBeGreaterThanOrEqual(299);
   });
 
   it('waits as long as a Retry-After asks before anyone starts again', () => {

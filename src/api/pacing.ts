@@ -76,18 +76,27 @@ export interface Pacer {
 
 export function createPacer(rate: number, now: () => number = () => performance.now()): Pacer {
   let state = createPacingState(rate, now());
+  // Bumped by each 429: a request still waiting for a slot reserved at the old pace takes a new
+  // one, so nobody starts inside the pause the 429 called for (concurrent writes and reads
+  // reserve their slots ahead, and would otherwise meet a second 429 right after the first).
+  let throttles = 0;
   return {
     async acquire(signal) {
-      const reserved = reserveSlot(state, now());
-      state = reserved.state;
-      // Timers may fire a little early against the monotonic clock; re-check until the slot is reached.
-      for (let wait = reserved.startAt - now(); wait > 0; wait = reserved.startAt - now()) {
-        await sleep(Math.ceil(wait), signal);
+      for (;;) {
+        const seen = throttles;
+        const reserved = reserveSlot(state, now());
+        state = reserved.state;
+        // Timers may fire a little early against the monotonic clock; re-check until the slot is reached.
+        for (let wait = reserved.startAt - now(); wait > 0 && seen === throttles; wait = reserved.startAt - now()) {
+          await sleep(Math.ceil(wait), signal);
+        }
+        signal?.throwIfAborted();
+        if (seen === throttles) return;
       }
-      signal?.throwIfAborted();
     },
     onThrottled(retryAfterMs) {
       state = slowDown(state, now(), retryAfterMs);
+      throttles += 1;
     },
     onSuccess() {
       state = recover(state);
