@@ -27,7 +27,11 @@ const main = (argv[0] === 'validate' ? loadValidateBundle() : undefined) ?? (awa
 const code = await main(argv, {
   stdout: process.stdout,
   stderr: process.stderr,
-  stdin: process.stdin,
+  // process.stdin builds its stream (and loads node's stream modules) when first read; most
+  // commands never read it, so it is not touched until a prompt asks.
+  get stdin() {
+    return process.stdin;
+  },
   env: process.env,
   cwd: process.cwd(),
   signal: controller.signal,

@@ -31,5 +31,16 @@ function maskStream<T extends CliIO['stdout']>(stream: T, mask: SecretMask): T {
 /** `io` with a secret mask over stdout and stderr; commands add the values they learn to `io.mask`. */
 export function withOutputMask(io: CliIO): CliIO {
   const mask = createSecretMask(knownSecretVariables(io.env).map((name) => io.env[name]));
-  return { ...io, stdout: maskStream(io.stdout, mask), stderr: maskStream(io.stderr, mask), mask };
+  // No spread: it would read stdin, which builds the process's stdin stream for every command.
+  return {
+    stdout: maskStream(io.stdout, mask),
+    stderr: maskStream(io.stderr, mask),
+    get stdin() {
+      return io.stdin;
+    },
+    env: io.env,
+    cwd: io.cwd,
+    signal: io.signal,
+    mask,
+  };
 }

@@ -20,20 +20,27 @@ export function compileManifestValidator(kinds: readonly KindDefinition[]): Sche
   return new Ajv(options).compile(buildManifestSchema(kinds));
 }
 
+/** ajv's runtime helpers the generated code calls, as `require("ajv/dist/runtime/<name>").default`. */
+const runtimeHelpers = ['equal', 'ucs2length', 'uri', 'validation_error'];
+
 /**
  * The source of the generated module: `manifest` (the registry's kinds) and `config`, as ES module
- * exports. ajv's ES module output still calls require() for its runtime helpers (ajv issue #2209),
- * so the module makes its own require.
+ * exports. ajv's ES module output still calls require() for its runtime helpers (ajv issue #2209);
+ * each becomes a static import, which the validate bundle takes in (a require would be resolved
+ * in node_modules at run time) and which fails the build if ajv renames a helper.
  */
 export function renderStandaloneValidators(): string {
   const ajv = new Ajv({ ...options, code: { source: true, esm: true } });
   ajv.addSchema(buildManifestSchema(), 'manifest');
   ajv.addSchema(configSchema, 'config');
-  return [
-    '// Generated at build time by scripts/generate-validators.js from src/manifest (ajv standalone code). Do not edit.',
-    "import { createRequire } from 'node:module';",
-    'const require = createRequire(import.meta.url);',
-    standalone.default(ajv, { manifest: 'manifest', config: 'config' }),
-    '',
-  ].join('\n');
+  let code = standalone.default(ajv, { manifest: 'manifest', config: 'config' });
+  const imports = runtimeHelpers.flatMap((name) => {
+    const call = `require("ajv/dist/runtime/${name}").default`;
+    if (!code.includes(call)) return [];
+    code = code.replaceAll(call, `runtime_${name}`);
+    // Node makes a CommonJS module's exports its default import, vitest its `default` export.
+    return [`import runtime_${name}_module from 'ajv/dist/runtime/${name}.js';`, `const runtime_${name} = runtime_${name}_module.default ?? runtime_${name}_module;`];
+  });
+  if (/require\("ajv\//.test(code)) throw new Error('the standalone validators call a runtime helper of ajv that renderStandaloneValidators does not import');
+  return ['// Generated at build time by scripts/generate-validators.js from src/manifest (ajv standalone code). Do not edit.', ...imports, code, ''].join('\n');
 }
