@@ -106,6 +106,8 @@ export interface StartupTimes {
   node: Spread;
   version: Spread;
   validate: Spread;
+  /** validate of a one-record manifest: the fixed cost of starting, with next to no YAML to parse. */
+  validateOne: Spread;
 }
 
 export interface StartupRows {
@@ -115,13 +117,19 @@ export interface StartupRows {
   shell: StartupTimes;
 }
 
-/** `node -e 0`, `erpsync --version` and `erpsync validate <example>`, interleaved `runs` times in both environments; wall from spawn to exit. */
-export async function measureStartup(example: string, runs: number): Promise<StartupRows> {
-  return { clean: await timeStartup(example, runs, {}), shell: await timeStartup(example, runs, process.env) };
+/**
+ * `node -e 0`, `erpsync --version`, `erpsync validate <example>` and validate of a one-record
+ * manifest, interleaved `runs` times in both environments; wall from spawn to exit.
+ */
+export async function measureStartup(example: string, runs: number, workDir: string): Promise<StartupRows> {
+  const oneRecord = path.join(workDir, 'one-record.yaml');
+  writeFileSync(oneRecord, stringify({ version: 1, depositos: [{ descricao: 'Loja' }] }));
+  const files = { example, oneRecord };
+  return { clean: await timeStartup(files, runs, {}), shell: await timeStartup(files, runs, process.env) };
 }
 
-async function timeStartup(example: string, runs: number, base: NodeJS.ProcessEnv): Promise<StartupTimes> {
-  const times = { node: [] as number[], version: [] as number[], validate: [] as number[] };
+async function timeStartup(files: { example: string; oneRecord: string }, runs: number, base: NodeJS.ProcessEnv): Promise<StartupTimes> {
+  const times = { node: [] as number[], version: [] as number[], validate: [] as number[], validateOne: [] as number[] };
   const cwd = process.cwd();
   const env = { ...base, NFSE_SENHA_PREFEITURA: 'demo' };
   const timed = async (list: number[], run: Promise<{ code: number | null; stderr: string; wallMs: number }>, what: string) => {
@@ -132,7 +140,8 @@ async function timeStartup(example: string, runs: number, base: NodeJS.ProcessEn
   for (let run = 0; run < runs; run += 1) {
     await timed(times.node, runBuiltCli([], env, cwd, ['-e', '0']), 'node -e 0');
     await timed(times.version, runBuiltCli(['--version'], env, cwd), 'erpsync --version');
-    await timed(times.validate, runBuiltCli(['validate', example], env, cwd), 'erpsync validate');
+    await timed(times.validate, runBuiltCli(['validate', files.example], env, cwd), 'erpsync validate');
+    await timed(times.validateOne, runBuiltCli(['validate', files.oneRecord], env, cwd), 'erpsync validate (one record)');
   }
-  return { node: spreadOf(times.node), version: spreadOf(times.version), validate: spreadOf(times.validate) };
+  return { node: spreadOf(times.node), version: spreadOf(times.version), validate: spreadOf(times.validate), validateOne: spreadOf(times.validateOne) };
 }

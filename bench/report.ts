@@ -153,7 +153,8 @@ function cpuSections(results: BenchResults): string[] {
   const { clean, shell } = results.startup;
   const row = (name: string, pick: (t: StartupTimes) => Spread) =>
     `| ${name} | ${spread(pick(clean), ms)} | ${fixed(pick(clean).median / clean.node.median)} | ${spread(pick(shell), ms)} | ${fixed(pick(shell).median / shell.node.median)} |`;
-  lines.push(row('`node -e 0`', (t) => t.node), row('`erpsync --version`', (t) => t.version), row('`erpsync validate examples/loja-nova`', (t) => t.validate), '');
+  lines.push(row('`node -e 0`', (t) => t.node), row('`erpsync --version`', (t) => t.version), row('`erpsync validate examples/loja-nova`', (t) => t.validate), row('`erpsync validate` of a one-record manifest', (t) => t.validateOne), '');
+  lines.push('The pass/fail figure is validate of `examples/loja-nova` (9 files, 10 KB): it includes parsing its YAML with a cold JIT. The one-record manifest shows the fixed cost of starting alone.', '');
   lines.push(`Bare: PATH only. This shell: the bench's own environment${process.env.NODE_EXTRA_CA_CERTS ? ', which sets NODE_EXTRA_CA_CERTS: every node start, `node -e 0` too, first parses that CA bundle' : ''}.`, '');
   return lines;
 }
@@ -184,7 +185,11 @@ function mustShow(results: BenchResults): [string, string, boolean][] {
     ['Shared account: zero failed requests', `${sharedFailed} failed requests or changes, ${sharedExits} failed applies`, measured(shared) && sharedFailed === 0 && sharedExits === 0],
     ['Shared account: 429s under 2% of erpsync\'s requests (worst run)', share(sharedShare), sharedShare < sharedThrottleShare],
     ['Cost prediction within 5% of what apply sends, every workload (worst run)', percent(worstPrediction), worstPrediction <= predictionTolerance],
-    ['`validate` start-up ≤ 2× `node -e 0` (bare environment; this shell beside it)', `${fixed(startupRatio)}× (${fixed(ratioIn(results.startup.shell))}×)`, startupRatio <= startupTarget],
+    [
+      '`validate` start-up ≤ 2× `node -e 0` (validate of loja-nova in a bare environment; this shell, and a one-record manifest, beside it)',
+      `${fixed(startupRatio)}× (shell ${fixed(ratioIn(results.startup.shell))}×; one record ${fixed(results.startup.clean.validateOne.median / results.startup.clean.node.median)}×)`,
+      startupRatio <= startupTarget,
+    ],
     [`40k-record manifests load in linear time (per-record time 40k ÷ 10k ≤ ${linearTolerance})`, `${fixed(loadRatio)}×`, loadRatio <= linearTolerance],
     [`\`erpsync plan\` of ${count(results.plan.records)} records under 1.5 s CPU (the CLI process; \`buildPlan\` alone beside it)`, `${Math.round(results.plan.cliCpuMs.median)} ms (${Math.round(results.plan.cpuMs.median)} ms)`, results.plan.cliCpuMs.median < planCpuTargetMs],
   ];

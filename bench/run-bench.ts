@@ -79,7 +79,7 @@ async function main(workDir: string): Promise<void> {
   say('buildPlan…');
   const plan = await measureBuildPlan(10_000, quick ? 1 : 5, workDir);
   say('start-up…');
-  const startup = await measureStartup(example, startupRuns);
+  const startup = await measureStartup(example, startupRuns, workDir);
   const report: BenchResults = { runs, workloads: results, shared, loading, plan, startup, startupRuns, problems, loadAtStart };
   const markdown = renderReport(report, new Date().toISOString().slice(0, 10));
   process.stdout.write(markdown);
