@@ -325,6 +325,11 @@ export const emulatorRules = {
     source: 'more-config.md, OpenAPI (DepositosDadosDTO, all four members required); the single default is inference ("the default warehouse")',
     applies: 'both',
   },
+  'warehouse-list-default': {
+    does: 'GET /depositos without `situacao` lists the active warehouses only: a retired one is found only with `situacao=0` (or by its id)',
+    source: 'OpenAPI (GET /depositos: `situacao` defaults to 1)',
+    applies: 'both',
+  },
   'custom-fields': {
     does: 'PUT /campos-customizados/{id} ignores `nome`, `modulo` and `tipoCampo`; options and grouping links get ids, answered as `idsOpcoes` and `idsVinculosAgrupadores`',
     source: 'more-config.md; OpenAPI (CamposCustomizadosResponse_POST_PUT)',

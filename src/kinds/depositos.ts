@@ -1,6 +1,7 @@
 // Warehouses (/depositos): the manifest record, its schema and the adapter. Identity `descricao`.
 // The list holds all four fields, so no detail is read; a small manifest over many warehouses finds
-// its records by `descricao=` (readListOrSearch). POST and PUT take all four, required
+// its records by `descricao=` (readListOrSearch). The list shows active warehouses unless asked for
+// `situacao=0`, so both are asked for. POST and PUT take all four, required
 // (PUT replaces: the merged full record is sent). There is no DELETE: a warehouse leaves by
 // retirement (situacao 0), whatever the policy says, and the plan shows it as a retire. One
 // warehouse is the default (padrao): making another one the default takes it from the old holder
@@ -62,7 +63,8 @@ export function checkDepositos(records: readonly ManifestRecord[]): CheckFinding
 }
 
 /** Found by name (`descricao=`) or by pinned id when that is cheaper than listing (readListOrSearch); the detail is the list item. */
-const search: NameSearch = { resource, kind, nameFilter: 'descricao', nameField: 'descricao' };
+// A read that missed a retired warehouse would plan a twin of it.
+const search: NameSearch = { resource, kind, nameFilter: 'descricao', nameField: 'descricao', partitions: [{ situacao: 1 }, { situacao: 0 }] };
 
 async function readWarehouses(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
   const listed = await readListOrSearch(client, search, soughtKeys(scope), scope.all);

@@ -374,6 +374,12 @@ export interface NameSearch {
    * plan compares them. Absent: the detail holds exactly what the list does.
    */
   listItemOf?(detail: Record<string, unknown>): Record<string, unknown>;
+  /**
+   * Filters whose lists together hold every record, for a list that leaves some out when asked
+   * without them (warehouses: `situacao` defaults to active). Each list and each name lookup is
+   * read once per partition. Absent: the list without filters holds every record.
+   */
+  partitions?: readonly Query[];
 }
 
 /**
@@ -412,18 +418,26 @@ export function soughtKeys(scope: ReadScope): MatchKeys[] {
  * nothing, and is not looked up (without the identity the rest of the list is read anyway).
  */
 export async function readListOrSearch(client: ApiClient, search: NameSearch, sought: readonly MatchKeys[], all: boolean): Promise<ListItem[]> {
-  if (all) return identifyListItems(await client.listAll<unknown>(search.resource, undefined, { kind: search.kind }), search.resource);
+  const partitions = search.partitions ?? [{}];
+  if (all) {
+    const items: ListItem[] = [];
+    for (const filter of partitions) items.push(...identifyListItems(await client.listAll<unknown>(search.resource, filter, { kind: search.kind }), search.resource));
+    return items;
+  }
   if (sought.length === 0) return [];
   const found = collectSettling(search, sought);
-  const pages = walkPages(client, search);
-  while (!pages.ended() && !lookingUpPays(sought.length, pages.read())) found.addPage(await pages.next());
-  if (pages.ended()) return found.items();
+  const walks = partitions.map((filter) => walkPages(client, search, filter));
+  for (const pages of walks) while (!pages.ended() && !lookingUpPays(sought.length, pages.read())) found.addPage(await pages.next());
+  // A partition read to its end holds no more; the others are searched.
+  const open = walks.filter((pages) => !pages.ended());
+  if (open.length === 0) return found.items();
   // One lookup per identity or pinned id (two units may share one), settled or not (see above).
   const lookups = new Map(sought.map((keys) => [keys.id === undefined ? `name ${keys.identity}` : `id ${keys.id}`, keys]));
   for (const keys of lookups.values()) {
-    found.addAnswers(keys.id === undefined ? await lookUpName(client, search, keys.identity) : await lookUpId(client, search, keys.id));
+    if (keys.id !== undefined) found.addAnswers(await lookUpId(client, search, keys.id));
+    else for (const pages of open) found.addAnswers(await lookUpName(client, search, keys.identity, pages.filter));
   }
-  while (found.unsettled().length > 0 && !pages.ended()) found.addPage(await pages.next());
+  for (const pages of open) while (found.unsettled().length > 0 && !pages.ended()) found.addPage(await pages.next());
   return found.items();
 }
 
@@ -455,16 +469,17 @@ function collectSettling(search: NameSearch, sought: readonly MatchKeys[]) {
 }
 
 /** The list read page by page, from the first; ended once a page is short. */
-function walkPages(client: ApiClient, search: NameSearch) {
+function walkPages(client: ApiClient, search: NameSearch, filter: Query) {
   let read = 0;
   let ended = false;
   let previous: string | undefined;
   return {
+    filter,
     read: () => read,
     ended: () => ended,
     async next(): Promise<ListItem[]> {
       read += 1;
-      const rows = await readList(client, search.resource, search.kind, { pagina: read, limite: DEFAULT_PAGE_SIZE });
+      const rows = await readList(client, search.resource, search.kind, { ...filter, pagina: read, limite: DEFAULT_PAGE_SIZE });
       // A server that ignores `pagina` would repeat the same full page forever (as ApiClient.listAll guards).
       const serialized = JSON.stringify(rows);
       if (rows.length > 0 && serialized === previous) throw new ErpsyncError('API_ERROR', `GET ${search.resource}: page ${read} repeats page ${read - 1}; the server seems to ignore \`pagina\``);
@@ -476,8 +491,8 @@ function walkPages(client: ApiClient, search: NameSearch) {
 }
 
 /** The first page the name filter answers (a full page that misses the record leaves it unsettled). */
-async function lookUpName(client: ApiClient, search: NameSearch, name: string): Promise<ListItem[]> {
-  const rows = await readList(client, search.resource, search.kind, { [search.nameFilter]: name, pagina: 1, limite: DEFAULT_PAGE_SIZE });
+async function lookUpName(client: ApiClient, search: NameSearch, name: string, filter: Query): Promise<ListItem[]> {
+  const rows = await readList(client, search.resource, search.kind, { ...filter, [search.nameFilter]: name, pagina: 1, limite: DEFAULT_PAGE_SIZE });
   return identifyListItems(rows, search.resource);
 }
 

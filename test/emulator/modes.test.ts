@@ -189,6 +189,18 @@ describe('inferred rules: strict refuses, lenient takes the other reading', () =
     }
   });
 
+  it('warehouse-list-default: without `situacao` the warehouse list holds the active ones only, in both modes', async () => {
+    for (const mode of ['strict', 'lenient'] as const) {
+      const emulator = await start(mode);
+      const retired = await create(emulator, '/depositos', { descricao: 'Antigo', situacao: 0, padrao: false, desconsiderarSaldo: false });
+      const names = async (path: string) => dataOf<Row[]>(await call(emulator, 'GET', path)).map((r) => r.descricao);
+      expect(await names('/depositos'), mode).not.toContain('Antigo');
+      expect(await names('/depositos?descricao=Antigo'), mode).toEqual([]);
+      expect(await names('/depositos?situacao=0'), mode).toEqual(['Antigo']);
+      expect(dataOf<Row>(await call(emulator, 'GET', `/depositos/${retired}`)).descricao, mode).toBe('Antigo');
+    }
+  });
+
   it('lenient: deleting a parent makes its children roots; deleting a situation takes its transitions', async () => {
     const emulator = await start('lenient');
     const parent = await create(emulator, '/categorias/receitas-despesas', { descricao: 'Pai', tipo: 1 });

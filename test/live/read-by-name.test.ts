@@ -28,7 +28,7 @@ afterEach(async () => {
 const methods = '/formas-pagamentos';
 const warehouses = '/depositos';
 
-/** A fresh account grown to 1,000 payment methods and 1,000 warehouses (ids in creation order). */
+/** A fresh account grown to 1,000 payment methods and 1,000 warehouses, every 20th retired (ids in creation order). */
 async function openLargeAccount(mode: EmulatorMode, edit: (state: EmulatorState) => void = () => {}): Promise<{ emulator: Emulator; dir: string }> {
   const template = await createEmulator({ seed: 'fresh', rateLimit: 0 });
   const state = template.snapshot();
@@ -40,7 +40,7 @@ async function openLargeAccount(mode: EmulatorMode, edit: (state: EmulatorState)
     state.formasPagamentos.push({ ...boleto, taxas: { ...boleto.taxas }, id: state.nextId++, descricao: `Forma ${String(i).padStart(4, '0')}` });
   }
   for (let i = state.depositos.length + 1; i <= 1000; i += 1) {
-    state.depositos.push({ id: state.nextId++, descricao: `Depósito ${String(i).padStart(4, '0')}`, situacao: 1, padrao: false, desconsiderarSaldo: false });
+    state.depositos.push({ id: state.nextId++, descricao: `Depósito ${String(i).padStart(4, '0')}`, situacao: i % 20 === 0 ? 0 : 1, padrao: false, desconsiderarSaldo: false });
   }
   edit(state);
   const dir = mkdtempSync(join(tmpdir(), 'erpsync-read-by-name-'));
@@ -52,7 +52,7 @@ async function openLargeAccount(mode: EmulatorMode, edit: (state: EmulatorState)
 }
 
 const method = (descricao: string, extra = '') => `  - { descricao: "${descricao}", tipoPagamento: 15, finalidade: 3, destino: 1${extra} }\n`;
-const warehouse = (descricao: string) => `  - { descricao: "${descricao}" }\n`;
+const warehouse = (descricao: string, extra = '') => `  - { descricao: "${descricao}"${extra} }\n`;
 
 /** Reads the account for the manifest and plans, counting what reading each resource sent. */
 async function planManifest(emulator: Emulator, dir: string, yaml: string) {
@@ -66,7 +66,7 @@ function readLog(emulator: Emulator) {
   const gets = emulator.requestLog().filter((e) => e.method === 'GET');
   const lists = (resource: string) => gets.filter((e) => e.path === resource).map((e) => e.query);
   const details = (resource: string) => gets.filter((e) => e.path.startsWith(`${resource}/`)).map((e) => e.path);
-  const pages = (resource: string) => lists(resource).filter((q) => !q.includes('descricao=')).map((q) => Number(new URLSearchParams(q).get('pagina')));
+  const pages = (resource: string, filter = '') => lists(resource).filter((q) => !q.includes('descricao=') && q.includes(filter)).map((q) => Number(new URLSearchParams(q).get('pagina')));
   return { lists, details, pages };
 }
 
@@ -84,11 +84,26 @@ describe.each(['strict', 'lenient'] as EmulatorMode[])('reads by name over a 1,0
     expect(live.readsByKind?.get('formasPagamentos')).toBe(log.lists(methods).length + 3);
   });
 
-  it('finds 3 declared warehouses with at most 5 requests and plans no change', async () => {
+  it('finds 3 declared warehouses, a retired one among them, with at most 6 requests and plans no change', async () => {
     const { emulator, dir } = await openLargeAccount(mode);
-    const { plan, log } = await planManifest(emulator, dir, `depositos:\n${warehouse('Depósito 0150')}${warehouse('Depósito 0520')}${warehouse('Depósito 0910')}`);
+    const { plan, log } = await planManifest(emulator, dir, `depositos:\n${warehouse('Depósito 0151')}${warehouse('Depósito 0520', ', situacao: inativo')}${warehouse('Depósito 0913')}`);
     expect(actionable(plan)).toEqual([]);
-    expect(log.lists(warehouses).length + log.details(warehouses).length).toBeLessThanOrEqual(5);
+    // The list leaves retired warehouses out unless asked: 2 pages of the active ones, the one short
+    // page of the retired ones, then 3 lookups among the active ones (the retired were read whole).
+    expect(log.pages(warehouses, 'situacao=1')).toEqual([1, 2]);
+    expect(log.pages(warehouses, 'situacao=0')).toEqual([1]);
+    expect(log.lists(warehouses).length + log.details(warehouses).length).toBeLessThanOrEqual(6);
+  });
+
+  it('reactivates a retired warehouse the manifest declares active instead of creating its twin', async () => {
+    const { emulator, dir } = await openLargeAccount(mode);
+    const yaml = `depositos:\n${warehouse('Depósito 0020', ', situacao: ativo')}`;
+    const first = await planManifest(emulator, dir, yaml);
+    expect(actionable(first.plan)).toEqual(['update Depósito 0020']);
+    const result = await applyPlan(first.plan, { client: first.client, adapters: registry.units, live: first.live });
+    expect(result.failed).toBe(0);
+    expect(emulator.snapshot().depositos.filter((d) => d.descricao === 'Depósito 0020').map((d) => d.situacao)).toEqual([1]);
+    expect(actionable((await planManifest(emulator, dir, yaml)).plan)).toEqual([]);
   });
 
   it('looks for a name the filter does not find in the whole list, creates it once, and plans nothing after', async () => {
@@ -145,8 +160,10 @@ describe.each(['strict', 'lenient'] as EmulatorMode[])('reads by name over a 1,0
   it('lists every page when every record is needed: a pruned kind, drift and export', async () => {
     const { emulator, dir } = await openLargeAccount(mode);
     const pruned = await planManifest(emulator, dir, `policy:\n  prune: [depositos]\n  maxDeletes: 1000\ndepositos:\n${warehouse('Depósito 0150')}`);
-    expect(pruned.log.pages(warehouses)).toEqual(everyPage);
+    expect(pruned.log.pages(warehouses, 'situacao=1')).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(pruned.log.pages(warehouses, 'situacao=0')).toEqual([1]);
     expect(pruned.log.lists(warehouses)).toHaveLength(11);
+    expect(pruned.live.records.get('depositos')).toHaveLength(1000);
     const client = openClient(emulator);
     cleanups.push(() => client.close());
     emulator.clearLog();

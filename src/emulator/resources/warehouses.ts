@@ -1,6 +1,7 @@
 // /depositos: the account's warehouses. No DELETE exists (a warehouse is retired with
 // `situacao: 0`); all four members are required by the schema; `padrao: true` makes a warehouse
-// the default and takes it from the one that had it (rule warehouses).
+// the default and takes it from the one that had it (rule warehouses). The list shows active
+// warehouses unless asked for `situacao=0` (rule warehouse-list-default).
 import type { ObjectSpec } from '../body-schema.js';
 import { matchesTextFilter, paginate, readEnumParam } from '../listing.js';
 import type { Route, RouteContext } from '../router.js';
@@ -36,10 +37,11 @@ export const warehouseRoutes: Route[] = [
     template: '/depositos',
     handle: ({ state, query, mode }) => {
       const descricao = query.get('descricao');
-      const situacao = readEnumParam(query, 'situacao', [0, 1]);
+      // Without `situacao`, its documented default (1, active) applies (rule warehouse-list-default).
+      const situacao = readEnumParam(query, 'situacao', [0, 1]) ?? 1;
       const rows = state.depositos
         .filter((d) => !descricao || matchesTextFilter(mode, d.descricao, descricao))
-        .filter((d) => situacao === undefined || d.situacao === situacao)
+        .filter((d) => d.situacao === situacao)
         .sort(byId);
       return ok({ data: paginate(rows, query).map(showWarehouse) });
     },
