@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Process entry: wires the real streams and signals into main() and owns the only process.exit.
-// validate starts from its bundle (fast-start.ts); every other command loads the modules it needs.
-import { loadValidateBundle } from './fast-start.js';
+// Every command runs from the build's bundles (fast-start.ts), validate from a bundle of its own.
+import { loadMain, loadValidateBundle } from './fast-start.js';
 
 const controller = new AbortController();
 let interrupts = 0;
@@ -23,7 +23,7 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 
 const argv = process.argv.slice(2);
-const main = (argv[0] === 'validate' ? loadValidateBundle() : undefined) ?? (await import('./main.js')).main;
+const main = (argv[0] === 'validate' ? loadValidateBundle() : undefined) ?? (await loadMain());
 const code = await main(argv, {
   stdout: process.stdout,
   stderr: process.stderr,

@@ -1,10 +1,14 @@
+// How the CLI loads its code. Every command but validate runs from the build's ES module bundle
+// (dist/cli/bundle-main.js and its chunks: a few files instead of a hundred modules to resolve and
+// read), or from the modules tsc built when there is none.
+//
 // `erpsync validate` runs in editors, hooks and CI on every save, so it must start about as fast
 // as node itself. The build bundles main with the validate command into one CommonJS file
 // (dist/cli/validate.cjs: no module resolution, one file read) and records V8's code cache of a
 // validate run beside it (validate.cjs.cache: most functions need no compiling). Node 20 can use
 // a code cache only for scripts, hence CommonJS run through node:vm. Without the bundle (the
 // modules built by tsc alone) or with a cache of another node version, it still runs, slower.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +17,16 @@ import type { main } from './main.js';
 
 export type Main = typeof main;
 
-/** Where the build writes the bundle and its code cache (beside this file in dist/cli). */
+/** Where the build writes the bundle of every command (beside this file in dist/cli). */
+export const mainBundleFile = fileURLToPath(new URL('./bundle-main.js', import.meta.url));
+
+/** main from the bundle of every command, or from the modules when the build made no bundle. */
+export async function loadMain(): Promise<Main> {
+  const source = existsSync(mainBundleFile) ? './bundle-main.js' : './main.js';
+  return ((await import(source)) as { main: Main }).main;
+}
+
+/** Where the build writes validate's bundle and its code cache (beside this file in dist/cli). */
 export const validateBundleFile = fileURLToPath(new URL('./validate.cjs', import.meta.url));
 export const validateCacheFile = `${validateBundleFile}.cache`;
 

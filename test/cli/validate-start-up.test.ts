@@ -3,7 +3,8 @@
 // module-loading trace and fails when validate loads what only other commands need — the
 // terminal UI (ink, react), the HTTP client (undici), ajv's schema compiler (the validators are
 // generated at build time) or the emulator — or when it stops running from its bundle. And the
-// bundle must answer exactly as the sources do.
+// bundle must answer exactly as the sources do. The other commands run from the bundle of every
+// command, which the test checks too.
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -65,6 +66,14 @@ describe('what `erpsync validate` loads', () => {
     expect(run.stdout).toContain('valid: 9 files');
     expect(run.loaded).toContain('dist/cli/validate-command.js');
     expect(heavyIn(run.loaded)).toEqual([]);
+  });
+
+  it('every other command runs from the bundle of every command: no module of the project loads on its own', async () => {
+    const run = await traceLoads([bin, 'plan', '--help']);
+    expect(run.stdout).toContain('usage: erpsync plan');
+    const project = run.loaded.filter((file) => file.startsWith('dist/'));
+    expect(project.filter((file) => !/^dist\/cli\/(bin|fast-start|bundle-[\w-]+)\.js$/.test(file))).toEqual([]);
+    expect(project).toContain('dist/cli/bundle-main.js');
   });
 
   it('answers as the sources do: the same diagnostics, summary and exit code for every broken fixture', async () => {

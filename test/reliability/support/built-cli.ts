@@ -33,8 +33,8 @@ export async function ensureBuiltCli(): Promise<string> {
   const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
   // Type errors in work in progress elsewhere in the tree do not stop tsc from emitting.
   await promisify(execFile)(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root }).catch(() => undefined);
-  // The rest of `npm run build`: the generated validators, then validate's bundle of the new code.
-  for (const step of ['scripts/generate-validators.js', 'scripts/bundle-validate.js']) await promisify(execFile)(process.execPath, [step], { cwd: root });
+  // The rest of `npm run build`: the generated validators, then the bundles of the new code.
+  for (const step of ['scripts/generate-validators.js', 'scripts/bundle-cli.js']) await promisify(execFile)(process.execPath, [step], { cwd: root });
   if (builtAt() === 0) throw new Error('dist/cli/bin.js could not be built');
   return builtBin;
 }
