@@ -50,12 +50,39 @@ function describeError(error: unknown, client: ApiClient): { error: string; code
 }
 
 export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<ApplyResult> {
-  const { client, live } = options;
-  const adapters = new Map(options.adapters.map((a) => [a.kind, a]));
-  const concurrency = Math.max(1, options.concurrency ?? 3);
+  const run = startRun(plan, options);
+  const waves = [...new Set(plan.changes.map((c) => c.wave))].sort((a, b) => a - b);
+  options.onEvent?.({ type: 'apply-start', changes: plan.changes.length, waves: waves.length });
+  for (const wave of waves) await runWave(run, plan.changes.filter((c) => c.wave === wave), wave);
+  const list = plan.changes.map((change) => ({ change, outcome: run.outcomes.get(change.id) ?? ({ status: 'skipped', because: 'not reached' } as const) }));
+  const count = (status: ChangeOutcome['status']) => list.filter((o) => o.outcome.status === status).length;
+  const result = { outcomes: list, applied: count('applied'), failed: count('failed'), skipped: count('skipped'), blocked: count('blocked'), interrupted: run.interrupted };
+  const { outcomes: _outcomes, ...counts } = result;
+  options.onEvent?.({ type: 'apply-end', ...counts, requests: run.requestsSent() });
+  return result;
+}
+
+/** One apply in progress: what it knows of the account's ids, and what each change came to. */
+interface ApplyRun {
+  options: ApplyOptions;
+  adapters: ReadonlyMap<UnitKind, KindAdapter>;
+  byId: ReadonlyMap<string, Change>;
+  /** `kind:identity` → live id, for records read, renamed and created in this run. */
+  ids: Map<string, number>;
+  /** `kind:id` → the record as read for the plan. */
+  liveById: ReadonlyMap<string, LiveRecord>;
+  outcomes: Map<string, ChangeOutcome>;
+  /** What the request of each change that carries others did, once it is known (see Change.carries). */
+  carrierResult: (id: string) => Promise<CarrierResult>;
+  settleCarrier: (id: string, result: CarrierResult) => void;
+  requestsSent: () => number;
+  interrupted: boolean;
+}
+
+function startRun(plan: Plan, options: ApplyOptions): ApplyRun {
   const ids = new Map<string, number>();
   const liveById = new Map<string, LiveRecord>();
-  for (const [kind, records] of live.records) {
+  for (const [kind, records] of options.live.records) {
     for (const record of records) {
       ids.set(`${kind}:${record.identity}`, record.id);
       liveById.set(`${kind}:${record.id}`, record);
@@ -67,114 +94,116 @@ export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<Appl
   for (const change of plan.changes) {
     if (change.liveId !== undefined && change.action !== 'delete') ids.set(`${change.kind}:${change.key}`, change.liveId);
   }
-
-  const requestsBefore = client.stats().total;
-  const requestsSent = () => client.stats().total - requestsBefore;
-  const outcomes = new Map<string, ChangeOutcome>();
-  // Carried changes wait for the change whose request carries them (see Change.carries).
-  const sentWith = new Map<string, Promise<CarrierResult>>();
-  const settleCarrier = new Map<string, (result: CarrierResult) => void>();
-  const carrierResult = (id: string): Promise<CarrierResult> => {
-    let promise = sentWith.get(id);
-    if (!promise) {
-      promise = new Promise((resolve) => settleCarrier.set(id, resolve));
-      sentWith.set(id, promise);
+  const sentWith = new Map<string, { promise: Promise<CarrierResult>; settle: (result: CarrierResult) => void }>();
+  const entry = (id: string) => {
+    let found = sentWith.get(id);
+    if (!found) {
+      let settle: (result: CarrierResult) => void = () => {};
+      const promise = new Promise<CarrierResult>((resolve) => (settle = resolve));
+      found = { promise, settle };
+      sentWith.set(id, found);
     }
-    return promise;
+    return found;
   };
-  const record = (change: Change, outcome: ChangeOutcome, result: CarrierResult = { outcome, included: new Set() }) => {
-    outcomes.set(change.id, outcome);
-    if (change.carries) {
-      void carrierResult(change.id);
-      settleCarrier.get(change.id)?.(result);
-    }
-    options.onEvent?.({ type: 'change-end', change, outcome, requests: requestsSent() });
+  const requestsBefore = options.client.stats().total;
+  return {
+    options,
+    adapters: new Map(options.adapters.map((a) => [a.kind, a])),
+    byId: new Map(plan.changes.map((c) => [c.id, c])),
+    ids,
+    liveById,
+    outcomes: new Map(),
+    carrierResult: (id) => entry(id).promise,
+    settleCarrier: (id, result) => entry(id).settle(result),
+    requestsSent: () => options.client.stats().total - requestsBefore,
+    interrupted: false,
   };
-  const byId = new Map(plan.changes.map((c) => [c.id, c]));
-  const failedDependencyOf = (change: Change, except?: string) =>
-    change.dependsOn.find((id) => {
-      if (id === except) return false;
-      const status = outcomes.get(id)?.status;
-      return status !== undefined && status !== 'applied';
-    });
+}
 
-  const runChange = async (change: Change): Promise<void> => {
-    if (options.signal?.aborted) {
-      interrupted = true;
-      record(change, { status: 'skipped', because: 'interrupted' });
-      return;
-    }
-    if (change.action === 'blocked') {
-      record(change, { status: 'blocked', because: change.note ?? change.reason });
-      return;
-    }
-    const failedDependency = failedDependencyOf(change);
-    if (failedDependency) {
-      record(change, { status: 'skipped', because: `${failedDependency} did not apply` });
-      return;
-    }
-    const adapter = adapters.get(change.kind);
-    if (!adapter) {
-      record(change, { status: 'failed', error: `no adapter for ${change.kind}`, code: 'INTERNAL' });
-      return;
-    }
-    if (change.carriedBy !== undefined) {
-      const sent = await carrierResult(change.carriedBy);
-      if (sent.included.has(change.id)) {
-        const outcome = carriedOutcome(change, sent);
-        if (outcome.status === 'applied' && outcome.id !== undefined) ids.set(`${change.kind}:${change.key}`, outcome.id);
-        options.onEvent?.({ type: 'change-start', change });
-        record(change, outcome);
-        return;
-      }
-      // Left out of its carrier's request (a dependency was not settled then): sent on its own.
-    }
-    // The carried changes whose own dependencies went through ride in this change's request.
-    const carried = (change.carries ?? []).flatMap((id) => {
-      const other = byId.get(id);
-      if (!other || failedDependencyOf(other, change.id) !== undefined || other.dependsOn.some((d) => d !== change.id && outcomes.get(d) === undefined)) return [];
-      const live = other.liveId !== undefined ? liveById.get(`${other.kind}:${other.liveId}`) : undefined;
-      return [{ change: other, ...(live ? { live } : {}) }];
-    });
-    const included = new Set(carried.map((c) => c.change.id));
-    options.onEvent?.({ type: 'change-start', change });
-    try {
-      const { carriedIds, carriedFailures, refused, ...outcome } = await executeChange(change, adapter, options, ids, liveById, carried);
-      if (outcome.id !== undefined) ids.set(`${change.kind}:${change.key}`, outcome.id);
-      const applied: ChangeOutcome = { status: 'applied', ...outcome };
-      // The request went through even when the service kept this change's own record: the carried changes take the request's outcome.
-      const own: ChangeOutcome = refused === undefined ? applied : { status: 'failed', error: refused, code: 'API_ERROR' };
-      record(change, own, { outcome: applied, included, ...(carriedIds ? { carriedIds } : {}), ...(carriedFailures ? { carriedFailures } : {}) });
-    } catch (error) {
-      const failed: ChangeOutcome = { status: 'failed', ...describeError(error, client) };
-      record(change, failed, { outcome: failed, included });
+/** Runs a wave's changes, a bounded number at once. */
+async function runWave(run: ApplyRun, inWave: readonly Change[], wave: number): Promise<void> {
+  run.options.onEvent?.({ type: 'wave-start', wave, changes: inWave.length });
+  // Plan order puts a carrier before the changes it carries, so one worker never waits on itself.
+  const queue = [...inWave];
+  const runNext = async (): Promise<void> => {
+    for (let change = queue.shift(); change; change = queue.shift()) {
+      // A paused run (Ctrl-C asking) starts nothing until the person answers.
+      await run.options.hold?.();
+      await runChange(run, change);
     }
   };
+  const concurrency = Math.max(1, run.options.concurrency ?? 3);
+  await Promise.all(Array.from({ length: Math.min(concurrency, inWave.length) }, runNext));
+}
 
-  const waves = [...new Set(plan.changes.map((c) => c.wave))].sort((a, b) => a - b);
-  options.onEvent?.({ type: 'apply-start', changes: plan.changes.length, waves: waves.length });
-  let interrupted = false;
-  for (const wave of waves) {
-    const inWave = plan.changes.filter((c) => c.wave === wave);
-    options.onEvent?.({ type: 'wave-start', wave, changes: inWave.length });
-    // Plan order puts a carrier before the changes it carries, so one worker never waits on itself.
-    const queue = [...inWave];
-    const runNext = async (): Promise<void> => {
-      for (let change = queue.shift(); change; change = queue.shift()) {
-        // A paused run (Ctrl-C asking) starts nothing until the person answers.
-        await options.hold?.();
-        await runChange(change);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(concurrency, inWave.length) }, runNext));
+function recordOutcome(run: ApplyRun, change: Change, outcome: ChangeOutcome, result: CarrierResult = { outcome, included: new Set() }): void {
+  run.outcomes.set(change.id, outcome);
+  if (change.carries) run.settleCarrier(change.id, result);
+  run.options.onEvent?.({ type: 'change-end', change, outcome, requests: run.requestsSent() });
+}
+
+function failedDependencyOf(run: ApplyRun, change: Change, except?: string): string | undefined {
+  return change.dependsOn.find((id) => {
+    if (id === except) return false;
+    const status = run.outcomes.get(id)?.status;
+    return status !== undefined && status !== 'applied';
+  });
+}
+
+/** Why a change does not run at all (interrupted, blocked, a failed dependency), or undefined. */
+function outcomeWithoutRunning(run: ApplyRun, change: Change): ChangeOutcome | undefined {
+  if (run.options.signal?.aborted) {
+    run.interrupted = true;
+    return { status: 'skipped', because: 'interrupted' };
   }
+  if (change.action === 'blocked') return { status: 'blocked', because: change.note ?? change.reason };
+  const failedDependency = failedDependencyOf(run, change);
+  if (failedDependency) return { status: 'skipped', because: `${failedDependency} did not apply` };
+  if (!run.adapters.has(change.kind)) return { status: 'failed', error: `no adapter for ${change.kind}`, code: 'INTERNAL' };
+  return undefined;
+}
 
-  const list = plan.changes.map((change) => ({ change, outcome: outcomes.get(change.id) ?? ({ status: 'skipped', because: 'not reached' } as const) }));
-  const count = (status: ChangeOutcome['status']) => list.filter((o) => o.outcome.status === status).length;
-  const result = { outcomes: list, applied: count('applied'), failed: count('failed'), skipped: count('skipped'), blocked: count('blocked'), interrupted };
-  const { outcomes: _outcomes, ...counts } = result;
-  options.onEvent?.({ type: 'apply-end', ...counts, requests: requestsSent() });
-  return result;
+async function runChange(run: ApplyRun, change: Change): Promise<void> {
+  const early = outcomeWithoutRunning(run, change);
+  if (early) {
+    recordOutcome(run, change, early);
+    return;
+  }
+  if (change.carriedBy !== undefined) {
+    const sent = await run.carrierResult(change.carriedBy);
+    if (sent.included.has(change.id)) {
+      const outcome = carriedOutcome(change, sent);
+      if (outcome.status === 'applied' && outcome.id !== undefined) run.ids.set(`${change.kind}:${change.key}`, outcome.id);
+      run.options.onEvent?.({ type: 'change-start', change });
+      recordOutcome(run, change, outcome);
+      return;
+    }
+    // Left out of its carrier's request (a dependency was not settled then): sent on its own.
+  }
+  await sendChange(run, change, run.adapters.get(change.kind) as KindAdapter);
+}
+
+/** Sends a change's own request, with the carried changes whose own dependencies went through. */
+async function sendChange(run: ApplyRun, change: Change, adapter: KindAdapter): Promise<void> {
+  const carried = (change.carries ?? []).flatMap((id) => {
+    const other = run.byId.get(id);
+    if (!other || failedDependencyOf(run, other, change.id) !== undefined || other.dependsOn.some((d) => d !== change.id && run.outcomes.get(d) === undefined)) return [];
+    const live = other.liveId !== undefined ? run.liveById.get(`${other.kind}:${other.liveId}`) : undefined;
+    return [{ change: other, ...(live ? { live } : {}) }];
+  });
+  const included = new Set(carried.map((c) => c.change.id));
+  run.options.onEvent?.({ type: 'change-start', change });
+  try {
+    const { carriedIds, carriedFailures, refused, ...outcome } = await executeChange(change, adapter, run.options, run.ids, run.liveById, carried);
+    if (outcome.id !== undefined) run.ids.set(`${change.kind}:${change.key}`, outcome.id);
+    const applied: ChangeOutcome = { status: 'applied', ...outcome };
+    // The request went through even when the service kept this change's own record: the carried changes take the request's outcome.
+    const own: ChangeOutcome = refused === undefined ? applied : { status: 'failed', error: refused, code: 'API_ERROR' };
+    recordOutcome(run, change, own, { outcome: applied, included, ...(carriedIds ? { carriedIds } : {}), ...(carriedFailures ? { carriedFailures } : {}) });
+  } catch (error) {
+    const failed: ChangeOutcome = { status: 'failed', ...describeError(error, run.options.client) };
+    recordOutcome(run, change, failed, { outcome: failed, included });
+  }
 }
 
 /** What the request of a change that carries others did, for the changes it carried. */
