@@ -4,6 +4,7 @@
 // adapters or client (src/kinds, src/api, src/manifest, src/plan): it exists to catch their mistakes.
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { ErpsyncError } from '../model/errors.js';
@@ -65,52 +66,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const token = options.token ?? generateSecret();
   const auth = createAuthStore(initial.auth);
   addAccessToken(auth, { token, scopes: [...defaultScopes], expiresAt: null });
-
-  let saving: Promise<void> = Promise.resolve();
-  let queued: Promise<void> | undefined;
-  const save = (): Promise<void> => {
-    const file = options.stateFile;
-    if (!file) return saving;
-    // Each save writes the state as it is when its turn comes; saves never overlap. A save still
-    // waiting for its turn will write this change too, so callers share it: a burst of writes
-    // costs a few file writes, not one per change.
-    if (queued) return queued;
-    const run = saving.then(() => {
-      queued = undefined;
-      return writeStateFile(file, { formatVersion: 1, state: runtime.state, auth: persistAuth(auth, token, now()) });
-    });
-    queued = run;
-    saving = run.catch(() => undefined);
-    return run;
-  };
-
-  const inspect = (method: string, path: string, body: string): RawResponse => {
-    const route = `${method} ${path}`;
-    try {
-      switch (route) {
-        case 'GET /log':
-          return jsonResponse(200, { data: runtime.log.entries });
-        case 'GET /counters':
-          return jsonResponse(200, { data: countRequests(runtime.log.entries) });
-        case 'GET /state':
-          return jsonResponse(200, { data: runtime.state });
-        case 'POST /reset-log':
-          runtime.log.entries = [];
-          return { status: 204 };
-        case 'PUT /faults':
-          runtime.faults = createFaultPlan(readFaultBody(body));
-          return { status: 204 };
-        case 'PUT /rate-limit':
-          setBucketRate(runtime.bucket, checkLimit('perSecond', Number((JSON.parse(body) as { perSecond?: unknown }).perSecond)), performance.now());
-          return { status: 204 };
-        default:
-          return jsonResponse(404, errorEnvelope({ type: 'RESOURCE_NOT_FOUND', message: 'Recurso não encontrado', description: `No sandbox route ${route}.` }));
-      }
-    } catch (error) {
-      return jsonResponse(400, errorEnvelope({ type: 'VALIDATION_ERROR', message: 'Invalid sandbox request', description: (error as Error).message }));
-    }
-  };
-
+  const persist = createStateSaver(options.stateFile, () => ({ formatVersion: 1, state: runtime.state, auth: persistAuth(auth, token, now()) }));
   const runtime: EmulatorRuntime = {
     state: initial.state,
     mode: options.mode ?? modeFromEnvironment(),
@@ -122,29 +78,82 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     bucket: createBucket(checkLimit('rateLimit', options.rateLimit ?? 3), performance.now()),
     daily: createDailyCounter(checkLimit('dailyLimit', options.dailyLimit ?? 120_000), now()),
     now,
-    persist: save,
-    inspect,
+    persist,
+    inspect: (method, path, body) => inspectSandbox(runtime, method, path, body),
   };
-
   const server = createServer((req, res) => {
     // A client that vanishes mid-request (reset, abort) leaves nothing to answer.
     serveRequest(runtime, req, res).catch(() => res.destroy());
   });
-  const host = options.host ?? '127.0.0.1';
+  await listen(server, options.host ?? '127.0.0.1', options.port ?? 0);
+  await runtime.persist();
+  return emulatorHandle(runtime, server, token);
+}
+
+/**
+ * Each save writes the state as it is when its turn comes; saves never overlap. A save still
+ * waiting for its turn will write this change too, so callers share it: a burst of writes costs
+ * a few file writes, not one per change. Without a state file, saving does nothing.
+ */
+function createStateSaver(file: string | undefined, contents: () => StateFile): () => Promise<void> {
+  let saving: Promise<void> = Promise.resolve();
+  let queued: Promise<void> | undefined;
+  return () => {
+    if (!file) return saving;
+    if (queued) return queued;
+    const run = saving.then(() => {
+      queued = undefined;
+      return writeStateFile(file, contents());
+    });
+    queued = run;
+    saving = run.catch(() => undefined);
+    return run;
+  };
+}
+
+/** The sandbox's own routes (the request log, faults, the rate limit), for tests and the bench. */
+function inspectSandbox(runtime: EmulatorRuntime, method: string, path: string, body: string): RawResponse {
+  const route = `${method} ${path}`;
+  try {
+    switch (route) {
+      case 'GET /log':
+        return jsonResponse(200, { data: runtime.log.entries });
+      case 'GET /counters':
+        return jsonResponse(200, { data: countRequests(runtime.log.entries) });
+      case 'GET /state':
+        return jsonResponse(200, { data: runtime.state });
+      case 'POST /reset-log':
+        runtime.log.entries = [];
+        return { status: 204 };
+      case 'PUT /faults':
+        runtime.faults = createFaultPlan(readFaultBody(body));
+        return { status: 204 };
+      case 'PUT /rate-limit':
+        setBucketRate(runtime.bucket, checkLimit('perSecond', Number((JSON.parse(body) as { perSecond?: unknown }).perSecond)), performance.now());
+        return { status: 204 };
+      default:
+        return jsonResponse(404, errorEnvelope({ type: 'RESOURCE_NOT_FOUND', message: 'Recurso não encontrado', description: `No sandbox route ${route}.` }));
+    }
+  } catch (error) {
+    return jsonResponse(400, errorEnvelope({ type: 'VALIDATION_ERROR', message: 'Invalid sandbox request', description: (error as Error).message }));
+  }
+}
+
+async function listen(server: Server, host: string, port: number): Promise<void> {
   await new Promise<void>((resolve, reject) => {
-    const onError = (error: Error) => reject(new ErpsyncError('SANDBOX_LISTEN', `cannot listen on ${host}:${options.port ?? 0}`, { cause: error }));
+    const onError = (error: Error) => reject(new ErpsyncError('SANDBOX_LISTEN', `cannot listen on ${host}:${port}`, { cause: error }));
     server.once('error', onError);
-    server.listen(options.port ?? 0, host, () => {
+    server.listen(port, host, () => {
       server.off('error', onError);
       resolve();
     });
   });
-  await save();
+}
 
+function emulatorHandle(runtime: EmulatorRuntime, server: Server, token: string): Emulator {
   const address = server.address() as AddressInfo;
   const hostInUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let closed: Promise<void> | undefined;
-
   return {
     baseUrl: `http://${hostInUrl}:${address.port}${apiPrefix}`,
     mode: runtime.mode,
@@ -161,17 +170,17 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     snapshot: () => cloneState(runtime.state),
     issueToken: (opts) => {
       const minted = generateSecret();
-      addAccessToken(auth, { token: minted, scopes: [...(opts?.scopes ?? defaultScopes)], expiresAt: now() + accessTokenTtlMs });
+      addAccessToken(runtime.auth, { token: minted, scopes: [...(opts?.scopes ?? defaultScopes)], expiresAt: runtime.now() + accessTokenTtlMs });
       return minted;
     },
-    save,
+    save: runtime.persist,
     close: () => {
       closed ??= (async () => {
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeAllConnections();
         });
-        await save();
+        await runtime.persist();
       })();
       return closed;
     },
