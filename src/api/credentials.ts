@@ -200,14 +200,7 @@ export function createOAuthProvider(options: OAuthProviderOptions): CredentialPr
   const refresh = (signal?: AbortSignal): Promise<string> => {
     // One refresher per credentials file across processes: a refresh token works once, so two
     // processes refreshing with the same one would leave one of them with a dead token.
-    inFlight ??= (async () => {
-      const lock = await acquireLeaseLock(`${options.file}.lock`, { key: `the credentials in ${options.file}`, command: 'erpsync (token refresh)', timeoutMs: 60_000, leaseMs: 30_000, pollMs: 100 });
-      try {
-        return await refreshUnderLock(signal);
-      } finally {
-        await lock.release();
-      }
-    })().finally(() => {
+    inFlight ??= withCredentialsLock(options.file, () => refreshUnderLock(signal)).finally(() => {
       inFlight = undefined;
     });
     return inFlight;
@@ -225,18 +218,10 @@ export function createOAuthProvider(options: OAuthProviderOptions): CredentialPr
   const refreshUnderLock = async (signal?: AbortSignal): Promise<string> => {
     const rotatedMeanwhile = await adoptNewerFile();
     if (rotatedMeanwhile) return rotatedMeanwhile;
-    const current = await load();
-    const clientId = options.clientId ?? current.clientId;
-    const tokenUrl = options.tokenUrl ?? current.tokenUrl;
-    if (!clientId || !options.clientSecret) {
-      throw new ErpsyncError('AUTH_MISSING', 'the access token must be refreshed but the OAuth client id or secret is not set', {
-        details: ['set BLING_CLIENT_ID and BLING_CLIENT_SECRET (or the variables your target names)'],
-      });
-    }
-    if (!tokenUrl) throw new ErpsyncError('CONFIG', `no token URL for the credentials in ${options.file}`);
     let tokens: TokenSet;
+    let next: StoredCredentials;
     try {
-      tokens = await requestToken({ tokenUrl, clientId, clientSecret: options.clientSecret, grant: { type: 'refresh_token', refreshToken: current.refreshToken }, signal, dispatcher: options.dispatcher });
+      ({ tokens, next } = await exchangeRefreshToken(options, await load(), now, signal));
     } catch (error) {
       // Refused: if another process rotated after all (outside this lock's reach), its tokens are on disk.
       const rotated = error instanceof ErpsyncError && error.code === 'AUTH_FAILED' ? await adoptNewerFile() : undefined;
@@ -245,8 +230,6 @@ export function createOAuthProvider(options: OAuthProviderOptions): CredentialPr
     }
     seen.add(tokens.accessToken);
     seen.add(tokens.refreshToken);
-    // The credentials stay bound to the base URL they were issued for.
-    const next = storedFromTokenSet(tokens, { ...(current.baseUrl === undefined ? {} : { baseUrl: current.baseUrl }), clientId, tokenUrl, now: now() });
     // Durable before anyone may use the new access token (see the file header).
     await writeCredentialsFile(options.file, next);
     remember(next);
@@ -254,11 +237,7 @@ export function createOAuthProvider(options: OAuthProviderOptions): CredentialPr
     return tokens.accessToken;
   };
 
-  const isUsable = (credentials: StoredCredentials): credentials is StoredCredentials & { accessToken: string } => {
-    if (!credentials.accessToken) return false;
-    const expiresAt = credentials.expiresAt ? Date.parse(credentials.expiresAt) : Number.NaN;
-    return Number.isFinite(expiresAt) && expiresAt - refreshBeforeMs > now();
-  };
+  const isUsable = (credentials: StoredCredentials): credentials is StoredCredentials & { accessToken: string } => hasUsableAccessToken(credentials, now() + refreshBeforeMs);
 
   return {
     kind: 'oauth',
@@ -276,6 +255,39 @@ export function createOAuthProvider(options: OAuthProviderOptions): CredentialPr
     },
     secrets: () => [...seen],
   };
+}
+
+/** Runs `work` holding the lock of a credentials file (see createOAuthProvider's refresh). */
+async function withCredentialsLock<T>(file: string, work: () => Promise<T>): Promise<T> {
+  const lock = await acquireLeaseLock(`${file}.lock`, { key: `the credentials in ${file}`, command: 'erpsync (token refresh)', timeoutMs: 60_000, leaseMs: 30_000, pollMs: 100 });
+  try {
+    return await work();
+  } finally {
+    await lock.release();
+  }
+}
+
+/** Whether the stored access token is still good at `at` (its expiry is known and later). */
+function hasUsableAccessToken(credentials: StoredCredentials, at: number): credentials is StoredCredentials & { accessToken: string } {
+  if (!credentials.accessToken) return false;
+  const expiresAt = credentials.expiresAt ? Date.parse(credentials.expiresAt) : Number.NaN;
+  return Number.isFinite(expiresAt) && expiresAt > at;
+}
+
+/** Trades the stored refresh token for new tokens, and the credentials to store for them. */
+async function exchangeRefreshToken(options: OAuthProviderOptions, current: StoredCredentials, now: () => number, signal?: AbortSignal): Promise<{ tokens: TokenSet; next: StoredCredentials }> {
+  const clientId = options.clientId ?? current.clientId;
+  const tokenUrl = options.tokenUrl ?? current.tokenUrl;
+  if (!clientId || !options.clientSecret) {
+    throw new ErpsyncError('AUTH_MISSING', 'the access token must be refreshed but the OAuth client id or secret is not set', {
+      details: ['set BLING_CLIENT_ID and BLING_CLIENT_SECRET (or the variables your target names)'],
+    });
+  }
+  if (!tokenUrl) throw new ErpsyncError('CONFIG', `no token URL for the credentials in ${options.file}`);
+  const tokens = await requestToken({ tokenUrl, clientId, clientSecret: options.clientSecret, grant: { type: 'refresh_token', refreshToken: current.refreshToken }, signal, dispatcher: options.dispatcher });
+  // The credentials stay bound to the base URL they were issued for.
+  const next = storedFromTokenSet(tokens, { ...(current.baseUrl === undefined ? {} : { baseUrl: current.baseUrl }), clientId, tokenUrl, now: now() });
+  return { tokens, next };
 }
 
 async function syncDirectory(directory: string): Promise<void> {
