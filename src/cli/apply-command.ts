@@ -31,6 +31,8 @@ import { chooseOutputMode, isColorEnabled } from './output-mode.js';
 import { loadDesired, makePlan, parseCount, planTargetOf, printDiagnostics, readAccount, readSelection, readToday, selectionFlagHelp, selectionFlagOptions } from './plan-workflow.js';
 import { openResolvedTarget, readTargetVariables, resolveCliTarget, targetFlagHelp, targetFlagOptions } from './target.js';
 import type { DesiredState } from '../model/desired.js';
+import type { LiveState } from '../model/live.js';
+import type { Selection } from '../model/selection.js';
 import type { Plan } from '../model/plan.js';
 import type { ApplyReportEvent } from '../model/events.js';
 
@@ -82,32 +84,43 @@ function printPlanForTerminal(plan: Plan, io: CliIO): void {
   for (const line of renderPlanText(plan, { adapters: registry.units, maxFieldsPerChange: applyFieldFold })) writeLine(io.stdout, color ? colorizePlanLine(line) : line);
 }
 
+const applyFlagOptions = {
+  'auto-approve': { type: 'boolean' },
+  'allow-replace': { type: 'boolean' },
+  'max-deletes': { type: 'string' },
+  concurrency: { type: 'string' },
+  'outcome-wait': { type: 'string' },
+  'lock-timeout': { type: 'string' },
+  json: { type: 'boolean' },
+  ...selectionFlagOptions,
+  help: { type: 'boolean', short: 'h' },
+  ...targetFlagOptions,
+} as const;
+
+type ApplyFlags = ReturnType<typeof parseCommandArgs<typeof applyFlagOptions>>['values'];
+
+/** The numbers apply runs by, from the flags (or their environment variables). */
+function readApplySettings(flags: ApplyFlags, env: NodeJS.ProcessEnv) {
+  const outcomeWait = parseCount(flags['outcome-wait'] ?? (env.ERPSYNC_OUTCOME_WAIT || undefined), '--outcome-wait');
+  return {
+    maxDeletes: parseCount(flags['max-deletes'], '--max-deletes'),
+    concurrency: Math.max(1, parseCount(flags.concurrency, '--concurrency') ?? 3),
+    lockTimeoutMs: (parseCount(flags['lock-timeout'] ?? (env.ERPSYNC_LOCK_TIMEOUT || undefined), '--lock-timeout') ?? 0) * 1000,
+    outcomeWindowMs: (outcomeWait ?? defaultOutcomeWindowMs / 1000) * 1000,
+  };
+}
+
 export async function runApplyCommand(args: string[], io: CliIO): Promise<number> {
-  const parsed = parseCommandArgs('apply', args, {
-    'auto-approve': { type: 'boolean' },
-    'allow-replace': { type: 'boolean' },
-    'max-deletes': { type: 'string' },
-    concurrency: { type: 'string' },
-    'outcome-wait': { type: 'string' },
-    'lock-timeout': { type: 'string' },
-    json: { type: 'boolean' },
-    ...selectionFlagOptions,
-    help: { type: 'boolean', short: 'h' },
-    ...targetFlagOptions,
-  });
+  const parsed = parseCommandArgs('apply', args, applyFlagOptions);
   const flags = parsed.values;
   if (flags.help) {
     writeLine(io.stdout, help);
     return 0;
   }
-  const maxDeletes = parseCount(flags['max-deletes'], '--max-deletes');
-  const concurrency = parseCount(flags.concurrency, '--concurrency') ?? 3;
-  const outcomeWait = parseCount(flags['outcome-wait'] ?? (io.env.ERPSYNC_OUTCOME_WAIT || undefined), '--outcome-wait');
-  const lockTimeout = parseCount(flags['lock-timeout'] ?? (io.env.ERPSYNC_LOCK_TIMEOUT || undefined), '--lock-timeout') ?? 0;
-  const outcomeWindowMs = (outcomeWait ?? defaultOutcomeWindowMs / 1000) * 1000;
+  const settings = readApplySettings(flags, io.env);
   const planFile = await looksLikePlanFile(parsed.positionals, io.cwd);
   const selection = readSelection(flags);
-  if (planFile && (maxDeletes !== undefined || flags['allow-replace'])) {
+  if (planFile && (settings.maxDeletes !== undefined || flags['allow-replace'])) {
     throw new ErpsyncError('USAGE', 'a saved plan carries its own delete budget and replacements; plan again with --max-deletes or --allow-replace');
   }
   if (planFile && selection) throw new ErpsyncError('USAGE', 'a saved plan carries its own selection (--only/--exclude); plan again with the selection you want');
@@ -116,16 +129,27 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
     if (selection) throw new ErpsyncError('USAGE', '--only and --exclude target one store: apply one target at a time for a targeted run');
     if (flags['auto-approve'] !== true) throw new ErpsyncError('CONFIRMATION_REQUIRED', 'a fleet apply never asks store by store: pass --auto-approve (after reviewing `erpsync plan` across the same targets)');
     const fleetFormat = flags.json ? 'json' : 'text';
-    const report = await runFleet({ command: 'apply', flags, paths: parsed.positionals, io, onRow: fleetProgress('apply', fleetFormat, io) }, applyStore(io, { concurrency: Math.max(1, concurrency), lockTimeoutMs: lockTimeout * 1000, outcomeWindowMs }));
+    const report = await runFleet({ command: 'apply', flags, paths: parsed.positionals, io, onRow: fleetProgress('apply', fleetFormat, io) }, applyStore(io, settings));
     writeFleetReport(report, fleetFormat, io);
     return report.exitCode;
   }
-  const mode = chooseOutputMode(io, flags.json === true);
   const target = await resolveCliTarget(flags, io);
   const savedPlan = planFile ? await readSavedPlan(planFile, parsed.positionals[0] ?? planFile, await readTargetVariables(target, io)) : undefined;
   const desired = savedPlan ? undefined : await loadDesired(parsed.positionals, io, target);
-  if (!savedPlan && !desired) return 1;
+  if (savedPlan) return applyToTarget({ savedPlan }, target, flags, settings, io);
+  if (!desired) return 1;
+  return applyToTarget({ desired, ...(selection ? { selection } : {}) }, target, flags, settings, io);
+}
 
+/** Applies a saved plan, or plans the manifests and applies that, on one target. */
+async function applyToTarget(
+  source: { savedPlan: Plan } | { desired: DesiredState; selection?: Selection },
+  target: Awaited<ReturnType<typeof resolveCliTarget>>,
+  flags: ApplyFlags,
+  settings: ReturnType<typeof readApplySettings>,
+  io: CliIO,
+): Promise<number> {
+  const mode = chooseOutputMode(io, flags.json === true);
   // Ctrl-C stops apply from starting changes; requests in flight finish (a second Ctrl-C exits at
   // once), so the client does not share the interrupt signal.
   const opened = await openResolvedTarget(target, flags, io, { client: { signal: new AbortController().signal } });
@@ -136,12 +160,14 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
   try {
     // NDJSON owns stdout: the banner goes to stderr then.
     writeLine(mode === 'json' ? io.stderr : io.stdout, opened.banner);
-    lock = await lockAccount(io, { key: lockKeyOf(opened), timeoutMs: lockTimeout * 1000, inFlightMs: outcomeWindowMs });
-    let plan = savedPlan;
-    let live;
-    if (!plan) {
-      live = await readAccount(opened, desired as DesiredState);
-      const result = makePlan(desired as DesiredState, live, opened, { allowReplace: flags['allow-replace'] === true, today: readToday(io.env), ...(selection ? { selection } : {}), ...(maxDeletes !== undefined ? { maxDeletes } : {}) });
+    lock = await lockAccount(io, { key: lockKeyOf(opened), timeoutMs: settings.lockTimeoutMs, inFlightMs: settings.outcomeWindowMs });
+    let plan: Plan;
+    let live: LiveState | undefined;
+    if ('savedPlan' in source) plan = source.savedPlan;
+    else {
+      live = await readAccount(opened, source.desired);
+      const options = { allowReplace: flags['allow-replace'] === true, today: readToday(io.env), ...(source.selection ? { selection: source.selection } : {}), ...(settings.maxDeletes !== undefined ? { maxDeletes: settings.maxDeletes } : {}) };
+      const result = makePlan(source.desired, live, opened, options);
       printDiagnostics(result.diagnostics, io);
       if (hasErrors(result.diagnostics)) return 1;
       plan = result.plan;
@@ -156,8 +182,8 @@ export async function runApplyCommand(args: string[], io: CliIO): Promise<number
       report: ui.report,
       signal: AbortSignal.any([io.signal, ui.stop, guard.interrupted]),
       hold: ui.hold,
-      concurrency: Math.max(1, concurrency),
-      outcomeWindowMs,
+      concurrency: settings.concurrency,
+      outcomeWindowMs: settings.outcomeWindowMs,
     });
     return exitCodeOfApply(outcome);
   } finally {
