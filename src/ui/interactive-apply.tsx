@@ -48,25 +48,9 @@ export function startInteractiveApply(options: InteractiveApplyOptions): Interac
   const confirmation = confirmationFor(options.plan);
   const planSummary = `Plan: ${summarizePlan(options.plan)}.`;
   let state: SessionState = { phase: options.autoApprove ? 'applying' : 'confirm', progress: createProgress(), notConverged: [] };
-  let settle: (ok: boolean) => void = () => undefined;
-  let fail: (error: unknown) => void = () => undefined;
-  const answered = new Promise<boolean>((resolve, reject) => {
-    settle = resolve;
-    fail = reject;
-  });
-  if (options.autoApprove) settle(true);
-  // While the Ctrl-C question shows, dispatching waits on this; answering releases it.
-  let paused: { released: Promise<void>; release: () => void } | undefined;
-  const setPaused = (on: boolean) => {
-    if (on && !paused) {
-      let release = () => undefined as void;
-      const released = new Promise<void>((resolve) => (release = resolve));
-      paused = { released, release };
-    } else if (!on && paused) {
-      paused.release();
-      paused = undefined;
-    }
-  };
+  const answer = createAnswer();
+  if (options.autoApprove) answer.settle(true);
+  const gate = createPauseGate();
 
   const view = () => (
     <ApplyApp
@@ -77,10 +61,10 @@ export function startInteractiveApply(options: InteractiveApplyOptions): Interac
       now={now}
       onAnswer={(ok) => {
         update({ phase: ok ? 'applying' : 'cancelled' });
-        settle(ok);
+        answer.settle(ok);
       }}
       onStop={() => controller.abort(new Error('stopped at the keyboard'))}
-      onPause={setPaused}
+      onPause={gate.setPaused}
     />
   );
   // ink wants real tty streams; ours are the command's, which tests replace with lookalikes.
@@ -95,7 +79,7 @@ export function startInteractiveApply(options: InteractiveApplyOptions): Interac
   let crash: ErpsyncError | undefined;
   const exited = instance.waitUntilExit().catch((error: unknown) => {
     crash = new ErpsyncError('INTERNAL', 'the terminal UI failed (run with --json or without a terminal to go on)', { cause: error });
-    fail(crash);
+    answer.fail(crash);
   });
   const update = (next: Partial<SessionState>) => {
     state = { ...state, ...next };
@@ -103,9 +87,9 @@ export function startInteractiveApply(options: InteractiveApplyOptions): Interac
   };
 
   return {
-    confirm: () => answered,
+    confirm: () => answer.answered,
     stop: controller.signal,
-    hold: async () => paused?.released,
+    hold: gate.hold,
     report(event) {
       switch (event.type) {
         case 'plan':
@@ -121,11 +105,40 @@ export function startInteractiveApply(options: InteractiveApplyOptions): Interac
       }
     },
     async close() {
-      setPaused(false);
+      gate.setPaused(false);
       if (state.phase !== 'cancelled') update({ phase: 'done' });
       instance.unmount();
       await exited;
       if (crash) throw crash;
+    },
+  };
+}
+
+/** The person's answer to the confirmation, once given (or the UI's failure). */
+function createAnswer() {
+  let settle: (ok: boolean) => void = () => undefined;
+  let fail: (error: unknown) => void = () => undefined;
+  const answered = new Promise<boolean>((resolve, reject) => {
+    settle = resolve;
+    fail = reject;
+  });
+  return { answered, settle, fail };
+}
+
+/** While the Ctrl-C question shows, dispatching waits on `hold`; answering releases it. */
+function createPauseGate() {
+  let paused: { released: Promise<void>; release: () => void } | undefined;
+  return {
+    hold: async (): Promise<void> => paused?.released,
+    setPaused(on: boolean): void {
+      if (on && !paused) {
+        let release = () => undefined as void;
+        const released = new Promise<void>((resolve) => (release = resolve));
+        paused = { released, release };
+      } else if (!on && paused) {
+        paused.release();
+        paused = undefined;
+      }
     },
   };
 }
