@@ -57,42 +57,24 @@ function fieldName(path: readonly PathSegment[]): string {
   return named === undefined ? 'the manifest' : `\`${named}\``;
 }
 
+/** The parts of an ajv error every diagnostic needs. */
+interface ErrorContext {
+  error: ErrorObject;
+  path: PathSegment[];
+  locate: Locator;
+  base: { severity: 'error'; path: string };
+  described: () => string;
+}
+
 function toDiagnostic(error: ErrorObject, locate: Locator, sources: ValueSources): Diagnostic {
   const path = parsePointer(error.instancePath);
-  const described = () => describeValue(error.data, error.instancePath, sources);
-  const base = { severity: 'error' as const, path: error.instancePath || '/' };
-  const parentProperties = Object.keys(((error.parentSchema as { properties?: object } | undefined)?.properties ?? {}) as object);
-
+  const context: ErrorContext = { error, path, locate, base: { severity: 'error', path: error.instancePath || '/' }, described: () => describeValue(error.data, error.instancePath, sources) };
+  const { base, described } = context;
   // A key that breaks `propertyNames` (a config's target name): the problem sits at the key itself.
-  if (error.propertyName !== undefined) {
-    return {
-      ...base,
-      path: toPointer([...path, error.propertyName]),
-      code: 'invalid-name',
-      message: `\`${error.propertyName}\` is not a valid name under ${fieldName(path)}`,
-      ...(error.keyword === 'pattern' ? { hint: `names have the form ${(error.params as { pattern: string }).pattern}` } : {}),
-      position: locate([...path, error.propertyName], 'key'),
-    };
-  }
+  if (error.propertyName !== undefined) return invalidNameDiagnostic(context, error.propertyName);
   switch (error.keyword) {
-    case 'additionalProperties': {
-      const key = (error.params as { additionalProperty: string }).additionalProperty;
-      const keyPath = [...path, key];
-      const suggestion = suggestClosest(key, parentProperties);
-      const topLevel = path.length === 0;
-      return {
-        ...base,
-        path: toPointer(keyPath),
-        code: topLevel ? 'unknown-kind' : 'unknown-field',
-        message: topLevel ? `unknown top-level key \`${key}\`` : `unknown field \`${key}\``,
-        position: locate(keyPath, 'key'),
-        ...(suggestion
-          ? { hint: `did you mean \`${suggestion}\`?` }
-          : topLevel
-            ? { hint: `top-level keys are: ${parentProperties.join(', ')}` }
-            : {}),
-      };
-    }
+    case 'additionalProperties':
+      return unknownKeyDiagnostic(context, (error.params as { additionalProperty: string }).additionalProperty);
     case 'required': {
       const missing = (error.params as { missingProperty: string }).missingProperty;
       return {
@@ -102,20 +84,8 @@ function toDiagnostic(error: ErrorObject, locate: Locator, sources: ValueSources
         position: locate(path, path.length === 0 ? 'value' : 'key'),
       };
     }
-    case 'enum': {
-      const allowed = (error.schema as unknown[]) ?? [];
-      const labels = allowed.filter((v): v is string => typeof v === 'string');
-      const codes = allowed.filter((v) => typeof v !== 'string');
-      const suggestion = typeof error.data === 'string' ? suggestClosest(error.data, labels) : undefined;
-      const accepted = labels.length > 0 ? `accepted: ${labels.join(', ')}${codes.length > 0 ? ' (or the API code)' : ''}` : `accepted: ${allowed.map(String).join(', ')}`;
-      return {
-        ...base,
-        code: 'invalid-value',
-        message: `${described()} is not a valid value for ${fieldName(path)}`,
-        hint: suggestion ? `did you mean \`${suggestion}\`? ${accepted}` : accepted,
-        position: locate(path),
-      };
-    }
+    case 'enum':
+      return enumDiagnostic(context);
     case 'type': {
       const expected = (error.params as { type: string | string[] }).type;
       const wanted = Array.isArray(expected) ? expected.join(' or ') : expected;
@@ -148,6 +118,47 @@ function toDiagnostic(error: ErrorObject, locate: Locator, sources: ValueSources
         position: locate(path),
       };
   }
+}
+
+function invalidNameDiagnostic({ error, path, locate, base }: ErrorContext, name: string): Diagnostic {
+  return {
+    ...base,
+    path: toPointer([...path, name]),
+    code: 'invalid-name',
+    message: `\`${name}\` is not a valid name under ${fieldName(path)}`,
+    ...(error.keyword === 'pattern' ? { hint: `names have the form ${(error.params as { pattern: string }).pattern}` } : {}),
+    position: locate([...path, name], 'key'),
+  };
+}
+
+function unknownKeyDiagnostic({ error, path, locate, base }: ErrorContext, key: string): Diagnostic {
+  const parentProperties = Object.keys(((error.parentSchema as { properties?: object } | undefined)?.properties ?? {}) as object);
+  const keyPath = [...path, key];
+  const suggestion = suggestClosest(key, parentProperties);
+  const topLevel = path.length === 0;
+  return {
+    ...base,
+    path: toPointer(keyPath),
+    code: topLevel ? 'unknown-kind' : 'unknown-field',
+    message: topLevel ? `unknown top-level key \`${key}\`` : `unknown field \`${key}\``,
+    position: locate(keyPath, 'key'),
+    ...(suggestion ? { hint: `did you mean \`${suggestion}\`?` } : topLevel ? { hint: `top-level keys are: ${parentProperties.join(', ')}` } : {}),
+  };
+}
+
+function enumDiagnostic({ error, path, locate, base, described }: ErrorContext): Diagnostic {
+  const allowed = (error.schema as unknown[]) ?? [];
+  const labels = allowed.filter((v): v is string => typeof v === 'string');
+  const codes = allowed.filter((v) => typeof v !== 'string');
+  const suggestion = typeof error.data === 'string' ? suggestClosest(error.data, labels) : undefined;
+  const accepted = labels.length > 0 ? `accepted: ${labels.join(', ')}${codes.length > 0 ? ' (or the API code)' : ''}` : `accepted: ${allowed.map(String).join(', ')}`;
+  return {
+    ...base,
+    code: 'invalid-value',
+    message: `${described()} is not a valid value for ${fieldName(path)}`,
+    hint: suggestion ? `did you mean \`${suggestion}\`? ${accepted}` : accepted,
+    position: locate(path),
+  };
 }
 
 function article(type: string): string {
