@@ -9,6 +9,7 @@ import type { LiveRecord, LiveState, ReadRequest } from '../model/live.js';
 import { lastSegment } from '../model/names.js';
 import type { Plan } from '../model/plan.js';
 import { isActionable, needsReadBack } from '../model/plan.js';
+import { appendTo } from '../model/collections.js';
 
 function unitAt(kind: UnitKind, identity: string, fields: Record<string, unknown>, id?: number): DesiredUnit {
   return {
@@ -28,10 +29,6 @@ function orderKinds(kinds: ReadonlySet<UnitKind>, adapters: readonly KindAdapter
   return adapters.filter((a) => needed.has(a.kind)).map((a) => a.kind);
 }
 
-function addTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
-  map.set(key, [...(map.get(key) ?? []), value]);
-}
-
 /** The read that re-checks a saved plan's preconditions: every record they name, nothing more. */
 export function recheckRequest(plan: Plan, adapters: readonly KindAdapter[]): ReadRequest {
   const kinds = new Set<UnitKind>();
@@ -49,7 +46,7 @@ export function recheckRequest(plan: Plan, adapters: readonly KindAdapter[]): Re
       }
       kinds.add(p.kind);
       // No desired fields: which details to read is the plan's record of what it read, not a guess.
-      addTo(desired, p.kind, unitAt(p.kind, p.identity, {}, p.type === 'record' ? p.id : undefined));
+      appendTo(desired, p.kind, unitAt(p.kind, p.identity, {}, p.type === 'record' ? p.id : undefined));
       if (p.type === 'record' && p.detail) detailIds.set(p.kind, new Set([...(detailIds.get(p.kind) ?? []), p.id]));
     }
   }
@@ -67,7 +64,7 @@ export function verifyRequest(plan: Plan, adapters: readonly KindAdapter[], befo
   for (const change of plan.changes.filter(needsReadBack)) {
     if (!change.desired && change.liveId === undefined) continue;
     // Removals carry no desired fields; a unit with none still tells the kind where to read.
-    addTo(desired, change.kind, unitAt(change.kind, change.key, change.desired ?? {}, change.liveId));
+    appendTo(desired, change.kind, unitAt(change.kind, change.key, change.desired ?? {}, change.liveId));
   }
   const kinds = readBackKinds(plan.changes, adapters);
   const known = new Map<UnitKind, readonly LiveRecord[]>();

@@ -7,6 +7,7 @@ import { planAdoption, rewriteManifest } from '../drift/adopt-drift.js';
 import type { AdoptionInput, FieldEdit, NotAdopted } from '../drift/adopt-drift.js';
 import type { CliIO } from './io.js';
 import { writeFileAtomically, writeLine } from './io.js';
+import { appendTo } from '../model/collections.js';
 
 export interface AdoptOutcome {
   adopted: number;
@@ -16,7 +17,7 @@ export interface AdoptOutcome {
 export async function adoptDrift(input: AdoptionInput, io: CliIO, out: CliIO['stdout']): Promise<AdoptOutcome> {
   const { edits, notAdopted } = planAdoption(input);
   const byFile = new Map<string, FieldEdit[]>();
-  for (const edit of edits) byFile.set(edit.file, [...(byFile.get(edit.file) ?? []), edit]);
+  for (const edit of edits) appendTo(byFile, edit.file, edit);
   let adopted = 0;
   for (const [file, fileEdits] of byFile) {
     const absolute = path.resolve(io.cwd, file);

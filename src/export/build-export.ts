@@ -14,6 +14,7 @@ import { readPath } from '../model/paths.js';
 import type { KindAdapter } from '../kinds/kind.js';
 import type { KindKey } from '../model/kinds.js';
 import type { LiveState } from '../model/live.js';
+import { appendTo } from '../model/collections.js';
 
 export interface ExportOptions {
   /** Manifest kinds to export, any order. */
@@ -55,7 +56,7 @@ export function buildExport(live: LiveState, adapters: readonly KindAdapter[], o
     for (const record of records) {
       if (isPristineAccountRecord(record)) continue;
       const identity = normalizeName(record.identity);
-      byIdentity.set(identity, [...(byIdentity.get(identity) ?? []), record]);
+      appendTo(byIdentity, identity, record);
     }
     // Of records sharing a name, the first is exported pinned by its id: the name alone would be ambiguous.
     const pinned = new Set<number>();

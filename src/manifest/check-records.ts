@@ -10,6 +10,7 @@ import { printable } from '../model/printable.js';
 import { readPath, readPathValues } from '../model/paths.js';
 import { isReadOnlyKind } from '../model/kinds.js';
 import type { ManifestRecord, PathSegment } from '../model/desired.js';
+import { appendTo } from '../model/collections.js';
 
 export interface LocatedRecord {
   record: ManifestRecord;
@@ -40,11 +41,14 @@ export interface IdentifiedRecord extends LocatedRecord {
 export function identifyRecords(definition: KindDefinition, records: readonly LocatedRecord[], diagnostics: Diagnostic[]): IdentifiedRecord[] {
   const nameField = definition.nameField;
   if (!nameField) return records.map((r) => ({ ...r, identity: definition.key, name: '' }));
-  const nameOf = (r: LocatedRecord) => normalizeName(definition.composeName ? definition.composeName(r.record.value) : String(r.record.value[nameField] ?? ''));
+  // Each name is normalized once: the parent paths ask for the same names many times over.
+  const names = new Map(records.map((r) => [r, normalizeName(definition.composeName ? definition.composeName(r.record.value) : String(r.record.value[nameField] ?? ''))]));
+  const nameOf = (r: LocatedRecord) => names.get(r) ?? '';
   const parentPaths = resolveParentPaths(definition, records, nameOf, diagnostics);
   const identified = records.map((r) => {
     const scope = definition.scopeField ? normalizeName(String(r.record.value[definition.scopeField] ?? '')) : undefined;
-    return { ...r, name: nameOf(r), identity: composeIdentity({ ...(scope ? { scope } : {}), parentPath: parentPaths.get(r) ?? [], name: nameOf(r) }) };
+    const name = nameOf(r);
+    return { ...r, name, identity: composeIdentity({ ...(scope ? { scope } : {}), parentPath: parentPaths.get(r) ?? [], name }) };
   });
   reportDuplicates(definition, nameField, identified, diagnostics);
   checkNameHazards(definition, records, diagnostics);
@@ -58,7 +62,7 @@ export function identifyRecords(definition: KindDefinition, records: readonly Lo
 function resolveParentPaths(definition: KindDefinition, records: readonly LocatedRecord[], nameOf: (r: LocatedRecord) => string, diagnostics: Diagnostic[]): Map<LocatedRecord, string[]> {
   const parentRef = definition.references.find((ref) => ref.parent && ref.target === definition.key);
   const byName = new Map<string, LocatedRecord[]>();
-  for (const r of records) byName.set(nameOf(r), [...(byName.get(nameOf(r)) ?? []), r]);
+  for (const r of records) appendTo(byName, nameOf(r), r);
   const paths = new Map<LocatedRecord, string[]>();
   const inProgress = new Set<LocatedRecord>();
   const cyclic = new Set<LocatedRecord>();

@@ -14,6 +14,7 @@ import { defaultPolicy } from '../model/desired.js';
 import type { Diagnostic, SourcePosition } from '../model/diagnostics.js';
 import { compareDiagnostics, hasErrors } from '../model/diagnostics.js';
 import type { KindKey } from '../model/kinds.js';
+import { appendTo } from '../model/collections.js';
 import { normalizeName } from '../model/names.js';
 import { isPlainRecord, toPointer } from '../model/paths.js';
 import { checkCrossReferences, checkSecrets, identifyRecords } from './check-records.js';
@@ -233,6 +234,8 @@ function gatherDocument(shown: string, doc: ParsedDocument, language: Language, 
   // duplicates, cycles and secrets beside the schema errors. A record with a problem of its own is
   // left out of them (its fields cannot be trusted), and so is a policy block with one.
   const isBroken = brokenPathTest([...schemaProblems, ...interpolated.diagnostics]);
+  const variablesOf = groupByRecord(interpolated.variables, (v) => v.path);
+  const interpolatedPathsOf = groupByRecord(interpolated.interpolatedPaths, (p) => p);
   if (Object.keys(interpolated.value as Record<string, unknown>).every((key) => key === 'version')) {
     gathered.emptyFiles.push({ position: doc.locate([]), what: 'the document declares nothing but its version' });
   }
@@ -254,12 +257,14 @@ function gatherDocument(shown: string, doc: ParsedDocument, language: Language, 
         value: normalizeEnumLabels(item as Record<string, unknown>, definition.enums),
         pointer: `/${recordPath.join('/')}`,
         file: shown,
-        interpolatedPaths: pathsUnder(interpolated.interpolatedPaths, recordPath),
+        interpolatedPaths: pathsUnder(interpolatedPathsOf(recordPath), recordPath),
       };
       gathered.layerOf.set(record, layer);
       const locate = (path: readonly PathSegment[], where?: 'key' | 'value') => doc.locate([...recordPath, ...path], where);
       const variables = new Map(
-        interpolated.variables.filter((v) => recordPath.every((segment, i) => v.path[i] === segment)).map((v) => [v.path.slice(recordPath.length).join('.'), v.name] as const),
+        variablesOf(recordPath)
+          .filter((v) => recordPath.every((segment, i) => v.path[i] === segment))
+          .map((v) => [v.path.slice(recordPath.length).join('.'), v.name] as const),
       );
       // Appended in place: copying the list per record made loading quadratic in a kind's size.
       let gatheredOfKind = gathered.byKind.get(definition.key);
@@ -269,13 +274,36 @@ function gatherDocument(shown: string, doc: ParsedDocument, language: Language, 
   }
 }
 
-/** Whether a record (or block) at `path` has an error of its own, at it or inside it. */
+/**
+ * Whether a record (or block) at `path` has an error of its own, at it or inside it. Every error's
+ * pointer and each of its ancestors go in one set, so the test per record does not scan the errors.
+ */
 function brokenPathTest(problems: readonly Diagnostic[]): (path: readonly PathSegment[]) => boolean {
-  const pointers = problems.filter((d) => d.severity === 'error').map((d) => d.path ?? '');
-  return (path) => {
-    const pointer = toPointer(path);
-    return pointers.some((p) => p === pointer || p.startsWith(`${pointer}/`));
-  };
+  const broken = new Set<string>();
+  for (const problem of problems) {
+    if (problem.severity !== 'error') continue;
+    const pointer = problem.path ?? '';
+    broken.add(pointer);
+    for (let at = pointer.indexOf('/'); at >= 0; at = pointer.indexOf('/', at + 1)) broken.add(pointer.slice(0, at));
+  }
+  return (path) => broken.size > 0 && broken.has(toPointer(path));
+}
+
+/**
+ * The items of a document (variables, interpolated paths) that may lie under a record path
+ * (`[kind]` or `[kind, index]`), by its first two segments; callers still test the exact prefix.
+ * Looking them up per record instead of filtering all of them per record keeps loading linear
+ * when a large manifest uses many variables.
+ */
+function groupByRecord<T>(items: readonly T[], pathOf: (item: T) => readonly PathSegment[]): (recordPath: readonly PathSegment[]) => readonly T[] {
+  const byPrefix = new Map<string, T[]>();
+  const keyOf = (path: readonly PathSegment[]) => path.slice(0, 2).map(String).join('\u0000');
+  for (const item of items) {
+    const path = pathOf(item);
+    appendTo(byPrefix, keyOf(path.slice(0, 1)), item);
+    if (path.length > 1) appendTo(byPrefix, keyOf(path), item);
+  }
+  return (recordPath) => byPrefix.get(keyOf(recordPath)) ?? [];
 }
 
 function pathsUnder(paths: readonly PathSegment[][], prefix: readonly PathSegment[]): PathSegment[][] {

@@ -3,7 +3,7 @@
 // only that way look identical while erpsync (rightly) treats them as two identities. These
 // helpers find such characters, for a warning with their code points, and fold them away, for
 // the near-duplicate check. They decide nothing: names stay exactly as written.
-import { normalizeName } from './names.js';
+import { asciiOnly, normalizeName } from './names.js';
 
 /** Letters of these scripts that look like Latin letters, folded to the Latin letter. */
 const lookalikes: Readonly<Record<string, string>> = {
@@ -47,8 +47,12 @@ function mixedScriptLetters(name: string): string[] {
   return found;
 }
 
+/** Printable ASCII: no control or format character, and every letter Latin. */
+const printableAscii = /^[\x20-\x7e]*$/;
+
 /** The hazards of one name: invisible or control characters, and words of mixed scripts. */
 export function findNameHazards(name: string): NameHazard[] {
+  if (printableAscii.test(name)) return [];
   const hazards: NameHazard[] = [];
   const hidden = [...new Set(name.match(invisible) ?? [])];
   if (hidden.length > 0) hazards.push({ description: `invisible or control characters (${hidden.map(codePointOf).join(', ')})` });
@@ -65,7 +69,9 @@ export function findNameHazards(name: string): NameHazard[] {
  * forms (full-width letters) and look-alike letters folded to Latin, accents and case ignored.
  */
 export function foldLookalikeName(name: string): string {
-  const visible = normalizeName(name).replace(invisible, '').normalize('NFKC');
-  const latin = [...visible].map((c) => lookalikes[c] ?? c).join('');
-  return latin.normalize('NFD').replace(/\p{Diacritic}/gu, '').toLowerCase().replace(/\s+/g, ' ').trim();
+  const visible = normalizeName(name).replace(invisible, '');
+  // ASCII has no compatibility form, look-alike letter or decomposition to fold (some of its
+  // marks, such as ^ and `, are diacritics all the same).
+  const latin = asciiOnly.test(visible) ? visible : [...visible.normalize('NFKC')].map((c) => lookalikes[c] ?? c).join('').normalize('NFD');
+  return latin.replace(/\p{Diacritic}/gu, '').toLowerCase().replace(/\s+/g, ' ').trim();
 }

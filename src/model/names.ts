@@ -2,8 +2,12 @@
 
 export const pathSeparator = ' > ';
 
+/** Text of ASCII only: it is already in every Unicode normal form (NFC, NFD, NFKC). */
+export const asciiOnly = /^[^\u0080-\uffff]*$/;
+
 export function normalizeName(name: string): string {
-  return name.normalize('NFC').trim();
+  // Most names are ASCII, and ICU's normalize costs even when it changes nothing.
+  return (asciiOnly.test(name) ? name : name.normalize('NFC')).trim();
 }
 
 export function joinPath(segments: readonly string[]): string {

@@ -14,6 +14,7 @@ import type { LiveRecord } from '../model/live.js';
 import { composeIdentity, lastSegment, normalizeName, pathSeparator } from '../model/names.js';
 import { mapPath, readPath, writePath } from '../model/paths.js';
 import { suggestClose } from '../model/suggest.js';
+import { appendTo } from '../model/collections.js';
 
 /** live identity → identity after this plan, per unit kind, for records the plan renames or moves. */
 export type Renames = ReadonlyMap<UnitKind, ReadonlyMap<string, string>>;
@@ -55,7 +56,7 @@ export function createResolver(
     if (cached && cached.units === units) return cached;
     const identities = new Set<string>([...(units ?? []).filter((u) => u.tool.ensure === 'present').map((u) => u.identity), ...liveOf(kind).map((r) => r.identity)]);
     const byName = new Map<string, string[]>();
-    for (const id of identities) byName.set(lastSegment(id), [...(byName.get(lastSegment(id)) ?? []), id]);
+    for (const id of identities) appendTo(byName, lastSegment(id), id);
     const byId = new Map(liveOf(kind).map((r) => [r.id, r.identity]));
     const index = { units, identities, byName, byId };
     indexes.set(kind, index);
@@ -70,12 +71,13 @@ export function createResolver(
     const prefix = scope ? `${scope}${pathSeparator}` : '';
     const wanted = `${prefix}${value}`;
     if (index.identities.has(wanted)) return { identity: wanted, candidates: [wanted] };
-    const inScope = [...index.identities].filter((id) => id.startsWith(prefix)).map((id) => id.slice(prefix.length));
-    if (value.includes(pathSeparator.trim())) return { candidates: [], suggestions: suggestClose(value, inScope) };
+    // Only a miss needs every identity in scope (for suggestions): a hit by bare name must not scan them.
+    const inScope = () => [...index.identities].filter((id) => id.startsWith(prefix)).map((id) => id.slice(prefix.length));
+    if (value.includes(pathSeparator.trim())) return { candidates: [], suggestions: suggestClose(value, inScope()) };
     const byName = (index.byName.get(value) ?? []).filter((id) => !scope || id.startsWith(prefix));
     if (byName.length === 1) return { identity: byName[0], candidates: byName };
     const title = readOnlyTitleOf(kind);
-    return { candidates: byName, ...(byName.length === 0 ? { suggestions: suggestClose(value, inScope) } : {}), ...(title ? { readOnlyTitle: title } : {}) };
+    return { candidates: byName, ...(byName.length === 0 ? { suggestions: suggestClose(value, inScope()) } : {}), ...(title ? { readOnlyTitle: title } : {}) };
   };
 }
 
@@ -87,8 +89,8 @@ export function canonicalizeUnits(units: readonly DesiredUnit[], adapter: KindAd
   const byName = new Map<string, DesiredUnit[]>();
   const byIdentity = new Map<string, DesiredUnit[]>();
   for (const u of units) {
-    byName.set(u.name, [...(byName.get(u.name) ?? []), u]);
-    byIdentity.set(u.identity, [...(byIdentity.get(u.identity) ?? []), u]);
+    appendTo(byName, u.name, u);
+    appendTo(byIdentity, u.identity, u);
   }
   const done = new Map<DesiredUnit, DesiredUnit>();
 
@@ -204,10 +206,14 @@ export function translateLive(record: LiveRecord, adapter: KindAdapter, renames:
 
 /** An identity under the closest ancestor that `renames` renames; the identity itself when none is. */
 export function renameAncestors(identity: string, renames: ReadonlyMap<string, string>): string {
-  const parts = identity.split(pathSeparator);
-  for (let length = parts.length - 1; length >= 1; length -= 1) {
-    const renamedPrefix = renames.get(parts.slice(0, length).join(pathSeparator));
-    if (renamedPrefix) return [renamedPrefix, ...parts.slice(length)].join(pathSeparator);
+  if (renames.size === 0) return identity;
+  // Where the separators are, left to right as split finds them; then the longest prefix first.
+  const cuts: number[] = [];
+  for (let at = identity.indexOf(pathSeparator); at >= 0; at = identity.indexOf(pathSeparator, at + pathSeparator.length)) cuts.push(at);
+  for (let i = cuts.length - 1; i >= 0; i -= 1) {
+    const cut = cuts[i] ?? 0;
+    const renamedPrefix = renames.get(identity.slice(0, cut));
+    if (renamedPrefix) return `${renamedPrefix}${identity.slice(cut)}`;
   }
   return identity;
 }

@@ -14,6 +14,7 @@ import type { UnitKind } from '../model/kinds.js';
 import type { LiveRecord } from '../model/live.js';
 import { pathSeparator } from '../model/names.js';
 import { renameAncestors } from './canonical-units.js';
+import { appendTo } from '../model/collections.js';
 
 export interface Match {
   desired: DesiredUnit;
@@ -27,22 +28,27 @@ interface MatchState {
   byIdentity: Map<string, LiveRecord[]>;
   /** live identity → the identity of the desired unit that claimed it, for records moving with an ancestor. */
   treeRenames: Map<string, string>;
+  /** How many times treeRenames was written: the index by identity is stale when this moved. */
+  renameWrites: number;
 }
 
 export function matchUnits(units: readonly DesiredUnit[], liveRecords: readonly LiveRecord[], diagnostics: Diagnostic[], kind: UnitKind, tree: boolean): Match[] {
-  const state: MatchState = { matches: new Map(), claimed: new Set(), byIdentity: new Map(), treeRenames: new Map() };
+  const state: MatchState = { matches: new Map(), claimed: new Set(), byIdentity: new Map(), treeRenames: new Map(), renameWrites: 0 };
+  // Re-indexing only matters once a claim renamed something: with no renames, the index stands.
+  let indexedAt = -1;
   const reindex = () => {
+    if (indexedAt === state.renameWrites) return;
+    indexedAt = state.renameWrites;
     state.byIdentity.clear();
     for (const record of liveRecords) {
-      const identity = renameAncestors(record.identity, state.treeRenames);
-      state.byIdentity.set(identity, [...(state.byIdentity.get(identity) ?? []), record]);
+      const identity = state.treeRenames.size === 0 ? record.identity : renameAncestors(record.identity, state.treeRenames);
+      appendTo(state.byIdentity, identity, record);
     }
   };
   reindex();
   matchPinned(units, liveRecords, state, diagnostics, kind);
   // A claim only moves the records below the claimed one, so one re-index per depth suffices.
-  for (const depth of [...new Set(units.map(depthOf))].sort((a, b) => a - b)) {
-    const atDepth = units.filter((u) => depthOf(u) === depth);
+  for (const atDepth of groupByDepth(units)) {
     reindex();
     matchIdentities(atDepth, state, diagnostics, kind);
     matchPreviousNames(atDepth, units, state);
@@ -55,11 +61,21 @@ function claim(state: MatchState, unit: DesiredUnit, record: LiveRecord | undefi
   state.matches.set(unit, { desired: unit, ...(record ? { live: record } : {}), via });
   if (!record) return;
   state.claimed.add(record.id);
-  if (record.identity !== unit.identity) state.treeRenames.set(record.identity, unit.identity);
+  if (record.identity === unit.identity) return;
+  state.treeRenames.set(record.identity, unit.identity);
+  state.renameWrites += 1;
 }
 
 const unclaimedWith = (state: MatchState, identity: string) => (state.byIdentity.get(identity) ?? []).filter((r) => !state.claimed.has(r.id));
-const depthOf = (unit: DesiredUnit) => unit.identity.split(pathSeparator).length;
+
+/** The units of each depth of the tree, shallowest first, in their order. */
+function groupByDepth(units: readonly DesiredUnit[]): DesiredUnit[][] {
+  const byDepth = new Map<number, DesiredUnit[]>();
+  for (const unit of units) {
+    appendTo(byDepth, unit.identity.split(pathSeparator).length, unit);
+  }
+  return [...byDepth.keys()].sort((a, b) => a - b).map((depth) => byDepth.get(depth) ?? []);
+}
 
 function matchPinned(units: readonly DesiredUnit[], liveRecords: readonly LiveRecord[], state: MatchState, diagnostics: Diagnostic[], kind: UnitKind): void {
   const liveById = new Map(liveRecords.map((r) => [r.id, r]));
@@ -172,12 +188,19 @@ function matchIdentities(atDepth: readonly DesiredUnit[], state: MatchState, dia
 /** Moved to another parent: the same name, found exactly once among unclaimed live records. */
 function matchMoved(units: readonly DesiredUnit[], liveRecords: readonly LiveRecord[], state: MatchState, tree: boolean): void {
   const desiredIdentities = new Set(units.map((u) => u.identity));
+  // By name, once: scanning every live record per unmatched unit made large trees quadratic.
+  const byName = new Map<string, LiveRecord[]>();
+  if (tree) {
+    for (const record of liveRecords) {
+      if (!desiredIdentities.has(record.identity)) appendTo(byName, record.name, record);
+    }
+  }
   for (const unit of units.filter((u) => !state.matches.has(u))) {
     if (!tree || unit.tool.ensure === 'absent') {
       claim(state, unit, undefined, 'identity');
       continue;
     }
-    const sameName = liveRecords.filter((r) => !state.claimed.has(r.id) && r.name === unit.name && !desiredIdentities.has(r.identity));
+    const sameName = (byName.get(unit.name) ?? []).filter((r) => !state.claimed.has(r.id));
     claim(state, unit, sameName.length === 1 ? sameName[0] : undefined, 'name');
   }
 }

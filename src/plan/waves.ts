@@ -21,6 +21,7 @@ import type { Change } from '../model/plan.js';
 import { countsAgainstBudget, removesRecord } from '../model/plan.js';
 import { referencesOf } from '../kinds/kind.js';
 import { readPathValues } from '../model/paths.js';
+import { appendTo } from '../model/collections.js';
 
 export function assignWaves(
   changes: Change[],
@@ -97,7 +98,7 @@ function linkRemovals(changes: Change[], live: LiveState, adapters: readonly Kin
   }
   const adapterOf = new Map(adapters.map((a) => [a.kind, a]));
   const waitingFor = new Map<string, Change[]>();
-  const add = (key: string, change: Change) => waitingFor.set(key, [...(waitingFor.get(key) ?? []), change]);
+  const add = (key: string, change: Change) => appendTo(waitingFor, key, change);
   for (const c of changes) {
     if (!removesRecord(c)) continue;
     const adapter = adapterOf.get(c.kind);

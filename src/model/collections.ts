@@ -1,0 +1,11 @@
+// Small helpers for the indexes every stage builds (by name, by identity, by file).
+
+/**
+ * Adds `value` to the list under `key`, in place: copying the list on every add made an index of
+ * n records sharing one key cost n² (all the records of a kind in one file, one parent's children).
+ */
+export function appendTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
