@@ -2,12 +2,10 @@
 // validates. An account holds whatever its screens let people type (a colour `red`, an empty
 // name, a code the API no longer takes); such a field is left out with a note, and a record
 // whose identity or required fields are not acceptable is left out whole, with the reason.
-// Account text is data: `${` is written as `$${`, so the loader reads it back literally instead
-// of interpolating a variable (a category named `${BLING_CLIENT_SECRET}` stays a name).
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { KindDefinition } from '../kinds/kind.js';
-import { isPlainRecord, parsePointer, readPath, removePath } from '../model/paths.js';
+import { parsePointer, readPath, removePath } from '../model/paths.js';
 import { printable } from '../model/printable.js';
 
 /** One compiled validator per kind definition. */
@@ -20,14 +18,6 @@ function validatorOf(definition: KindDefinition): ValidateFunction {
     validators.set(definition, validate);
   }
   return validate;
-}
-
-/** Every `${` of account text as `$${`, which the loader reads back as a literal `${`. */
-export function escapeInterpolation(value: unknown): unknown {
-  if (typeof value === 'string') return value.split('${').join('$${');
-  if (Array.isArray(value)) return value.map(escapeInterpolation);
-  if (isPlainRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, escapeInterpolation(item)]));
-  return value;
 }
 
 /** A value as a note shows it: escaped, and short. */

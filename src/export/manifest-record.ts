@@ -5,12 +5,24 @@
 // snippets of unmanaged records are both built from it. It must not read the account or print.
 import type { EnumField, JsonSchema, KindDefinition } from '../kinds/kind.js';
 import { labelOfCode } from '../kinds/enum-labels.js';
-import { escapeInterpolation } from './accepted-values.js';
 import { pathSeparator } from '../model/names.js';
 import { isPlainRecord, mapPath, readPath } from '../model/paths.js';
 import type { KindAdapter } from '../kinds/kind.js';
 import type { LiveRecord, LiveState } from '../model/live.js';
 import type { UnitKind } from '../model/kinds.js';
+
+/**
+ * Every `${` of account text as `$${`, which the loader reads back as a literal `${` instead of
+ * interpolating a variable (a category named `${BLING_CLIENT_SECRET}` stays a name). It lives
+ * here, not beside the ajv checks of accepted values: plan and drift reach this module, and must
+ * not load ajv's compiler for it.
+ */
+export function escapeInterpolation(value: unknown): unknown {
+  if (typeof value === 'string') return value.split('${').join('$${');
+  if (Array.isArray(value)) return value.map(escapeInterpolation);
+  if (isPlainRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, escapeInterpolation(item)]));
+  return value;
+}
 
 export interface ExportContext {
   adapters: readonly KindAdapter[];
