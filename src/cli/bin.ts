@@ -37,5 +37,15 @@ const code = await main(argv, {
   signal: controller.signal,
 });
 process.exitCode = code;
-// Let pending writes flush, then leave even if a keep-alive socket lingers.
-setImmediate(() => process.exit(code));
+// Leave once everything written has gone into the pipes, even if a keep-alive socket lingers. A
+// pipe takes 64 KB at a time: exiting earlier cut a large `plan --json` off for a slower reader.
+await Promise.all([process.stdout, process.stderr].map(flushed));
+process.exit(code);
+
+/** Resolves when what was written before has left the stream (or the stream can take no more). */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.destroyed || !stream.writable) resolve();
+    else stream.write('', () => resolve());
+  });
+}

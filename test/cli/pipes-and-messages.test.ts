@@ -2,7 +2,7 @@
 // flag or command, and a folder with no manifests. Each ends in one clear line and the right exit
 // code, never a stack trace or a "the account matches" for manifests that are not there.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,6 +40,28 @@ describe('output into a pipe that closes early', () => {
     }
     expect(runs[0]?.shown.split('\n').slice(0, 3).join('\n')).toMatch(/^Account: .*\nPlan: /);
   });
+});
+
+describe('output into a pipe read slowly', () => {
+  it('a large `plan --json` arrives whole: the CLI waits for the reader before it exits', async () => {
+    const manifest = path.join(dir, 'groups.yaml');
+    writeFileSync(manifest, `version: 1\ngruposProdutos:\n${Array.from({ length: 1500 }, (_, i) => `  - nome: Grupo ${i}\n`).join('')}`);
+    const args = ['--import', register, bin, 'plan', manifest, '--json', '--sandbox-state', path.join(dir, 'slow.json')];
+    const child = spawn(process.execPath, args, { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } });
+    // Nothing is read until the CLI has exited or a few seconds have passed: a CLI that exits
+    // with its output still queued leaves a reader only what the pipe holds (64 KB).
+    child.stdout.pause();
+    const exited = new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? -1)));
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 4000))]);
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
+    child.stdout.resume();
+    await closed;
+    expect(await exited).toBe(0);
+    const plan = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { changes: unknown[] };
+    expect(plan.changes).toHaveLength(1500);
+  }, 60_000);
 });
 
 describe('messages for mistakes', () => {
