@@ -49,6 +49,8 @@ function mixedScriptLetters(name: string): string[] {
 
 /** Printable ASCII: no control or format character, and every letter Latin. */
 const printableAscii = /^[\x20-\x7e]*$/;
+/** Below U+0370 (Latin, its accents, IPA) no letter is Cyrillic or Greek: no word can mix them. */
+const beyondLatin = /[^\u0000-\u036f]/;
 
 /** The hazards of one name: invisible or control characters, and words of mixed scripts. */
 export function findNameHazards(name: string): NameHazard[] {
@@ -56,7 +58,7 @@ export function findNameHazards(name: string): NameHazard[] {
   const hazards: NameHazard[] = [];
   const hidden = [...new Set(name.match(invisible) ?? [])];
   if (hidden.length > 0) hazards.push({ description: `invisible or control characters (${hidden.map(codePointOf).join(', ')})` });
-  const mixed = [...new Set(mixedScriptLetters(name))];
+  const mixed = beyondLatin.test(name) ? [...new Set(mixedScriptLetters(name))] : [];
   if (mixed.length > 0) {
     const named = mixed.map((c) => `${codePointOf(c)} ${scripts.find(([, pattern]) => pattern.test(c))?.[0] ?? 'letter'}`);
     hazards.push({ description: `letters of another script among the others (${named.join(', ')}), which look like Latin letters` });
