@@ -112,223 +112,272 @@ type Outcome =
   | { type: 'network'; failure: Extract<FailureKind, 'connect-failed' | 'connection-lost' | 'timeout'>; error: unknown };
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
-  const base = parseSecureUrl(options.baseUrl);
-  const origin = base.origin;
-  const basePath = base.pathname.replace(/\/+$/, '');
-  const timeouts = { ...defaultTimeouts, ...options.timeouts };
-  const policy: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
-  const now = options.now ?? (() => performance.now());
-  const random = options.random ?? Math.random;
-  const rate = options.rate ?? DEFAULT_RATE;
-  if (!(rate > 0)) throw new ErpsyncError('CONFIG', `the request rate must be a positive number (got ${rate})`);
-  const pacer = createPacer(rate, now);
-  const circuit = createCircuitBreaker(options.circuit, now);
-  const redactor = createRedactor(options.secrets);
-  const redact = (text: string): string => {
-    for (const secret of options.credentials.secrets()) redactor.add(secret);
-    return redactor.redact(text);
-  };
-  // undici loads with the first request, so a command that sends none (validate) starts without it.
-  let agent: Promise<Dispatcher> | undefined;
-  const dispatcher = (): Promise<Dispatcher> =>
-    (agent ??= import('undici').then(
-      ({ Agent }) => new Agent({ connect: { timeout: timeouts.connectMs }, headersTimeout: timeouts.headersMs, bodyTimeout: timeouts.bodyMs, keepAliveTimeout: 10_000 }),
-    ));
-  const stats: RequestStats = { total: 0, byMethod: {}, byKind: {}, retries: 0, throttled: 0, errors: 0 };
-  let nextRequestId = 1;
-  let closed = false;
-
-  const emit = (event: ApiEvent): void => {
-    options.onEvent?.(event);
-  };
-
-  const countSend = (req: ApiRequest): void => {
-    stats.total += 1;
-    stats.byMethod[req.method] = (stats.byMethod[req.method] ?? 0) + 1;
-    if (req.kind !== undefined) stats.byKind[req.kind] = (stats.byKind[req.kind] ?? 0) + 1;
-  };
-
-  const countError = (): void => {
-    stats.errors += 1;
-    circuit.record();
-  };
-
-  const ensureMaySend = (): void => {
-    if (closed) throw new ErpsyncError('INTERNAL', 'the API client was used after close()');
-    if (options.signal?.aborted) throw interrupted();
-    if (circuit.isOpen()) {
-      throw new ErpsyncError('CIRCUIT_OPEN', `stopped: ${circuit.describe()}; the service blocks an IP address after 300 errors in 10 s`, {
-        details: ['check the errors above, then run again'],
-      });
-    }
-    if (options.maxRequests !== undefined && stats.total >= options.maxRequests) {
-      throw new ErpsyncError('RATE_BUDGET_EXHAUSTED', `the request budget of this run (${options.maxRequests}) is used up`, {
-        details: ['raise --max-requests if the run really needs more'],
-      });
-    }
-  };
-
-  const send = async (req: ApiRequest, requestPath: string, token: string): Promise<Outcome> => {
-    const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json' };
-    let body: string | undefined;
-    if (req.body !== undefined) {
-      headers['content-type'] = 'application/json; charset=utf-8';
-      body = JSON.stringify(req.body);
-    }
-    let status: number;
-    let contentType: string | undefined;
-    let retryAfter: string | undefined;
-    const sender = await dispatcher();
-    try {
-      const res = await sender.request({ origin, path: requestPath, method: req.method, headers, body, signal: options.signal });
-      status = res.statusCode;
-      contentType = firstHeader(res.headers['content-type']);
-      retryAfter = firstHeader(res.headers['retry-after']);
-      try {
-        return { type: 'response', status, contentType, retryAfter, text: await res.body.text() };
-      } catch (error) {
-        return { type: 'network', failure: classifyNetworkError(error, 'body'), error };
-      }
-    } catch (error) {
-      return { type: 'network', failure: classifyNetworkError(error, 'headers'), error };
-    }
-  };
-
-  async function request<T>(req: ApiRequest): Promise<ApiResponse<T>> {
-    const requestPath = buildRequestPath(basePath, req.path, req.query);
-    const shownPath = redact(requestPath.slice(basePath.length));
-    const requestId = nextRequestId++;
-    const started = now();
-    const tag = (attempt: number): EventBase => ({ requestId, attempt, method: req.method, path: shownPath, ...(req.kind ? { kind: req.kind } : {}) });
-    let attempt = 0;
-    let policyAttempts = 0;
-    let renewedToken: string | undefined;
-    let authRenewed = false;
-    for (;;) {
-      ensureMaySend();
-      await pacer.acquire(options.signal).catch(() => {
-        throw interrupted();
-      });
-      ensureMaySend();
-      const token = renewedToken ?? (await options.credentials.accessToken(options.signal));
-      renewedToken = undefined;
-      attempt += 1;
-      policyAttempts += 1;
-      countSend(req);
-      emit({ type: 'request-start', ...tag(attempt) });
-      const sentAt = now();
-      const outcome = await send(req, requestPath, token);
-      const durationMs = Math.round(now() - sentAt);
-
-      if (outcome.type === 'network') {
-        if (options.signal?.aborted) throw interrupted();
-        countError();
-        const described = redact(describeNetworkError(outcome.error));
-        emit({ type: 'request-end', ...tag(attempt), error: described, durationMs });
-        const verdict = judgeFailure(req.method, outcome.failure);
-        if (verdict === 'outcome-unknown') {
-          throw new ApiOutcomeUnknownError({ method: req.method, path: shownPath, reason: `${failureText[outcome.failure]}: ${described}`, cause: new Error(described) });
-        }
-        const delay = backoffDelay(policyAttempts, policy, random);
-        if (verdict === 'retry' && mayRetry(policyAttempts, now() - started, delay, policy)) {
-          await waitBeforeRetry(tag(attempt), failureText[outcome.failure], delay);
-          continue;
-        }
-        throw new ErpsyncError(
-          outcome.failure === 'timeout' ? 'API_TIMEOUT' : 'API_UNREACHABLE',
-          `${req.method} ${shownPath}: ${failureText[outcome.failure]}${attempt > 1 ? ` after ${attempt} attempts` : ''} (${described})`,
-          { cause: new Error(described) },
-        );
-      }
-
-      const { status } = outcome;
-      emit({ type: 'request-end', ...tag(attempt), status, durationMs });
-      if (status >= 200 && status < 300) {
-        pacer.onSuccess();
-        return { status, data: parseSuccessBody(outcome, req.method, shownPath) as T };
-      }
-      countError();
-      const body = redactBody(parseErrorBody(outcome.text, outcome.contentType), redact);
-
-      if (status === 401 && !authRenewed) {
-        authRenewed = true;
-        const next = await options.credentials.renewAfterRejection(token, options.signal);
-        if (next !== undefined) {
-          emit({ type: 'auth-renewed', ...tag(attempt) });
-          renewedToken = next;
-          // A 401 means the request was not processed: one more try with the new token is safe for any method.
-          policyAttempts -= 1;
-          continue;
-        }
-      }
-      if (status === 429) {
-        stats.throttled += 1;
-        pacer.onThrottled(parseRetryAfter(outcome.retryAfter, Date.now()));
-        emit({ type: 'throttled', ...tag(attempt), rate: pacer.currentRate() });
-        if (body.period === 'day') {
-          throw new ErpsyncError('RATE_BUDGET_EXHAUSTED', "the account's daily request quota is used up (the service answered 429 per day)", {
-            details: ['the quota is shared by every integration of the account; try again tomorrow'],
-          });
-        }
-      }
-      const failure = classifyStatus(status);
-      const verdict = judgeFailure(req.method, failure);
-      if (verdict === 'outcome-unknown') {
-        throw new ApiOutcomeUnknownError({ method: req.method, path: shownPath, reason: `the server answered ${status}`, status });
-      }
-      if (verdict === 'retry') {
-        const waitHint = parseRetryAfter(outcome.retryAfter, Date.now()) ?? 0;
-        const delay = Math.max(backoffDelay(policyAttempts, policy, random), Math.min(waitHint, policy.maxDelayMs));
-        if (mayRetry(policyAttempts, now() - started, delay, policy)) {
-          await waitBeforeRetry(tag(attempt), `${status}`, delay);
-          continue;
-        }
-      }
-      throw new ApiError({ status, method: req.method, path: shownPath, body, attempts: attempt });
-    }
-  }
-
-  async function waitBeforeRetry(event: EventBase, reason: string, delayMs: number): Promise<void> {
-    stats.retries += 1;
-    emit({ type: 'retry', ...event, reason, delayMs });
-    await sleep(delayMs, options.signal).catch(() => {
-      throw interrupted();
-    });
-  }
-
-  async function listAll<T>(path: string, query?: Query, listOptions: { kind?: string; limit?: number } = {}): Promise<T[]> {
-    const limit = listOptions.limit ?? DEFAULT_PAGE_SIZE;
-    const items: T[] = [];
-    let previousPage: string | undefined;
-    for (let pagina = 1; ; pagina += 1) {
-      const { data } = await request<unknown>({ method: 'GET', path, query: { ...query, pagina, limite: limit }, kind: listOptions.kind });
-      if (!Array.isArray(data)) {
-        throw new ErpsyncError('API_ERROR', redact(`GET ${path}: expected a list in \`data\`, got ${describeShape(data)}`));
-      }
-      if (data.length === 0) return items;
-      // A server that ignores `pagina` would repeat the same full page forever.
-      const serialized = JSON.stringify(data);
-      if (serialized === previousPage) {
-        throw new ErpsyncError('API_ERROR', redact(`GET ${path}?${buildQueryString(query)}: page ${pagina} repeats page ${pagina - 1}; the server seems to ignore \`pagina\``));
-      }
-      previousPage = serialized;
-      items.push(...(data as T[]));
-      if (data.length < limit) return items;
-    }
-  }
-
+  const state = openClientState(options);
+  const request = <T>(req: ApiRequest): Promise<ApiResponse<T>> => sendRequest<T>(state, req);
   return {
     request,
-    listAll,
-    stats: () => ({ ...stats, byMethod: { ...stats.byMethod }, byKind: { ...stats.byKind } }),
-    redact,
-    registerSecret: (secret) => redactor.add(secret),
+    listAll: (path, query, listOptions) => listAllPages(request, state.redact, path, query, listOptions),
+    stats: () => ({ ...state.stats, byMethod: { ...state.stats.byMethod }, byKind: { ...state.stats.byKind } }),
+    redact: state.redact,
+    registerSecret: (secret) => state.redactor.add(secret),
     async close() {
-      if (closed) return;
-      closed = true;
-      await (await agent)?.close();
+      if (state.closed) return;
+      state.closed = true;
+      await (await state.agent)?.close();
     },
   };
+}
+
+/** What one client holds across its requests. */
+interface ClientState {
+  options: ApiClientOptions;
+  origin: string;
+  basePath: string;
+  timeouts: typeof defaultTimeouts;
+  policy: RetryPolicy;
+  now: () => number;
+  random: () => number;
+  pacer: ReturnType<typeof createPacer>;
+  circuit: ReturnType<typeof createCircuitBreaker>;
+  redactor: ReturnType<typeof createRedactor>;
+  redact: (text: string) => string;
+  /** undici loads with the first request, so a command that sends none (validate) starts without it. */
+  agent?: Promise<Dispatcher>;
+  stats: RequestStats;
+  nextRequestId: number;
+  closed: boolean;
+}
+
+function openClientState(options: ApiClientOptions): ClientState {
+  const base = parseSecureUrl(options.baseUrl);
+  const now = options.now ?? (() => performance.now());
+  const rate = options.rate ?? DEFAULT_RATE;
+  if (!(rate > 0)) throw new ErpsyncError('CONFIG', `the request rate must be a positive number (got ${rate})`);
+  const redactor = createRedactor(options.secrets);
+  return {
+    options,
+    origin: base.origin,
+    basePath: base.pathname.replace(/\/+$/, ''),
+    timeouts: { ...defaultTimeouts, ...options.timeouts },
+    policy: { ...defaultRetryPolicy, ...options.retry },
+    now,
+    random: options.random ?? Math.random,
+    pacer: createPacer(rate, now),
+    circuit: createCircuitBreaker(options.circuit, now),
+    redactor,
+    redact: (text) => {
+      for (const secret of options.credentials.secrets()) redactor.add(secret);
+      return redactor.redact(text);
+    },
+    stats: { total: 0, byMethod: {}, byKind: {}, retries: 0, throttled: 0, errors: 0 },
+    nextRequestId: 1,
+    closed: false,
+  };
+}
+
+function dispatcherOf(state: ClientState): Promise<Dispatcher> {
+  const { connectMs, headersMs, bodyMs } = state.timeouts;
+  state.agent ??= import('undici').then(({ Agent }) => new Agent({ connect: { timeout: connectMs }, headersTimeout: headersMs, bodyTimeout: bodyMs, keepAliveTimeout: 10_000 }));
+  return state.agent;
+}
+
+function countSend(state: ClientState, req: ApiRequest): void {
+  const { stats } = state;
+  stats.total += 1;
+  stats.byMethod[req.method] = (stats.byMethod[req.method] ?? 0) + 1;
+  if (req.kind !== undefined) stats.byKind[req.kind] = (stats.byKind[req.kind] ?? 0) + 1;
+}
+
+function countError(state: ClientState): void {
+  state.stats.errors += 1;
+  state.circuit.record();
+}
+
+function ensureMaySend(state: ClientState): void {
+  const { options } = state;
+  if (state.closed) throw new ErpsyncError('INTERNAL', 'the API client was used after close()');
+  if (options.signal?.aborted) throw interrupted();
+  if (state.circuit.isOpen()) {
+    throw new ErpsyncError('CIRCUIT_OPEN', `stopped: ${state.circuit.describe()}; the service blocks an IP address after 300 errors in 10 s`, {
+      details: ['check the errors above, then run again'],
+    });
+  }
+  if (options.maxRequests !== undefined && state.stats.total >= options.maxRequests) {
+    throw new ErpsyncError('RATE_BUDGET_EXHAUSTED', `the request budget of this run (${options.maxRequests}) is used up`, {
+      details: ['raise --max-requests if the run really needs more'],
+    });
+  }
+}
+
+/** One HTTP exchange: the answer as text, or where the connection failed. */
+async function sendOnce(state: ClientState, req: ApiRequest, requestPath: string, token: string): Promise<Outcome> {
+  const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json' };
+  let body: string | undefined;
+  if (req.body !== undefined) {
+    headers['content-type'] = 'application/json; charset=utf-8';
+    body = JSON.stringify(req.body);
+  }
+  const sender = await dispatcherOf(state);
+  try {
+    const res = await sender.request({ origin: state.origin, path: requestPath, method: req.method, headers, body, signal: state.options.signal });
+    const status = res.statusCode;
+    const contentType = firstHeader(res.headers['content-type']);
+    const retryAfter = firstHeader(res.headers['retry-after']);
+    try {
+      return { type: 'response', status, contentType, retryAfter, text: await res.body.text() };
+    } catch (error) {
+      return { type: 'network', failure: classifyNetworkError(error, 'body'), error };
+    }
+  } catch (error) {
+    return { type: 'network', failure: classifyNetworkError(error, 'headers'), error };
+  }
+}
+
+/** One request through its attempts: what each attempt knows of the ones before. */
+interface Attempts {
+  req: ApiRequest;
+  requestId: number;
+  requestPath: string;
+  shownPath: string;
+  started: number;
+  attempt: number;
+  /** Attempts the retry policy counts (a retry after a 401 renewal does not). */
+  policyAttempts: number;
+  renewedToken?: string;
+  authRenewed: boolean;
+}
+
+const tagOf = (a: Attempts): EventBase => ({ requestId: a.requestId, attempt: a.attempt, method: a.req.method, path: a.shownPath, ...(a.req.kind ? { kind: a.req.kind } : {}) });
+
+async function sendRequest<T>(state: ClientState, req: ApiRequest): Promise<ApiResponse<T>> {
+  const requestPath = buildRequestPath(state.basePath, req.path, req.query);
+  const a: Attempts = { req, requestId: state.nextRequestId++, requestPath, shownPath: state.redact(requestPath.slice(state.basePath.length)), started: state.now(), attempt: 0, policyAttempts: 0, authRenewed: false };
+  const { options } = state;
+  for (;;) {
+    ensureMaySend(state);
+    await state.pacer.acquire(options.signal).catch(() => {
+      throw interrupted();
+    });
+    ensureMaySend(state);
+    const token = a.renewedToken ?? (await options.credentials.accessToken(options.signal));
+    a.renewedToken = undefined;
+    a.attempt += 1;
+    a.policyAttempts += 1;
+    countSend(state, req);
+    options.onEvent?.({ type: 'request-start', ...tagOf(a) });
+    const sentAt = state.now();
+    const outcome = await sendOnce(state, req, requestPath, token);
+    const durationMs = Math.round(state.now() - sentAt);
+    if (outcome.type === 'network') {
+      await handleNetworkFailure(state, a, outcome, durationMs);
+      continue;
+    }
+    options.onEvent?.({ type: 'request-end', ...tagOf(a), status: outcome.status, durationMs });
+    if (outcome.status >= 200 && outcome.status < 300) {
+      state.pacer.onSuccess();
+      return { status: outcome.status, data: parseSuccessBody(outcome, req.method, a.shownPath) as T };
+    }
+    await handleErrorStatus(state, a, outcome, token);
+  }
+}
+
+/** Returns when the request may be sent again (after the wait), throws otherwise. */
+async function handleNetworkFailure(state: ClientState, a: Attempts, outcome: Extract<Outcome, { type: 'network' }>, durationMs: number): Promise<void> {
+  const { req } = a;
+  if (state.options.signal?.aborted) throw interrupted();
+  countError(state);
+  const described = state.redact(describeNetworkError(outcome.error));
+  state.options.onEvent?.({ type: 'request-end', ...tagOf(a), error: described, durationMs });
+  const verdict = judgeFailure(req.method, outcome.failure);
+  if (verdict === 'outcome-unknown') {
+    throw new ApiOutcomeUnknownError({ method: req.method, path: a.shownPath, reason: `${failureText[outcome.failure]}: ${described}`, cause: new Error(described) });
+  }
+  const delay = backoffDelay(a.policyAttempts, state.policy, state.random);
+  if (verdict === 'retry' && mayRetry(a.policyAttempts, state.now() - a.started, delay, state.policy)) {
+    await waitBeforeRetry(state, tagOf(a), failureText[outcome.failure], delay);
+    return;
+  }
+  throw new ErpsyncError(
+    outcome.failure === 'timeout' ? 'API_TIMEOUT' : 'API_UNREACHABLE',
+    `${req.method} ${a.shownPath}: ${failureText[outcome.failure]}${a.attempt > 1 ? ` after ${a.attempt} attempts` : ''} (${described})`,
+    { cause: new Error(described) },
+  );
+}
+
+/** An answer of 3xx–5xx: returns when the request may be sent again (renewed token, or after the wait), throws otherwise. */
+async function handleErrorStatus(state: ClientState, a: Attempts, outcome: Extract<Outcome, { type: 'response' }>, token: string): Promise<void> {
+  const { req } = a;
+  const { status } = outcome;
+  const { options, pacer, policy } = state;
+  countError(state);
+  const body = redactBody(parseErrorBody(outcome.text, outcome.contentType), state.redact);
+  if (status === 401 && !a.authRenewed) {
+    a.authRenewed = true;
+    const next = await options.credentials.renewAfterRejection(token, options.signal);
+    if (next !== undefined) {
+      options.onEvent?.({ type: 'auth-renewed', ...tagOf(a) });
+      a.renewedToken = next;
+      // A 401 means the request was not processed: one more try with the new token is safe for any method.
+      a.policyAttempts -= 1;
+      return;
+    }
+  }
+  if (status === 429) {
+    state.stats.throttled += 1;
+    pacer.onThrottled(parseRetryAfter(outcome.retryAfter, Date.now()));
+    options.onEvent?.({ type: 'throttled', ...tagOf(a), rate: pacer.currentRate() });
+    if (body.period === 'day') {
+      throw new ErpsyncError('RATE_BUDGET_EXHAUSTED', "the account's daily request quota is used up (the service answered 429 per day)", {
+        details: ['the quota is shared by every integration of the account; try again tomorrow'],
+      });
+    }
+  }
+  const verdict = judgeFailure(req.method, classifyStatus(status));
+  if (verdict === 'outcome-unknown') throw new ApiOutcomeUnknownError({ method: req.method, path: a.shownPath, reason: `the server answered ${status}`, status });
+  if (verdict === 'retry') {
+    const waitHint = parseRetryAfter(outcome.retryAfter, Date.now()) ?? 0;
+    const delay = Math.max(backoffDelay(a.policyAttempts, policy, state.random), Math.min(waitHint, policy.maxDelayMs));
+    if (mayRetry(a.policyAttempts, state.now() - a.started, delay, policy)) {
+      await waitBeforeRetry(state, tagOf(a), `${status}`, delay);
+      return;
+    }
+  }
+  throw new ApiError({ status, method: req.method, path: a.shownPath, body, attempts: a.attempt });
+}
+
+async function waitBeforeRetry(state: ClientState, event: EventBase, reason: string, delayMs: number): Promise<void> {
+  state.stats.retries += 1;
+  state.options.onEvent?.({ type: 'retry', ...event, reason, delayMs });
+  await sleep(delayMs, state.options.signal).catch(() => {
+    throw interrupted();
+  });
+}
+
+async function listAllPages<T>(
+  request: <R>(req: ApiRequest) => Promise<ApiResponse<R>>,
+  redact: (text: string) => string,
+  path: string,
+  query?: Query,
+  listOptions: { kind?: string; limit?: number } = {},
+): Promise<T[]> {
+  const limit = listOptions.limit ?? DEFAULT_PAGE_SIZE;
+  const items: T[] = [];
+  let previousPage: string | undefined;
+  for (let pagina = 1; ; pagina += 1) {
+    const { data } = await request<unknown>({ method: 'GET', path, query: { ...query, pagina, limite: limit }, kind: listOptions.kind });
+    if (!Array.isArray(data)) {
+      throw new ErpsyncError('API_ERROR', redact(`GET ${path}: expected a list in \`data\`, got ${describeShape(data)}`));
+    }
+    if (data.length === 0) return items;
+    // A server that ignores `pagina` would repeat the same full page forever.
+    const serialized = JSON.stringify(data);
+    if (serialized === previousPage) {
+      throw new ErpsyncError('API_ERROR', redact(`GET ${path}?${buildQueryString(query)}: page ${pagina} repeats page ${pagina - 1}; the server seems to ignore \`pagina\``));
+    }
+    previousPage = serialized;
+    items.push(...(data as T[]));
+    if (data.length < limit) return items;
+  }
 }
 
 const failureText: Record<'connect-failed' | 'connection-lost' | 'timeout', string> = {
