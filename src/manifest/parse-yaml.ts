@@ -116,27 +116,7 @@ export function parseYamlFile(file: string, bytes: Uint8Array): ParsedFile {
     if (doc.errors.length > 0) continue;
 
     const root = doc.contents;
-    const locate: Locator = (path, at = 'value') => {
-      let node: unknown = root;
-      let best: Node | undefined = (root ?? undefined) as Node | undefined;
-      for (const [index, segment] of path.entries()) {
-        const child = childNode(node, segment);
-        if (!child) break;
-        const last = index === path.length - 1;
-        const target = last && at === 'key' ? child.key ?? child.value : child.value ?? child.key;
-        if (target?.range) best = target;
-        node = child.value;
-      }
-      return positionAt(best?.range?.[0] ?? 0);
-    };
-    const sourceOf: ParsedDocument['sourceOf'] = (path) => {
-      let node: unknown = root;
-      for (const segment of path) node = childNode(node, segment)?.value;
-      if (!isScalar(node) || !node.range) return undefined;
-      const quoted = node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE';
-      return { text: text.slice(node.range[0], node.range[1]), offset: node.range[0], quoted };
-    };
-
+    const { locate, sourceOf } = locatorsOf(root, text, positionAt);
     let value: unknown;
     try {
       value = doc.toJS({ maxAliasCount });
@@ -153,6 +133,31 @@ export function parseYamlFile(file: string, bytes: Uint8Array): ParsedFile {
     documents.push({ value, empty: root === null || value === null || value === undefined, locate, sourceOf });
   }
   return { documents, diagnostics };
+}
+
+/** Where a value path starts in the text (its key's position with `at: 'key'`), and a scalar's raw source. */
+function locatorsOf(root: unknown, text: string, positionAt: (offset: number) => SourcePosition): Pick<ParsedDocument, 'locate' | 'sourceOf'> {
+  const locate: Locator = (path, at = 'value') => {
+    let node: unknown = root;
+    let best: Node | undefined = (root ?? undefined) as Node | undefined;
+    for (const [index, segment] of path.entries()) {
+      const child = childNode(node, segment);
+      if (!child) break;
+      const last = index === path.length - 1;
+      const target = last && at === 'key' ? child.key ?? child.value : child.value ?? child.key;
+      if (target?.range) best = target;
+      node = child.value;
+    }
+    return positionAt(best?.range?.[0] ?? 0);
+  };
+  const sourceOf: ParsedDocument['sourceOf'] = (path) => {
+    let node: unknown = root;
+    for (const segment of path) node = childNode(node, segment)?.value;
+    if (!isScalar(node) || !node.range) return undefined;
+    const quoted = node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE';
+    return { text: text.slice(node.range[0], node.range[1]), offset: node.range[0], quoted };
+  };
+  return { locate, sourceOf };
 }
 
 function describeYamlError(code: string, message: string): string {
