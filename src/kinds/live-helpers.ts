@@ -420,9 +420,13 @@ export function soughtKeys(scope: ReadScope): MatchKeys[] {
 export async function readListOrSearch(client: ApiClient, search: NameSearch, sought: readonly MatchKeys[], all: boolean): Promise<ListItem[]> {
   const partitions = search.partitions ?? [{}];
   if (all) {
-    const items: ListItem[] = [];
-    for (const filter of partitions) items.push(...identifyListItems(await client.listAll<unknown>(search.resource, filter, { kind: search.kind }), search.resource));
-    return items;
+    // By id: a service that ignored the filter, or a record that changed situation between the
+    // reads, would otherwise show one record twice, as two live records of one identity.
+    const items = new Map<number, ListItem>();
+    for (const filter of partitions) {
+      for (const item of identifyListItems(await client.listAll<unknown>(search.resource, filter, { kind: search.kind }), search.resource)) items.set(item.id, item);
+    }
+    return [...items.values()];
   }
   if (sought.length === 0) return [];
   const found = collectSettling(search, sought);

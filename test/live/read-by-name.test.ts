@@ -12,6 +12,7 @@ import { findStalePreconditions } from '../../src/apply/check-stale.js';
 import { recheckRequest } from '../../src/apply/read-requests.js';
 import { createEmulator } from '../../src/emulator/index.js';
 import type { Emulator, EmulatorMode, EmulatorState } from '../../src/emulator/index.js';
+import { readListOrSearch } from '../../src/kinds/live-helpers.js';
 import { naturezasOperacoes } from '../../src/kinds/naturezas-operacoes.js';
 import { registry } from '../../src/kinds/registry.js';
 import { fetchLive } from '../../src/live/fetch-live.js';
@@ -171,6 +172,19 @@ describe.each(['strict', 'lenient'] as EmulatorMode[])('reads by name over a 1,0
     const live = await fetchLive(client, registry.units, { kinds: ['formasPagamentos'], desired: new Map(), complete: () => true });
     expect(live.records.get('formasPagamentos')).toHaveLength(1000);
     expect(readLog(emulator).pages(methods)).toEqual(everyPage);
+  });
+
+  it('reads a record that two partitions both return once, whole list or search', async () => {
+    const { emulator } = await openLargeAccount(mode);
+    const client = openClient(emulator);
+    cleanups.push(() => client.close());
+    // Without `situacao` the service lists the active warehouses, as `situacao=1` does: overlapping partitions.
+    const overlapping = { resource: warehouses, kind: 'depositos' as const, nameFilter: 'descricao', nameField: 'descricao', partitions: [{}, { situacao: 1 }] };
+    const everyOne = await readListOrSearch(client, overlapping, [], true);
+    expect(everyOne).toHaveLength(950);
+    expect(new Set(everyOne.map((item) => item.id)).size).toBe(950);
+    const sought = await readListOrSearch(client, overlapping, [{ identity: 'Depósito 0151', previousIdentities: [], anyParentNames: [] }], false);
+    expect(sought.filter((item) => item.raw.descricao === 'Depósito 0151')).toHaveLength(1);
   });
 
   it('re-checks a saved plan: records found by name or id compare equal, and a name taken since is seen', async () => {
