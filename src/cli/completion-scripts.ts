@@ -1,7 +1,7 @@
 // Shell completion scripts (bash, zsh, fish) from a description of the commands. Pure: the
-// description comes from each command's own --help (readFlagsFromHelp), so a flag added to a
-// command is completed without a second list to keep in step. After --only/--exclude the kinds
-// are offered; after a flag whose help names a FILE or DIR, paths.
+// description comes from the flag table (completion-command.ts), the same one parsing and --help
+// use, so a flag added to a command is completed without a second list to keep in step. After
+// --only/--exclude the kinds are offered; after a flag whose value is a FILE, DIR or PATH, paths.
 import { kindKeys, nestedUnitKinds } from '../model/kinds.js';
 
 export interface FlagSpec {
@@ -11,7 +11,7 @@ export interface FlagSpec {
   description: string;
 }
 
-export interface CommandSpec {
+export interface CompletedCommand {
   name: string;
   summary: string;
   flags: FlagSpec[];
@@ -20,32 +20,12 @@ export interface CommandSpec {
 export const shells = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof shells)[number];
 
-/** `  --flag  description` (a switch) or `  --flag VALUE description` (one space before the value). */
-const optionLine = /^ {2}(?:-\w, )?(--[a-z][a-z-]*)(?: ([^\s]+))?(.*)$/;
-
-/** The flags an option list in a command's --help declares, --help always among them. */
-export function readFlagsFromHelp(help: string): FlagSpec[] {
-  const lines = help.split('\n');
-  const flags = new Map<string, FlagSpec>();
-  lines.forEach((line, i) => {
-    const match = optionLine.exec(line);
-    if (!match?.[1] || flags.has(match[1])) return;
-    // Two spaces after the flag start its description: then the flag takes no value.
-    const [value, rest] = match[2] !== undefined && !line.startsWith(`${match[1]}  `, line.indexOf(match[1])) ? [match[2], match[3] ?? ''] : [undefined, `${match[2] ?? ''}${match[3] ?? ''}`];
-    // A long placeholder pushes the description to the next, indented line.
-    const description = rest.trim() || (lines[i + 1]?.trim() ?? '');
-    flags.set(match[1], { flag: match[1], ...(value !== undefined ? { value } : {}), description });
-  });
-  if (!flags.has('--help')) flags.set('--help', { flag: '--help', description: 'show this help' });
-  return [...flags.values()];
-}
-
 const selectionFlags = new Set(['--only', '--exclude']);
 const kindWords = [...kindKeys, ...nestedUnitKinds].join(' ');
-const takesPath = (flag: FlagSpec) => flag.value !== undefined && /FILE|DIR/.test(flag.value);
+const takesPath = (flag: FlagSpec) => flag.value !== undefined && /FILE|DIR|PATH/.test(flag.value);
 const choicesOf = (flag: FlagSpec) => (flag.value?.includes('|') ? flag.value.split('|') : undefined);
 
-function renderBash(commands: readonly CommandSpec[]): string {
+function renderBash(commands: readonly CompletedCommand[]): string {
   const valueCases = commands
     .flatMap((c) => c.flags)
     .filter((f) => f.value !== undefined && !takesPath(f) && !selectionFlags.has(f.flag))
@@ -92,7 +72,7 @@ function zshFlag(flag: FlagSpec): string {
   return `'${head}:${zshText(flag.value)}:${action}'`;
 }
 
-function renderZsh(commands: readonly CommandSpec[]): string {
+function renderZsh(commands: readonly CompletedCommand[]): string {
   return [
     '#compdef erpsync',
     '# erpsync completion for zsh. Load it with: eval "$(erpsync completion zsh)"',
@@ -120,7 +100,7 @@ function fishText(text: string): string {
   return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
-function renderFish(commands: readonly CommandSpec[]): string {
+function renderFish(commands: readonly CompletedCommand[]): string {
   const lines = [
     '# erpsync completion for fish. Load it with: erpsync completion fish | source',
     '# (or save it as ~/.config/fish/completions/erpsync.fish).',
@@ -138,7 +118,7 @@ function renderFish(commands: readonly CommandSpec[]): string {
   return `${lines.join('\n')}\n`;
 }
 
-export function renderCompletion(shell: Shell, commands: readonly CommandSpec[]): string {
+export function renderCompletion(shell: Shell, commands: readonly CompletedCommand[]): string {
   switch (shell) {
     case 'bash':
       return renderBash(commands);

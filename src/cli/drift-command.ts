@@ -1,64 +1,40 @@
 // `erpsync drift [paths…]`: compares the account with the manifests and reports what drifted, in
-// text, JSON, markdown or JUnit. Changes nothing. Exit 0 clean, 2 drift, 1 error (a usage
-// mistake too: 2 would read as drift in a pipeline).
-import { mkdir, writeFile } from 'node:fs/promises';
+// text, JSON, markdown or JUnit. Changes nothing in the account. Exit 0 clean, 2 drift, 1 error (a
+// usage mistake too: 2 would read as drift in a pipeline). --adopt writes hand edits back into
+// files that belong to the target alone; across a fleet each store adopts into its own overlay.
 import path from 'node:path';
-import { findDrift } from '../drift/find-drift.js';
-import { loadBaseline } from '../drift/load-baseline.js';
-import type { Baseline } from '../drift/load-baseline.js';
 import { registry } from '../kinds/registry.js';
-import { hasErrors } from '../model/diagnostics.js';
+import type { DriftReport } from '../model/drift.js';
 import { ErpsyncError } from '../model/errors.js';
+import { renderDiagnosticsText } from '../report/diagnostics-report.js';
 import { renderDriftJson } from '../report/drift-json.js';
 import { renderDriftJunit } from '../report/drift-junit.js';
 import { defaultMarkdownLimit, renderDriftMarkdown } from '../report/drift-markdown.js';
 import { renderDriftText } from '../report/drift-text.js';
-import type { CliIO } from './io.js';
-import { maskOf, writeLine } from './io.js';
-import { parseCommandArgs } from './parse-command-args.js';
-import { loadDesired, parseCount, planTargetOf, printDiagnostics, readAccountForDrift, readSelection, readToday, selectionFlagHelp, selectionFlagOptions } from './plan-workflow.js';
-import { driftStore, isFleetRun, runFleet } from './fleet-workflow.js';
-import { fleetProgress, writeFleetReport } from './fleet-output.js';
-import { openResolvedTarget, resolveCliTarget, targetFlagHelp, targetFlagOptions } from './target.js';
-import { hasDrift } from '../model/drift.js';
-import { adoptDrift } from './adopt-workflow.js';
-import type { DriftReport } from '../model/drift.js';
-
-const help = [
-  'usage: erpsync drift [paths…] [options]',
-  '',
-  'Reads the manifests and the account and reports drift: records modified in the ERP, missing',
-  'from it, unmanaged (in a managed kind, named by no manifest; each with a snippet to paste),',
-  'and changes pending from git. policy.ignore rules are honoured and counted until their `until`',
-  'day (ERPSYNC_TODAY fixes the day); an expired rule is named. Nothing is changed.',
-  '',
-  'options:',
-  '  --format FORMAT        text (default), json, markdown or junit',
-  '  --json                 the same as --format json',
-  '  --out FILE             also write the full report (never cut) to FILE',
-  '  --baseline REF         git revision of the manifests last applied (ERPSYNC_BASELINE): tells',
-  '                         changes pending from git apart from changes made in the ERP',
-  '  --include-builtin      list the account\'s own records (built-in, fixa, native, untouched',
-  '                         defaults) as unmanaged too',
-  `  --markdown-limit N     most characters of markdown output (default ${defaultMarkdownLimit})`,
-  '  --report-url URL       where the full report is, named when markdown is cut (ERPSYNC_REPORT_URL)',
-  '  --adopt                write the account\'s values of modified fields into the manifest files, in',
-  '                         place (comments, order and ${VAR} references kept; secrets and fields fed',
-  '                         by variables are reported as not adoptable); exit 0 when nothing is left',
-  ...selectionFlagHelp,
-  ...targetFlagHelp,
-  '',
-  'exit codes: 0 no drift, 2 drift, 1 error',
-].join('\n');
+import type { AdoptOutcome } from '../workflows/adopt-workflow.js';
+import { findFileReaders } from '../workflows/file-readers.js';
+import { runFleet, selectFleet } from '../workflows/fleet-workflow.js';
+import { loadTargetsConfig, resolveRunTarget } from '../workflows/open-target.js';
+import type { RunIO } from '../workflows/run-io.js';
+import { maskOf, writeFileAtomically, writeLine } from '../workflows/run-io.js';
+import { exitCodeOfStore } from '../workflows/store-outcome.js';
+import type { StoreSettings } from '../workflows/store-settings.js';
+import { quietSession, runStore } from '../workflows/store-workflow.js';
+import { driftFlags, renderHelp } from './commands.js';
+import { fleetProgress, printFleetTable } from './fleet-output.js';
+import type { ParsedFlags } from './flags.js';
+import { parseCommandFlags } from './flags.js';
+import { isFleetRun, readStoreSettings, targetFlagsOf } from './run-settings.js';
+import { bannerSession, printDiagnostics } from './store-output.js';
+import { mkdir } from 'node:fs/promises';
 
 type DriftFormat = 'text' | 'json' | 'markdown' | 'junit';
-const formats: readonly DriftFormat[] = ['text', 'json', 'markdown', 'junit'];
+type DriftCommandFlags = ParsedFlags<(typeof driftFlags)[number]>;
 
-function chooseFormat(format: string | undefined, json: boolean | undefined): DriftFormat {
-  if (json && format !== undefined && format !== 'json') throw new ErpsyncError('USAGE', `--json and --format ${format} ask for two formats`);
-  const chosen = json ? 'json' : (format ?? 'text');
-  if (!formats.includes(chosen as DriftFormat)) throw new ErpsyncError('USAGE', `unknown format \`${chosen}\`; use ${formats.join(', ')}`);
-  return chosen as DriftFormat;
+function chooseFormat(flags: DriftCommandFlags): DriftFormat {
+  const format = flags['drift-format'];
+  if (flags.json && format !== undefined && format !== 'json') throw new ErpsyncError('USAGE', `--json and --format ${format} ask for two formats`);
+  return (flags.json ? 'json' : (format ?? 'text')) as DriftFormat;
 }
 
 function render(report: DriftReport, format: DriftFormat, limit: number, fullReport: string | undefined): string {
@@ -74,77 +50,78 @@ function render(report: DriftReport, format: DriftFormat, limit: number, fullRep
   }
 }
 
-export async function runDriftCommand(args: string[], io: CliIO): Promise<number> {
-  const parsed = parseCommandArgs('drift', args, {
-    format: { type: 'string' },
-    json: { type: 'boolean' },
-    out: { type: 'string' },
-    baseline: { type: 'string' },
-    'include-builtin': { type: 'boolean' },
-    'markdown-limit': { type: 'string' },
-    'report-url': { type: 'string' },
-    adopt: { type: 'boolean' },
-    ...selectionFlagOptions,
-    help: { type: 'boolean', short: 'h' },
-    ...targetFlagOptions,
-  });
-  const flags = parsed.values;
+export async function runDriftCommand(args: string[], io: RunIO): Promise<number> {
+  const { flags, positionals } = parseCommandFlags('drift', driftFlags, args, io.env);
   if (flags.help) {
-    writeLine(io.stdout, help);
+    writeLine(io.stdout, renderHelp('drift'));
     return 0;
   }
-  const format = chooseFormat(flags.format, flags.json);
-  const limit = parseCount(flags['markdown-limit'], '--markdown-limit') ?? defaultMarkdownLimit;
-  const baselineRef = flags.baseline ?? (io.env.ERPSYNC_BASELINE || undefined);
-  const reportUrl = flags['report-url'] ?? (io.env.ERPSYNC_REPORT_URL || undefined);
-  const selection = readSelection(flags);
+  const format = chooseFormat(flags);
+  const settings = readStoreSettings(flags, io.env);
+  if (isFleetRun(flags)) return driftFleet(flags, positionals, settings, format, io);
 
-  if (isFleetRun(flags)) {
-    if (selection || flags.adopt) throw new ErpsyncError('USAGE', '--only, --exclude and --adopt work on one store: run drift on one target at a time');
-    if (format === 'junit' || flags.out || baselineRef) throw new ErpsyncError('USAGE', 'a fleet drift reports one table (text, --json or --format markdown); run one --target for JUnit, --out or --baseline');
-    const report = await runFleet({ command: 'drift', flags, paths: parsed.positionals, io, onRow: fleetProgress('drift', format, io) }, driftStore(flags['include-builtin'] === true, readToday(io.env)));
-    writeFleetReport(report, format, io);
-    return report.exitCode;
+  const targetFlags = targetFlagsOf(flags);
+  const target = await resolveRunTarget(targetFlags, io);
+  const readers = settings.drift.adopt ? await findFileReaders(await loadTargetsConfig(targetFlags, io), { targets: [target.name], paths: positionals }, io) : undefined;
+  // Reports are often piped into a file or a summary: the account line stays out of them.
+  const out = format === 'text' ? io.stdout : io.stderr;
+  const result = await runStore({ command: 'drift', target, source: { type: 'manifests', paths: positionals }, settings, ...(readers ? { readers } : {}) }, io, bannerSession(out));
+  printDiagnostics(result.diagnostics, io);
+  if (result.status !== 'drift') return exitCodeOfStore(result, settings);
+  if (flags.out) {
+    const file = path.resolve(io.cwd, flags.out);
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFileAtomically(file, maskOf(io)(render(result.report, format, Number.POSITIVE_INFINITY, undefined)));
   }
-  const target = await resolveCliTarget(flags, io);
-  const desired = await loadDesired(parsed.positionals, io, target);
-  if (!desired) return 1;
-  const baseline: Baseline | undefined = baselineRef ? await loadBaseline(baselineRef, parsed.positionals, { cwd: io.cwd, env: io.env }) : undefined;
+  io.stdout.write(render(result.report, format, flags['markdown-limit'] ?? defaultMarkdownLimit, flags['report-url'] ?? flags.out));
+  if (result.adoption) {
+    writeLine(out);
+    printAdoption(result.adoption, out);
+  }
+  return exitCodeOfStore(result, settings);
+}
 
-  const opened = await openResolvedTarget(target, flags, io);
-  try {
-    // Reports are often piped into a file or a summary: the banner stays out of them.
-    writeLine(format === 'text' ? io.stdout : io.stderr, opened.banner);
-    const live = await readAccountForDrift(opened, desired);
-    const { report, diagnostics } = findDrift({
-      desired,
-      live,
-      adapters: registry.units,
-      target: planTargetOf(opened),
-      includeBuiltin: flags['include-builtin'] === true,
-      today: readToday(io.env),
-      ...(selection ? { selection } : {}),
-      ...(baseline ? { baseline } : {}),
-    });
-    if (hasErrors(diagnostics)) {
-      printDiagnostics(diagnostics, io);
-      return 1;
-    }
-    printDiagnostics(diagnostics.filter((d) => d.severity === 'warning'), io);
-    if (flags.out) {
-      const file = path.resolve(io.cwd, flags.out);
-      await mkdir(path.dirname(file), { recursive: true });
-      await writeFile(file, maskOf(io)(render(report, format, Number.POSITIVE_INFINITY, undefined)));
-    }
-    io.stdout.write(render(report, format, limit, reportUrl ?? flags.out));
-    if (flags.adopt) {
-      writeLine(format === 'text' ? io.stdout : io.stderr);
-      const adoption = await adoptDrift({ report, desired, live, adapters: registry.units }, io, format === 'text' ? io.stdout : io.stderr);
-      const left = report.findings.filter((f) => f.type !== 'modified').length + adoption.notAdopted.length;
-      return left > 0 ? 2 : 0;
-    }
-    return hasDrift(report) ? 2 : 0;
-  } finally {
-    await opened.close();
+async function driftFleet(flags: DriftCommandFlags, paths: readonly string[], settings: StoreSettings, format: DriftFormat, io: RunIO): Promise<number> {
+  if (format === 'junit' || flags.out || settings.drift.baseline) throw new ErpsyncError('USAGE', 'a fleet drift reports one table (text, --json or --format markdown); run one --target for JUnit, --out or --baseline');
+  const fleet = await selectFleet(targetFlagsOf(flags), io);
+  const readers = settings.drift.adopt ? await findFileReaders(fleet.config, { targets: fleet.names, paths }, io) : undefined;
+  const { stores, report } = await runFleet(
+    {
+      command: 'drift',
+      names: fleet.names,
+      concurrency: flags.parallel,
+      settings,
+      resolve: fleet.resolve,
+      sourceOf: async () => ({ type: 'manifests', paths }),
+      ...(readers ? { readers } : {}),
+      startSession: () => quietSession,
+      onStore: fleetProgress('drift', format, io),
+    },
+    io,
+  );
+  const out = format === 'text' ? io.stdout : io.stderr;
+  for (const store of stores) {
+    const adoption = store.result?.status === 'drift' ? store.result.adoption : undefined;
+    if (!adoption) continue;
+    writeLine(out, `\n== ${store.name} ==`);
+    printAdoption(adoption, out);
+  }
+  printFleetTable(report, format, io);
+  return report.exitCode;
+}
+
+/** What --adopt took in, what it left and why, and what the changed files now give every target that reads them. */
+function printAdoption(adoption: AdoptOutcome, out: RunIO['stdout']): void {
+  for (const file of adoption.adopted) writeLine(out, `Adopted into ${file.file}: ${file.subjects.join('; ')}`);
+  for (const refusal of adoption.shared) {
+    writeLine(out, `Not adopted into ${refusal.file}: the file is shared with ${refusal.readers.join(', ')}; a hand edit of one store written there would change them all.`);
+    writeLine(out, `  put the value in this target's own overlay (a later path in its \`manifests\`), or edit ${refusal.file} by hand if every store should have it: ${refusal.subjects.join('; ')}`);
+  }
+  if (adoption.adopted.length === 0 && adoption.shared.length === 0 && adoption.notAdopted.length === 0) writeLine(out, 'Nothing to adopt: no field was modified in the ERP.');
+  for (const item of adoption.notAdopted) writeLine(out, `Not adopted: ${item.subject}: ${item.why}`);
+  for (const check of adoption.revalidated) {
+    const lines = renderDiagnosticsText(check.diagnostics.filter((d) => d.severity === 'error'));
+    writeLine(out, lines.length === 0 ? `Checked target ${check.target} again: its manifests are valid.` : `Checked target ${check.target} again: the adopted files leave it invalid:`);
+    for (const line of lines) writeLine(out, `  ${line}`);
   }
 }

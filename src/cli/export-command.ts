@@ -1,7 +1,6 @@
 // `erpsync export [--kinds a,b] [--out DIR]`: reads the account and writes its configuration as
 // manifests, one file per kind (or one multi-document stream on stdout). Changes nothing in the
 // account. The export itself is pure (src/export); this file reads, writes files and prints.
-import { isFleetSelection } from '../api/index.js';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,31 +11,15 @@ import { referredKinds } from '../kinds/desired-units.js';
 import { fetchLive } from '../live/fetch-live.js';
 import { suggestClosest } from '../model/suggest.js';
 import { ErpsyncError } from '../model/errors.js';
-import type { CliIO } from './io.js';
-import { maskOf, writeFileAtomically, writeLine } from './io.js';
-import { parseCommandArgs } from './parse-command-args.js';
-import { openTarget, targetFlagHelp, targetFlagOptions } from './target.js';
+import type { RunIO } from '../workflows/run-io.js';
+import { maskOf, writeFileAtomically, writeLine } from '../workflows/run-io.js';
+import { openTarget } from '../workflows/open-target.js';
+import { exportFlags, renderHelp } from './commands.js';
+import { parseCommandFlags } from './flags.js';
+import { isFleetRun, targetFlagsOf } from './run-settings.js';
 import type { KindKey, UnitKind } from '../model/kinds.js';
 
 const kindKeys = registry.kinds.map((d) => d.key);
-
-const help = [
-  'usage: erpsync export [--kinds a,b] [--out DIR] [options]',
-  '',
-  'Reads the account and writes its configuration in the manifest language: labels for',
-  'enumerations, names for references, ${VAR} placeholders for secrets, defaults and server',
-  'fields left out, and none of the records every account has (built-in, fixa, native, the',
-  'untouched default chart). `erpsync plan` on the result shows no changes. Nothing is changed.',
-  '',
-  'options:',
-  `  --kinds LIST           kinds to export, comma-separated (default: all): ${kindKeys.join(', ')}`,
-  '  --out DIR              write one file per kind into DIR (created when missing); without it,',
-  '                         every kind goes to stdout as one multi-document YAML stream',
-  "  --schema REF           the `$schema=` target of each file's first line (default: the schema",
-  '                         shipped with erpsync, relative to the files)',
-  '  --json                 print a JSON summary of the files (with --out)',
-  ...targetFlagHelp,
-].join('\n');
 
 /** The published manifest schema inside this installation of erpsync. */
 const bundledSchema = fileURLToPath(new URL('../../schemas/manifest.schema.json', import.meta.url));
@@ -72,18 +55,11 @@ function describeFile(file: ExportedKind): string {
   return `${file.file}: ${file.records} record${file.records === 1 ? '' : 's'}${leftOut}`;
 }
 
-export async function runExportCommand(args: string[], io: CliIO): Promise<number> {
-  const parsed = parseCommandArgs('export', args, {
-    kinds: { type: 'string' },
-    out: { type: 'string' },
-    schema: { type: 'string' },
-    json: { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
-    ...targetFlagOptions,
-  });
-  const flags = parsed.values;
+export async function runExportCommand(args: string[], io: RunIO): Promise<number> {
+  const parsed = parseCommandFlags('export', exportFlags, args, io.env);
+  const flags = parsed.flags;
   if (flags.help) {
-    writeLine(io.stdout, help);
+    writeLine(io.stdout, renderHelp('export'));
     return 0;
   }
   if (parsed.positionals.length > 0) throw new ErpsyncError('USAGE', `export takes no paths (got \`${parsed.positionals.join(' ')}\`); use --out DIR`);
@@ -92,8 +68,8 @@ export async function runExportCommand(args: string[], io: CliIO): Promise<numbe
   // Messages go where the YAML does not: stderr when the YAML is stdout.
   const messages = outDir === undefined || flags.json ? io.stderr : io.stdout;
 
-  if (flags['all-targets'] || isFleetSelection(flags.target)) throw new ErpsyncError('USAGE', 'export reads one account: pass one --target');
-  const opened = await openTarget(flags, io);
+  if (isFleetRun(flags)) throw new ErpsyncError('USAGE', 'export reads one account: pass one --target');
+  const opened = await openTarget(targetFlagsOf(flags), io);
   try {
     writeLine(messages, opened.banner);
     const live = await fetchLive(opened.client, registry.units, { kinds: unitKindsOf(kinds), desired: new Map(), complete: () => true, everyField: true });

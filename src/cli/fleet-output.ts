@@ -1,19 +1,91 @@
-// Where a fleet's lines go: progress on stdout for text (stderr when stdout carries JSON or
-// Markdown), then the table in the chosen format. Shared by plan, apply and drift.
-import type { FleetCommand, FleetReport, FleetRow } from '../model/fleet.js';
-import { renderFleetJson, renderFleetMarkdown, renderFleetProgress, renderFleetText } from '../report/fleet-report.js';
-import type { CliIO } from './io.js';
-import { writeLine } from './io.js';
+// Where a fleet's output goes: a progress line per store as it finishes (stdout for text, stderr
+// when stdout carries JSON or Markdown), then each store's plan or report under its account line —
+// removals first, as for one store — then the table, in the chosen format.
+import { registry } from '../kinds/registry.js';
+import { describeAccount } from '../model/account.js';
+import type { FleetCommand, FleetReport } from '../model/fleet.js';
+import type { Plan } from '../model/plan.js';
+import { renderDiagnosticsText } from '../report/diagnostics-report.js';
+import { renderFleetMarkdown, renderFleetProgress, renderFleetText } from '../report/fleet-report.js';
+import { renderPlanMarkdown } from '../report/plan-markdown.js';
+import { renderPlanText } from '../report/render-plan.js';
+import { serializePlan } from '../plan/plan-file.js';
+import type { FleetStore } from '../workflows/fleet-workflow.js';
+import type { RunIO } from '../workflows/run-io.js';
+import { writeLine } from '../workflows/run-io.js';
 
 export type FleetFormat = 'text' | 'json' | 'markdown';
 
-export function fleetProgress(command: FleetCommand, format: FleetFormat, io: CliIO): (row: FleetRow, done: number, total: number) => void {
+/** Field diffs per change in a fleet's text: enough to review, short enough for many stores. */
+const fleetFieldFold = 6;
+
+export function fleetProgress(command: FleetCommand, format: FleetFormat, io: RunIO): (store: FleetStore, done: number, total: number) => void {
   const out = format === 'text' ? io.stdout : io.stderr;
-  return (row, done, total) => writeLine(out, renderFleetProgress(command, row, done, total));
+  return (store, done, total) => writeLine(out, renderFleetProgress(command, store.row, done, total));
 }
 
-export function writeFleetReport(report: FleetReport, format: FleetFormat, io: CliIO): void {
-  if (format === 'json') io.stdout.write(renderFleetJson(report));
+function planOf(store: FleetStore): Plan | undefined {
+  const result = store.result;
+  return result && (result.status === 'planned' || result.status === 'applied') ? result.plan : undefined;
+}
+
+function bannerOf(store: FleetStore): string {
+  if (store.result?.opened) return store.result.opened.banner;
+  const plan = planOf(store);
+  // A plan read from a fleet's folder: the account it was made on, not yet reached again.
+  if (plan) return `Account: ${describeAccount(plan.target.account)} · target ${plan.target.name} (saved plan)`;
+  return `${store.name}: ${store.row.error ?? 'not reached'}`;
+}
+
+/** Each store's plan, in the order of the table: its account line, its diagnostics, then the plan. */
+function renderStoresText(stores: readonly FleetStore[]): string[] {
+  return stores.flatMap((store) => {
+    const plan = planOf(store);
+    const diagnostics = store.result ? renderDiagnosticsText(store.result.diagnostics) : [];
+    const body = plan ? renderPlanText(plan, { adapters: registry.units, maxFieldsPerChange: fleetFieldFold }) : [store.row.error ? `error: ${store.row.error}` : ''];
+    return ['', `== ${store.name} ==`, bannerOf(store), ...diagnostics, ...body];
+  });
+}
+
+function renderStoresMarkdown(stores: readonly FleetStore[]): string {
+  return stores
+    .map((store) => {
+      const plan = planOf(store);
+      const body = plan ? renderPlanMarkdown(plan, { adapters: registry.units }) : `error: ${store.row.error ?? 'no plan'}\n`;
+      return `### ${store.name}\n\n${bannerOf(store)}\n\n${body}`;
+    })
+    .join('\n');
+}
+
+function storesJson(stores: readonly FleetStore[]): unknown[] {
+  return stores.map((store) => {
+    const plan = planOf(store);
+    return {
+      target: store.name,
+      ...(store.row.account ? { account: store.row.account } : {}),
+      ...(plan ? { plan: JSON.parse(serializePlan(plan)) as unknown } : {}),
+      ...(store.row.error !== undefined ? { error: store.row.error } : {}),
+      exitCode: store.row.exitCode,
+    };
+  });
+}
+
+/** The stores' plans and the table; `plans: false` for text an apply already showed in its review. */
+export function printFleetPlans(stores: readonly FleetStore[], report: FleetReport, format: FleetFormat, io: RunIO, options = { plans: true }): void {
+  if (format === 'json') io.stdout.write(`${JSON.stringify({ formatVersion: 1, ...report, stores: storesJson(stores) }, null, 2)}\n`);
+  else if (format === 'markdown') io.stdout.write(`${options.plans ? `${renderStoresMarkdown(stores)}\n` : ''}${renderFleetMarkdown(report)}`);
+  else for (const line of [...(options.plans ? renderStoresText(stores) : []), ...renderFleetText(report)]) writeLine(io.stdout, line);
+}
+
+/** A fleet apply's review: every store's plan, removals first, before anything is written. */
+export function printFleetReview(stores: readonly FleetStore[], out: RunIO['stdout']): void {
+  for (const line of renderStoresText(stores)) writeLine(out, line);
+  writeLine(out);
+}
+
+/** The table alone (apply's results, drift, targets --check). */
+export function printFleetTable(report: FleetReport, format: FleetFormat, io: RunIO): void {
+  if (format === 'json') io.stdout.write(`${JSON.stringify({ formatVersion: 1, ...report }, null, 2)}\n`);
   else if (format === 'markdown') io.stdout.write(renderFleetMarkdown(report));
   else for (const line of renderFleetText(report)) writeLine(io.stdout, line);
 }

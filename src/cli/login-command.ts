@@ -5,7 +5,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parseArgs } from 'node:util';
 import {
   buildAuthorizeUrl,
   createRedactor,
@@ -17,51 +16,21 @@ import {
 } from '../api/index.js';
 import type { Redactor, TargetFlags } from '../api/index.js';
 import { ErpsyncError } from '../model/errors.js';
-import type { CliIO } from './io.js';
-import { writeLine } from './io.js';
-import { loadTargetsConfig } from './target.js';
+import type { RunIO } from '../workflows/run-io.js';
+import { writeLine } from '../workflows/run-io.js';
+import { loadTargetsConfig } from '../workflows/open-target.js';
+import { loginFlags, renderHelp } from './commands.js';
+import { parseCommandFlags } from './flags.js';
 
 export const DEFAULT_REDIRECT_URI = 'http://127.0.0.1:8719/callback';
-const DEFAULT_TIMEOUT_SECONDS = 300;
 
-const loginOptions = {
-  target: { type: 'string' },
-  'base-url': { type: 'string' },
-  config: { type: 'string' },
-  'client-id': { type: 'string' },
-  'redirect-uri': { type: 'string' },
-  timeout: { type: 'string' },
-  debug: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
-
-const usage = [
-  'usage: erpsync login [--target NAME | --base-url URL] [options]',
-  '',
-  'Authorizes erpsync on a Bling account (OAuth authorization code) and stores the refresh token',
-  'in the credentials file (.erpsync/credentials.json, or the target\'s file), mode 0600.',
-  'The client secret is read from BLING_CLIENT_SECRET (or the target\'s clientSecretEnv), never from a flag.',
-  '',
-  'options:',
-  '  --target NAME        a target from erpsync.config.yaml',
-  '  --base-url URL       API base URL (ERPSYNC_BASE_URL)',
-  '  --config FILE        config file (default erpsync.config.yaml)',
-  '  --client-id ID       OAuth client id (BLING_CLIENT_ID)',
-  `  --redirect-uri URI   the app's registered redirect URI on this machine (ERPSYNC_REDIRECT_URI; default ${DEFAULT_REDIRECT_URI})`,
-  `  --timeout SECONDS    how long to wait for the browser (default ${DEFAULT_TIMEOUT_SECONDS})`,
-].join('\n');
-
-export async function runLoginCommand(args: string[], io: CliIO): Promise<number> {
-  let values: ReturnType<typeof parseArgs<{ args: string[]; options: typeof loginOptions; strict: true }>>['values'];
-  try {
-    ({ values } = parseArgs({ args, options: loginOptions, strict: true }));
-  } catch (error) {
-    throw new ErpsyncError('USAGE', (error as Error).message, { details: [usage] });
-  }
+export async function runLoginCommand(args: string[], io: RunIO): Promise<number> {
+  const { flags: values, positionals } = parseCommandFlags('login', loginFlags, args, io.env);
   if (values.help) {
-    writeLine(io.stdout, usage);
+    writeLine(io.stdout, renderHelp('login'));
     return 0;
   }
+  if (positionals.length > 0) throw new ErpsyncError('USAGE', `login takes no paths (got \`${positionals.join(' ')}\`)`);
   const flags: TargetFlags = { target: values.target, 'base-url': values['base-url'], config: values.config };
   const config = await loadTargetsConfig(flags, io);
   const login = resolveLoginTarget({ flags, env: io.env, cwd: io.cwd, config });
@@ -69,8 +38,8 @@ export async function runLoginCommand(args: string[], io: CliIO): Promise<number
   const clientSecret = nonEmpty(io.env[login.clientSecretEnv]);
   if (!clientId) throw new ErpsyncError('AUTH_MISSING', `no OAuth client id: pass --client-id or set ${login.clientIdEnv}`);
   if (!clientSecret) throw new ErpsyncError('AUTH_MISSING', `no OAuth client secret: set ${login.clientSecretEnv}`);
-  const redirectUri = parseRedirectUri(values['redirect-uri'] ?? nonEmpty(io.env.ERPSYNC_REDIRECT_URI) ?? DEFAULT_REDIRECT_URI);
-  const timeoutMs = parseTimeout(values.timeout) * 1000;
+  const redirectUri = parseRedirectUri(values['redirect-uri'] ?? DEFAULT_REDIRECT_URI);
+  const timeoutMs = values.timeout * 1000;
   const state = randomBytes(16).toString('hex');
   const redactor = createRedactor([clientSecret]);
 
@@ -201,13 +170,6 @@ function parseRedirectUri(raw: string): URL {
     });
   }
   return url;
-}
-
-function parseTimeout(raw: string | undefined): number {
-  if (raw === undefined) return DEFAULT_TIMEOUT_SECONDS;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new ErpsyncError('USAGE', `--timeout must be a positive number of seconds (got '${raw}')`);
-  return value;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -4,60 +4,27 @@
 import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { ErpsyncError, exitCodes, isErpsyncError } from '../model/errors.js';
-import type { CliIO, CommandRunner } from './io.js';
-import { writeLine } from './io.js';
+import type { RunIO } from '../workflows/run-io.js';
+import { writeLine } from '../workflows/run-io.js';
+import type { CommandRunner } from './commands.js';
+import { commandSpecs, findCommand } from './commands.js';
+import type { CommandName } from './flags.js';
 import { withOutputMask } from './output-mask.js';
 import { suggestClosest } from '../model/suggest.js';
 import { printable } from '../model/printable.js';
 
-interface CommandEntry {
-  summary: string;
-  load: () => Promise<CommandRunner>;
-}
-
-const commands: Record<string, CommandEntry> = {
-  validate: {
-    summary: 'check manifests offline (schema, references, secrets)',
-    load: async () => (await import('./validate-command.js')).runValidateCommand,
-  },
-  plan: {
-    summary: 'show what apply would change in the account',
-    load: async () => (await import('./plan-command.js')).runPlanCommand,
-  },
-  apply: {
-    summary: 'make the account match the manifests (or a saved plan)',
-    load: async () => (await import('./apply-command.js')).runApplyCommand,
-  },
-  drift: {
-    summary: 'report how the account drifted from the manifests (changes nothing)',
-    load: async () => (await import('./drift-command.js')).runDriftCommand,
-  },
-  export: {
-    summary: "write the account's configuration as manifests, one file per kind",
-    load: async () => (await import('./export-command.js')).runExportCommand,
-  },
-  sandbox: {
-    summary: 'serve the embedded Bling API emulator on loopback until Ctrl-C',
-    load: async () => (await import('./sandbox-command.js')).runSandboxCommand,
-  },
-  targets: {
-    summary: 'list the targets of erpsync.config.yaml; --check names the account each one reaches',
-    load: async () => (await import('./targets-command.js')).runTargetsCommand,
-  },
-  login: {
-    summary: 'authorize erpsync on a Bling account (OAuth) and store the credentials',
-    load: async () => (await import('./login-command.js')).runLoginCommand,
-  },
-  completion: {
-    summary: 'print a shell completion script: erpsync completion bash|zsh|fish',
-    load: async () => (await import('./completion-command.js')).runCompletionCommand,
-  },
+/** Where each command's code is: loaded only when it runs, so `erpsync --version` starts fast. */
+const loaders: Record<CommandName, () => Promise<CommandRunner>> = {
+  validate: async () => (await import('./validate-command.js')).runValidateCommand,
+  plan: async () => (await import('./plan-command.js')).runPlanCommand,
+  apply: async () => (await import('./apply-command.js')).runApplyCommand,
+  drift: async () => (await import('./drift-command.js')).runDriftCommand,
+  export: async () => (await import('./export-command.js')).runExportCommand,
+  sandbox: async () => (await import('./sandbox-command.js')).runSandboxCommand,
+  targets: async () => (await import('./targets-command.js')).runTargetsCommand,
+  login: async () => (await import('./login-command.js')).runLoginCommand,
+  completion: async () => (await import('./completion-command.js')).runCompletionCommand,
 };
-
-/** Every command with its summary and runner, in the order usage lists them (completion reads it). */
-export function listCommands(): { name: string; summary: string; load: () => Promise<CommandRunner> }[] {
-  return Object.entries(commands).map(([name, entry]) => ({ name, ...entry }));
-}
 
 export function readVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -65,19 +32,18 @@ export function readVersion(): string {
 }
 
 function usage(): string {
-  const names = Object.keys(commands);
-  const width = Math.max(...names.map((n) => n.length));
+  const width = Math.max(...commandSpecs.map((c) => c.name.length));
   return [
     'usage: erpsync <command> [options]',
     '',
     'commands:',
-    ...names.map((name) => `  ${name.padEnd(width)}  ${commands[name]?.summary ?? ''}`),
+    ...commandSpecs.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
     'Run `erpsync <command> --help` for the options of a command.',
   ].join('\n');
 }
 
-export async function main(argv: string[], io: CliIO): Promise<number> {
+export async function main(argv: string[], io: RunIO): Promise<number> {
   // Every request in flight listens to the one interrupt signal; a fleet has many at once.
   setMaxListeners(128, io.signal);
   const [name, ...rest] = argv;
@@ -89,7 +55,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     writeLine(io.stdout, readVersion());
     return 0;
   }
-  const entry = commands[name];
+  const entry = findCommand(name);
   if (!entry) {
     writeLine(io.stderr, `erpsync: ${describeUnknownCommand(name)}`);
     return exitCodes.error;
@@ -97,7 +63,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   const debug = rest.includes('--debug') || io.env.ERPSYNC_DEBUG === '1';
   const masked = withOutputMask(io);
   try {
-    const run = await entry.load();
+    const run = await loaders[entry.name]();
     return await run(rest, masked);
   } catch (error) {
     return reportFailure(error, masked, debug);
@@ -107,7 +73,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
 /** One line: what was not understood, the closest command, and where the list is. */
 function describeUnknownCommand(name: string): string {
   const shown = printable(name);
-  const closest = suggestClosest(name, Object.keys(commands));
+  const closest = suggestClosest(name, commandSpecs.map((c) => c.name));
   if (name.startsWith('-')) return `unknown option ${shown} before the command (run \`erpsync --help\` for the commands)`;
   return closest
     ? `unknown command \`${shown}\`; did you mean \`erpsync ${closest}\`? (run \`erpsync ${closest} --help\` for its options)`
@@ -115,7 +81,7 @@ function describeUnknownCommand(name: string): string {
 }
 
 /** The one place that turns a thrown failure into text and an exit code. */
-export function reportFailure(error: unknown, io: CliIO, debug: boolean): number {
+export function reportFailure(error: unknown, io: RunIO, debug: boolean): number {
   if (isErpsyncError(error)) {
     writeLine(io.stderr, `erpsync: ${error.message}`);
     for (const line of error.details) writeLine(io.stderr, `  ${line}`);

@@ -2,7 +2,7 @@
 // model/secret-mask): the values of erpsync's credential variables from the start, and the
 // values of the variables that feed secret fields once the manifests are loaded. Messages are
 // written not to quote such values in the first place; this is the net under them.
-import type { CliIO } from './io.js';
+import type { RunIO } from '../workflows/run-io.js';
 import { registry } from '../kinds/registry.js';
 import { createSecretMask, isSecretCredentialVariable } from '../model/secret-mask.js';
 import type { SecretMask } from '../model/secret-mask.js';
@@ -14,7 +14,7 @@ function knownSecretVariables(env: NodeJS.ProcessEnv): string[] {
 }
 
 /** A stream like `stream` (same TTY facts, events, methods) whose writes are masked. */
-function maskStream<T extends CliIO['stdout']>(stream: T, mask: SecretMask): T {
+function maskStream<T extends RunIO['stdout']>(stream: T, mask: SecretMask): T {
   const write = (chunk: unknown, ...rest: unknown[]): boolean => {
     const masked = typeof chunk === 'string' ? mask.mask(chunk) : Buffer.isBuffer(chunk) ? mask.mask(chunk.toString('utf8')) : chunk;
     return (stream.write as (...args: unknown[]) => boolean).call(stream, masked, ...rest);
@@ -29,7 +29,7 @@ function maskStream<T extends CliIO['stdout']>(stream: T, mask: SecretMask): T {
 }
 
 /** `io` with a secret mask over stdout and stderr; commands add the values they learn to `io.mask`. */
-export function withOutputMask(io: CliIO): CliIO {
+export function withOutputMask(io: RunIO): RunIO {
   const mask = createSecretMask(knownSecretVariables(io.env).map((name) => io.env[name]));
   // No spread: it would read stdin, which builds the process's stdin stream for every command.
   return {

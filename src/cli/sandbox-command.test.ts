@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CliIO } from './io.js';
+import type { RunIO } from '../workflows/run-io.js';
 import { main } from './main.js';
 import { readSandboxOptions } from './sandbox-command.js';
 
@@ -15,7 +15,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function makeIO(signal: AbortSignal, env: NodeJS.ProcessEnv = {}): { io: CliIO; out: () => string; err: () => string } {
+function makeIO(signal: AbortSignal, env: NodeJS.ProcessEnv = {}): { io: RunIO; out: () => string; err: () => string } {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';

@@ -1,27 +1,14 @@
 // `erpsync sandbox`: serves the embedded emulator until Ctrl-C / SIGTERM (io.signal), then stops
 // and saves its state. Reading the flags is pure; the command only wires them to createEmulator.
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { claimStateFile, createEmulator, defaultOAuthClient, parseFaultSpec } from '../emulator/index.js';
 import type { EmulatorOptions } from '../emulator/index.js';
 import { ErpsyncError } from '../model/errors.js';
-import type { CliIO } from './io.js';
-import { writeLine } from './io.js';
-
-const usage = [
-  'usage: erpsync sandbox [options]',
-  '',
-  'Serves the embedded Bling API v3 emulator on loopback until Ctrl-C, then saves its state.',
-  '',
-  'options (each also read from the environment variable shown):',
-  '  --port N          port to listen on; 0 picks a free one (ERPSYNC_SANDBOX_PORT, default 0)',
-  '  --state FILE      state file, reloaded on start (ERPSYNC_SANDBOX_STATE, default .erpsync/sandbox.json)',
-  '  --seed S          fresh | empty | FILE: first state when the state file does not exist (ERPSYNC_SANDBOX_SEED, default fresh)',
-  '  --rate-limit N    requests per second, 0 = off (ERPSYNC_SANDBOX_RATE_LIMIT, default 3)',
-  '  --faults SPEC     fault injection, e.g. p=0.1,seed=7,kinds=http503+reset-after or POST/situacoes#1=http500',
-  '                    (ERPSYNC_SANDBOX_FAULTS)',
-  '  --token T         bearer token to accept (ERPSYNC_SANDBOX_TOKEN, default: random)',
-].join('\n');
+import type { RunIO } from '../workflows/run-io.js';
+import { writeLine } from '../workflows/run-io.js';
+import { renderHelp, sandboxFlags } from './commands.js';
+import type { ParsedFlags } from './flags.js';
+import { parseCommandFlags } from './flags.js';
 
 export interface SandboxCommandOptions {
   help: boolean;
@@ -39,55 +26,35 @@ function readNumber(name: string, raw: string | undefined, fallback: number): nu
   return value;
 }
 
-/** Flags win over their environment twins; relative paths resolve against the working directory. */
+/** Flags win over their environment twins (the flag table reads both); relative paths resolve against the working directory. */
 export function readSandboxOptions(args: string[], env: NodeJS.ProcessEnv, cwd: string): SandboxCommandOptions {
-  let values: Record<string, string | boolean | undefined>;
+  let flags: ParsedFlags<(typeof sandboxFlags)[number]>;
   try {
-    ({ values } = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        port: { type: 'string' },
-        state: { type: 'string' },
-        seed: { type: 'string' },
-        'rate-limit': { type: 'string' },
-        faults: { type: 'string' },
-        token: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-        debug: { type: 'boolean' },
-      },
-    }));
+    ({ flags } = parseCommandFlags('sandbox', sandboxFlags, args, env));
   } catch (error) {
     throw usageError((error as Error).message, error);
   }
-  const flag = (name: string, envName: string): string | undefined => {
-    const value = values[name];
-    return typeof value === 'string' ? value : env[envName];
-  };
-  const port = readNumber('port', flag('port', 'ERPSYNC_SANDBOX_PORT'), 0);
+  const port = readNumber('port', flags.port, 0);
   if (!Number.isInteger(port) || port > 65_535) throw usageError(`--port must be an integer from 0 to 65535`);
-  const seed = flag('seed', 'ERPSYNC_SANDBOX_SEED') ?? 'fresh';
-  const faultsText = flag('faults', 'ERPSYNC_SANDBOX_FAULTS');
-  const token = flag('token', 'ERPSYNC_SANDBOX_TOKEN');
+  const seed = flags.seed ?? 'fresh';
   const emulator: SandboxCommandOptions['emulator'] = {
     port,
-    stateFile: resolve(cwd, flag('state', 'ERPSYNC_SANDBOX_STATE') ?? '.erpsync/sandbox.json'),
+    stateFile: resolve(cwd, flags.state ?? '.erpsync/sandbox.json'),
     seed: seed === 'fresh' || seed === 'empty' ? seed : resolve(cwd, seed),
-    rateLimit: readNumber('rate-limit', flag('rate-limit', 'ERPSYNC_SANDBOX_RATE_LIMIT'), 3),
+    rateLimit: readNumber('rate-limit', flags['rate-limit'], 3),
   };
-  if (faultsText !== undefined && faultsText !== '') {
+  if (flags.faults !== undefined) {
     try {
-      emulator.faults = parseFaultSpec(faultsText);
+      emulator.faults = parseFaultSpec(flags.faults);
     } catch (error) {
       throw usageError(`--faults: ${(error as Error).message}`, error);
     }
   }
-  if (token !== undefined) {
-    if (!/^\S+$/.test(token)) throw usageError('--token must be a non-empty string without spaces');
-    emulator.token = token;
+  if (flags.token !== undefined) {
+    if (!/^\S+$/.test(flags.token)) throw usageError('--token must be a non-empty string without spaces');
+    emulator.token = flags.token;
   }
-  return { help: values.help === true, emulator };
+  return { help: flags.help, emulator };
 }
 
 function waitForAbort(signal: AbortSignal): Promise<void> {
@@ -95,10 +62,10 @@ function waitForAbort(signal: AbortSignal): Promise<void> {
   return new Promise((done) => signal.addEventListener('abort', () => done(), { once: true }));
 }
 
-export async function runSandboxCommand(args: string[], io: CliIO): Promise<number> {
+export async function runSandboxCommand(args: string[], io: RunIO): Promise<number> {
   const options = readSandboxOptions(args, io.env, io.cwd);
   if (options.help) {
-    writeLine(io.stdout, usage);
+    writeLine(io.stdout, renderHelp('sandbox'));
     return 0;
   }
   const stateFile = options.emulator.stateFile;

@@ -2,7 +2,7 @@
 // account's pace). Meanwhile the keyboard is held in raw mode and whatever is typed is thrown
 // away, so a "yes" typed early can never answer the question that comes later; Ctrl-C there
 // stops the run before anything is written. On a terminal a spinner counts the requests sent.
-import type { CliIO } from './io.js';
+import type { RunIO } from '../workflows/run-io.js';
 import { spinnerFrame } from '../report/spinner.js';
 
 export interface StartupGuard {
@@ -14,11 +14,11 @@ export interface StartupGuard {
   release(): void;
 }
 
-type RawInput = CliIO['stdin'] & { setRawMode?: (mode: boolean) => unknown };
+type RawInput = RunIO['stdin'] & { setRawMode?: (mode: boolean) => unknown };
 
 const inactive: StartupGuard = { interrupted: new AbortController().signal, stopSpinner: () => undefined, release: () => undefined };
 
-export function guardStartup(io: CliIO, options: { ask: boolean; spinner: boolean; requests: () => number }): StartupGuard {
+export function guardStartup(io: RunIO, options: { ask: boolean; spinner: boolean; requests: () => number }): StartupGuard {
   const stdin = io.stdin as RawInput;
   if (!options.ask || !stdin.isTTY || typeof stdin.setRawMode !== 'function') return inactive;
   const controller = new AbortController();

@@ -2,58 +2,30 @@
 // names the account it reaches (a fleet run that reads no manifests). `--json` prints the GitHub
 // Actions matrix (`strategy.matrix: ${{ fromJSON(…) }}`): one job per target, and a concurrency
 // group per account so two jobs never change the same account at once.
-import { DEFAULT_BASE_URL, defaultTargetCredentialsFile, selectTargets } from '../api/index.js';
+import { DEFAULT_BASE_URL, defaultTargetCredentialsFile } from '../api/index.js';
 import type { TargetsConfig } from '../api/index.js';
-import { exitCodes } from '../model/errors.js';
 import type { FleetReport } from '../model/fleet.js';
-import type { CliIO } from './io.js';
-import { writeLine } from './io.js';
-import { fleetProgress, writeFleetReport } from './fleet-output.js';
-import { runFleet } from './fleet-workflow.js';
-import { parseCommandArgs } from './parse-command-args.js';
-import { loadTargetsConfig } from './target.js';
+import { checkFleet, selectFleet } from '../workflows/fleet-workflow.js';
+import type { RunIO } from '../workflows/run-io.js';
+import { writeLine } from '../workflows/run-io.js';
+import { renderHelp, targetsFlags } from './commands.js';
+import { fleetProgress, printFleetTable } from './fleet-output.js';
+import { parseCommandFlags } from './flags.js';
 
-const help = [
-  'usage: erpsync targets [--check] [--json] [--target PATTERNS] [options]',
-  '',
-  'Lists the targets of erpsync.config.yaml (see docs/config.md).',
-  '',
-  'options:',
-  '  --check                open every target and name the account it reaches (exit 1 if one fails)',
-  "  --target PATTERNS      only these targets: names or globs, comma-separated ('lojas/*')",
-  '  --json                 a GitHub Actions matrix: {"include": [{"target", "baseUrl", "group", …}]}',
-  '  --parallel N           targets checked at once (default 4)',
-  '  --config FILE          config file (ERPSYNC_CONFIG; default erpsync.config.yaml)',
-].join('\n');
-
-export async function runTargetsCommand(args: string[], io: CliIO): Promise<number> {
-  const parsed = parseCommandArgs('targets', args, {
-    check: { type: 'boolean' },
-    json: { type: 'boolean' },
-    target: { type: 'string' },
-    parallel: { type: 'string' },
-    config: { type: 'string' },
-    debug: { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
-  });
-  const flags = parsed.values;
+export async function runTargetsCommand(args: string[], io: RunIO): Promise<number> {
+  const { flags } = parseCommandFlags('targets', targetsFlags, args, io.env);
   if (flags.help) {
-    writeLine(io.stdout, help);
+    writeLine(io.stdout, renderHelp('targets'));
     return 0;
   }
-  const config = await loadTargetsConfig(flags, io);
-  const names = selectTargets(config, { patterns: flags.target, all: flags.target === undefined });
+  const fleet = await selectFleet({ target: flags.target, config: flags.config, 'all-targets': flags.target === undefined }, io);
+  const { config, names } = fleet;
   const format = flags.json ? 'json' : 'text';
-  const report = flags.check
-    ? await runFleet(
-        { command: 'check', flags: { ...flags, target: names.join(','), 'all-targets': false }, paths: [], io, withoutManifests: true, onRow: fleetProgress('check', format === 'json' ? 'json' : 'text', io) },
-        async () => ({ changes: 0, exitCode: exitCodes.ok }),
-      )
-    : undefined;
+  const report = flags.check ? (await checkFleet(names, flags.parallel, fleet.resolve, io, fleetProgress('check', format, io))).report : undefined;
   if (flags.json) {
     io.stdout.write(`${JSON.stringify(buildMatrix(names, config, report), null, 2)}\n`);
   } else if (report) {
-    writeFleetReport(report, 'text', io);
+    printFleetTable(report, 'text', io);
   } else {
     for (const name of names) writeLine(io.stdout, describeEntry(name, config));
   }

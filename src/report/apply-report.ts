@@ -7,7 +7,7 @@ import { advanceProgress, createProgress, describeCost, describeOutcome, interru
 import type { KindAdapter } from '../kinds/kind.js';
 import { describeAccount } from '../model/account.js';
 import type { Change, Plan } from '../model/plan.js';
-import { removesRecord } from '../model/plan.js';
+import { isActionable, removesRecord } from '../model/plan.js';
 import type { ApplyReportEvent } from '../model/events.js';
 
 export interface ApplyReporter {
@@ -32,6 +32,14 @@ export function confirmationFor(plan: Plan): Confirmation {
   const where = `${describeAccount(plan.target.account)}, target ${plan.target.name}`;
   if (removals > 0) return { question: `This deletes or retires ${removals} record(s) in ${where}. Type ${removals} to apply:`, expected: String(removals) };
   return { question: `Apply these changes to ${where}? Type yes to apply:`, expected: 'yes' };
+}
+
+/** A fleet apply asks once for every store it shows: the number of removals across the fleet, or yes. */
+export function confirmationForFleet(plans: readonly Plan[]): Confirmation {
+  const stores = plans.filter((p) => p.changes.some(isActionable)).length;
+  const removals = plans.reduce((n, p) => n + p.changes.filter(removesRecord).length, 0);
+  if (removals > 0) return { question: `This deletes or retires ${removals} record(s) across ${stores} store(s). Type ${removals} to apply:`, expected: String(removals) };
+  return { question: `Apply these changes to ${stores} store(s)? Type yes to apply:`, expected: 'yes' };
 }
 
 export function acceptsAnswer(confirmation: Confirmation, answer: string): boolean {

@@ -49,7 +49,3 @@ export function renderFleetMarkdown(report: FleetReport): string {
   ];
   return `${lines.join('\n')}\n`;
 }
-
-export function renderFleetJson(report: FleetReport): string {
-  return `${JSON.stringify({ formatVersion: 1, ...report }, null, 2)}\n`;
-}

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createApiClient, createOAuthProvider, createStaticTokenProvider, writeCredentialsFile } from '../../src/api/index.js';
 import type { ApiClient, ApiClientOptions, ApiEvent, ApiRequest } from '../../src/api/index.js';
 import { main, reportFailure } from '../../src/cli/main.js';
-import { openTarget } from '../../src/cli/target.js';
+import { openTarget } from '../../src/workflows/open-target.js';
 import { captureIO, freePort, onCleanup, startEmulator, tempDir } from './support.js';
 
 const KNOWN_TOKEN = 'tok-KNOWN-5f1c9e2a7b3d';

@@ -8,7 +8,7 @@ import { PassThrough } from 'node:stream';
 import { afterEach } from 'vitest';
 import { requestToken } from '../../src/api/index.js';
 import type { TokenSet } from '../../src/api/index.js';
-import type { CliIO } from '../../src/cli/io.js';
+import type { RunIO } from '../../src/workflows/run-io.js';
 import { createEmulator } from '../../src/emulator/index.js';
 import type { Emulator, EmulatorOptions, OAuthClient } from '../../src/emulator/index.js';
 
@@ -56,7 +56,7 @@ export async function authorizeOnEmulator(emulator: Emulator, client: OAuthClien
   return requestToken({ tokenUrl: `${emulator.baseUrl}/oauth/token`, clientId: client.clientId, clientSecret: client.clientSecret, grant: { type: 'authorization_code', code } });
 }
 
-export interface CapturedIO extends CliIO {
+export interface CapturedIO extends RunIO {
   out(): string;
   err(): string;
 }

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openTarget, resolveCliTarget } from '../../src/cli/target.js';
+import { openTarget, resolveRunTarget } from '../../src/workflows/open-target.js';
 import { captureIO, onCleanup, startEmulator, tempDir } from './support.js';
 
 describe('openTarget', () => {
@@ -57,17 +57,17 @@ describe('openTarget', () => {
     onCleanup(() => opened.close());
     expect(opened.target).toMatchObject({ name: 'loja-sul', rate: 40, manifests: [join(cwd, 'lojas/sul')] });
     expect((await opened.client.request({ method: 'GET', path: '/formas-pagamentos' })).status).toBe(200);
-    await expect(resolveCliTarget({ target: 'loja-norte' }, io)).rejects.toMatchObject({ code: 'CONFIG' });
+    await expect(resolveRunTarget({ target: 'loja-norte' }, io)).rejects.toMatchObject({ code: 'CONFIG' });
   });
 
   it('reports a broken config file with its position, and a missing explicit one', async () => {
     const cwd = await tempDir();
     await mkdir(join(cwd, 'conf'));
     await writeFile(join(cwd, 'conf', 'erp.yaml'), 'targets:\n  a: [unclosed\n');
-    await expect(resolveCliTarget({ config: 'conf/erp.yaml' }, captureIO({}, cwd))).rejects.toMatchObject({ code: 'CONFIG', details: [expect.stringMatching(/^conf\/erp\.yaml:\d+:\d+: error: /)] });
+    await expect(resolveRunTarget({ config: 'conf/erp.yaml' }, captureIO({}, cwd))).rejects.toMatchObject({ code: 'CONFIG', details: [expect.stringMatching(/^conf\/erp\.yaml:\d+:\d+: error: /)] });
     // Like manifests: every problem at once, each at its line and column, with a hint for a typo.
     await writeFile(join(cwd, 'conf', 'erp.yaml'), 'version: 1\ntargets:\n  loja:\n    baseUrl: https://api.example\n    rat: 3\n    credentials: { token: abc }\n  "bad name!": {}\n');
-    const problems = await resolveCliTarget({ config: 'conf/erp.yaml' }, captureIO({}, cwd)).then(() => [] as string[], (error: { details: string[] }) => error.details);
+    const problems = await resolveRunTarget({ config: 'conf/erp.yaml' }, captureIO({}, cwd)).then(() => [] as string[], (error: { details: string[] }) => error.details);
     expect(problems).toEqual(
       expect.arrayContaining([
         'conf/erp.yaml:5:5: error: unknown-field: unknown field `rat`',
@@ -76,7 +76,7 @@ describe('openTarget', () => {
       ]),
     );
     expect(problems.join('\n')).toContain('conf/erp.yaml:7:3');
-    await expect(resolveCliTarget({}, captureIO({ ERPSYNC_CONFIG: 'missing.yaml' }, cwd))).rejects.toMatchObject({ code: 'CONFIG' });
+    await expect(resolveRunTarget({}, captureIO({ ERPSYNC_CONFIG: 'missing.yaml' }, cwd))).rejects.toMatchObject({ code: 'CONFIG' });
   });
 
   it('traces every request on stderr with --debug', async () => {

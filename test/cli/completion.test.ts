@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { readFlagsFromHelp } from '../../src/cli/completion-scripts.js';
+import { describeCommands } from '../../src/cli/completion-command.js';
 import { runCli } from '../support/run-cli.js';
 
 const cwd = fileURLToPath(new URL('../../', import.meta.url));
@@ -41,8 +41,9 @@ describe('erpsync completion', () => {
     expect(offered.map((o) => o.command)).toEqual(['validate', 'plan', 'apply', 'drift', 'export', 'sandbox', 'targets', 'login', 'completion']);
     for (const { command, flags } of offered) {
       const help = (await runCli([command, '--help'], { cwd })).stdout;
-      const specs = new Map(readFlagsFromHelp(help).map((f) => [f.flag, f]));
+      const specs = new Map((describeCommands().find((c) => c.name === command)?.flags ?? []).map((f) => [f.flag, f]));
       for (const flag of flags) {
+        expect(help, `${command} --help lists ${flag}`).toMatch(new RegExp(`^ {2}(-\\w, )?${flag}\\b`, "m"));
         const value = specs.get(flag)?.value;
         // Some commands check a flag's value before --help (sandbox): only an unknown flag fails this.
         const run = await runCli([command, flag, ...(value === undefined ? [] : ['1']), '--help'], { cwd });

@@ -68,7 +68,7 @@ describe('erpsync drift', () => {
     write(dir, 'm/groups.yaml', 'version: 1\ngruposProdutos:\n  - nome: Nacionais\n    grupoProdutoPai: Ninguém\n');
     const format = await runCli(['drift', 'm', '--format', 'pdf'], { cwd: dir, env });
     expect(format.code).toBe(1);
-    expect(format.stderr).toContain('unknown format `pdf`');
+    expect(format.stderr).toContain('--format takes text, json, markdown, junit, not `pdf`');
     expect((await runCli(['drift', 'm', '--no-such-flag'], { cwd: dir, env })).code).toBe(1);
     const unresolved = await runCli(['drift', 'm'], { cwd: dir, env });
     expect(unresolved.code).toBe(1);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient, createStaticTokenProvider } from '../../src/api/index.js';
 import type { ApiClient } from '../../src/api/index.js';
-import { runApplyWorkflow } from '../../src/apply/apply-workflow.js';
+import { runApplyWorkflow } from '../../src/workflows/apply-workflow.js';
 import { deriveDesiredUnits, readsEveryRecord, selectUnitKinds } from '../../src/kinds/desired-units.js';
 import { defineKind } from '../../src/kinds/kind.js';
 import type { KindKey } from '../../src/kinds/kind.js';

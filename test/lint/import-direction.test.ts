@@ -18,7 +18,12 @@ describe('import direction', () => {
     ['src/plan/example.ts', '../manifest/load-manifests.js'],
     ['src/plan/example.ts', '../live/fetch-live.js'],
     ['src/report/example.ts', '../apply/apply-plan.js'],
-    ['src/ui/example.tsx', '../cli/io.js'],
+    ['src/ui/example.tsx', '../cli/flags.js'],
+    ['src/ui/example.tsx', '../workflows/run-io.js'],
+    ['src/apply/example.ts', '../workflows/store-workflow.js'],
+    ['src/plan/example.ts', '../workflows/read-and-plan.js'],
+    ['src/workflows/example.ts', '../cli/flags.js'],
+    ['src/workflows/example.ts', '../ui/interactive-apply.js'],
     ['src/model/example.ts', '../kinds/kind.js'],
     ['src/api/example.ts', '../kinds/kind.js'],
     ['src/emulator/resources/example.ts', '../../kinds/kind.js'],
@@ -29,7 +34,9 @@ describe('import direction', () => {
   });
 
   it.each([
-    ['src/cli/example.ts', '../apply/apply-workflow.js'],
+    ['src/cli/example.ts', '../workflows/store-workflow.js'],
+    ['src/workflows/example.ts', '../apply/apply-plan.js'],
+    ['src/workflows/example.ts', '../drift/find-drift.js'],
     ['src/plan/example.ts', '../kinds/kind.js'],
     ['src/kinds/example.ts', '../model/plan.js'],
     ['src/drift/example.ts', '../plan/build-plan.js'],

@@ -100,7 +100,7 @@ describe('targeted runs', () => {
 
     const overridden = await run('apply', 'p.json', '--only', 'gruposProdutos', '--auto-approve');
     expect(overridden.code).toBe(1);
-    expect(overridden.stderr).toContain('a saved plan carries its own selection');
+    expect(overridden.stderr).toContain('a saved plan carries its own delete budget, replacements and selection: plan again with --only/--exclude');
     writeFileSync(path.join(dir, 'edited.json'), JSON.stringify({ ...saved, selection: { ...saved.selection, only: ['gruposProdutos'] } }));
     expect((await run('apply', 'edited.json', '--auto-approve')).code).toBe(3);
 

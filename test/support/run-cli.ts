@@ -1,6 +1,6 @@
 // Runs the erpsync CLI in this process with captured output, as a user would call it.
 import { PassThrough, Writable } from 'node:stream';
-import type { CliIO } from '../../src/cli/io.js';
+import type { RunIO } from '../../src/workflows/run-io.js';
 import { main } from '../../src/cli/main.js';
 
 export interface CliRun {
@@ -18,8 +18,8 @@ class Capture extends Writable {
   }
 }
 
-/** A CliIO whose output the test can read while the command still runs (login, sandbox). */
-export interface LiveIO extends CliIO {
+/** A RunIO whose output the test can read while the command still runs (login, sandbox). */
+export interface LiveIO extends RunIO {
   out(): string;
   err(): string;
 }

@@ -30,6 +30,6 @@ describe('UI boundaries', () => {
       const eager = staticImports(text).filter((i) => i.from.includes('/ui/') && !i.typeOnly);
       expect(eager, file).toEqual([]);
     }
-    expect(reaching.map((f) => f.file)).toContain('cli/apply-command.ts');
+    expect(reaching.map((f) => f.file)).toContain('cli/apply-session.ts');
   });
 });

@@ -3,7 +3,7 @@ import { rename, writeFile } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import type { SecretMask } from '../model/secret-mask.js';
 
-export interface CliIO {
+export interface RunIO {
   stdout: Writable & { isTTY?: boolean; columns?: number };
   stderr: Writable & { isTTY?: boolean };
   stdin: Readable & { isTTY?: boolean };
@@ -15,14 +15,13 @@ export interface CliIO {
   mask?: SecretMask;
 }
 
-export type CommandRunner = (args: string[], io: CliIO) => Promise<number>;
 
-export function writeLine(stream: CliIO['stdout'], line = ''): void {
+export function writeLine(stream: RunIO['stdout'], line = ''): void {
   stream.write(`${line}\n`);
 }
 
 /** Masks a text bound for a file (a report, an exported manifest) as the terminal output is masked. */
-export function maskOf(io: CliIO): (text: string) => string {
+export function maskOf(io: RunIO): (text: string) => string {
   return (text) => io.mask?.mask(text) ?? text;
 }
 

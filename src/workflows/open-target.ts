@@ -6,7 +6,6 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import type { ParseArgsConfig } from 'node:util';
 import {
   checkCredentialsBaseUrl,
   createApiClient,
@@ -28,37 +27,8 @@ import type { Diagnostic } from '../model/diagnostics.js';
 import { formatPosition, hasErrors } from '../model/diagnostics.js';
 import { renderDiagnosticsText } from '../report/diagnostics-report.js';
 import { ErpsyncError } from '../model/errors.js';
-import type { CliIO } from './io.js';
-import { writeLine } from './io.js';
-
-/** Target flags for node:util parseArgs; spread them into a command's own options. */
-export const targetFlagOptions = {
-  'base-url': { type: 'string' },
-  sandbox: { type: 'boolean' },
-  'sandbox-state': { type: 'string' },
-  target: { type: 'string' },
-  'all-targets': { type: 'boolean' },
-  parallel: { type: 'string' },
-  rate: { type: 'string' },
-  'max-requests': { type: 'string' },
-  config: { type: 'string' },
-  debug: { type: 'boolean' },
-} as const satisfies NonNullable<ParseArgsConfig['options']>;
-
-/** Help lines for the flags above, for a command's --help. */
-export const targetFlagHelp: readonly string[] = [
-  '  --target NAME          a target from erpsync.config.yaml (ERPSYNC_TARGET); several names (a,b) or',
-  "                         globs ('lojas/*') run a fleet: one line per store, one table at the end",
-  '  --all-targets          run across every target of the config (a fleet)',
-  '  --parallel N           stores in flight at once in a fleet (ERPSYNC_PARALLEL; default 4)',
-  '  --base-url URL         API base URL (ERPSYNC_BASE_URL; default https://api.bling.com.br/Api/v3)',
-  '  --sandbox              use the embedded sandbox (ERPSYNC_SANDBOX=1)',
-  '  --sandbox-state FILE   sandbox state file (ERPSYNC_SANDBOX_STATE; default .erpsync/sandbox.json)',
-  '  --rate N               requests per second (ERPSYNC_RATE; default 2.9)',
-  '  --max-requests N       stop before sending more than N requests (ERPSYNC_MAX_REQUESTS)',
-  '  --config FILE          config file (ERPSYNC_CONFIG; default erpsync.config.yaml)',
-  '  --debug                trace every request on stderr, secrets redacted (ERPSYNC_DEBUG=1)',
-];
+import type { RunIO } from './run-io.js';
+import { writeLine } from './run-io.js';
 
 export interface OpenedTarget {
   client: ApiClient;
@@ -80,12 +50,12 @@ export interface OpenTargetOptions {
   client?: Partial<Omit<ApiClientOptions, 'baseUrl' | 'credentials' | 'onEvent'>>;
 }
 
-export async function openTarget(flags: TargetFlags, io: CliIO, options: OpenTargetOptions = {}): Promise<OpenedTarget> {
-  return openResolvedTarget(await resolveCliTarget(flags, io), flags, io, options);
+export async function openTarget(flags: TargetFlags, io: RunIO, options: OpenTargetOptions = {}): Promise<OpenedTarget> {
+  return openResolvedTarget(await resolveRunTarget(flags, io), flags, io, options);
 }
 
 /** Opens a target already resolved (a fleet resolves all of its stores first), and names its account. */
-export async function openResolvedTarget(target: ResolvedTarget, flags: Pick<TargetFlags, 'debug'>, io: CliIO, options: OpenTargetOptions = {}): Promise<OpenedTarget> {
+export async function openResolvedTarget(target: ResolvedTarget, flags: Pick<TargetFlags, 'debug'>, io: RunIO, options: OpenTargetOptions = {}): Promise<OpenedTarget> {
   const debug = flags.debug === true || io.env.ERPSYNC_DEBUG === '1';
   let client: ApiClient | undefined;
   const onEvent = (event: ApiEvent): void => {
@@ -114,7 +84,7 @@ export async function openResolvedTarget(target: ResolvedTarget, flags: Pick<Tar
  * server holds the state), another command's embedded sandbox is waited for (refused), and
  * otherwise this run claims the file and starts its own emulator for the length of the command.
  */
-async function openSandbox(target: SandboxTarget, common: Omit<ApiClientOptions, 'baseUrl' | 'credentials'>, io: CliIO, track: (client: ApiClient) => ApiClient): Promise<OpenedTarget> {
+async function openSandbox(target: SandboxTarget, common: Omit<ApiClientOptions, 'baseUrl' | 'credentials'>, io: RunIO, track: (client: ApiClient) => ApiClient): Promise<OpenedTarget> {
   const { claimStateFile, createEmulator } = await import('../emulator/index.js');
   const claim = await claimStateFile(target.stateFile, 'cli');
   if (!('release' in claim)) {
@@ -164,14 +134,13 @@ async function nameAccount(client: ApiClient, target: ResolvedTarget, cwd: strin
   }
 }
 
-/** Resolves the target without opening anything (for commands that only record it). */
-export async function resolveCliTarget(flags: TargetFlags, io: CliIO): Promise<ResolvedTarget> {
-  const config = await loadTargetsConfig(flags, io);
-  return resolveTarget({ flags, env: io.env, cwd: io.cwd, config, fileExists: existsSync });
+/** Resolves the target without opening anything; a fleet passes the config it read once. */
+export async function resolveRunTarget(flags: TargetFlags, io: RunIO, config?: TargetsConfig): Promise<ResolvedTarget> {
+  return resolveTarget({ flags, env: io.env, cwd: io.cwd, config: config ?? (await loadTargetsConfig(flags, io)), fileExists: existsSync });
 }
 
 /** Reads erpsync.config.yaml (or --config / ERPSYNC_CONFIG); undefined when the default file is absent. */
-export async function loadTargetsConfig(flags: TargetFlags, io: CliIO): Promise<TargetsConfig | undefined> {
+export async function loadTargetsConfig(flags: TargetFlags, io: RunIO): Promise<TargetsConfig | undefined> {
   const explicit = flags.config ?? io.env.ERPSYNC_CONFIG;
   const file = resolve(io.cwd, explicit ?? DEFAULT_CONFIG_FILE);
   let bytes: Uint8Array;
@@ -193,7 +162,7 @@ export async function loadTargetsConfig(flags: TargetFlags, io: CliIO): Promise<
  * `variables` — the target's own values win, so a value exported in the shell for one store never
  * leaks into another.
  */
-export async function readTargetVariables(target: Pick<TargetBase, 'name' | 'envFile' | 'variables'>, io: Pick<CliIO, 'env' | 'cwd'>): Promise<NodeJS.ProcessEnv> {
+export async function readTargetVariables(target: Pick<TargetBase, 'name' | 'envFile' | 'variables'>, io: Pick<RunIO, 'env' | 'cwd'>): Promise<NodeJS.ProcessEnv> {
   let fromFile: Record<string, string> = {};
   if (target.envFile !== undefined) {
     const shown = displayPath(target.envFile, io.cwd);

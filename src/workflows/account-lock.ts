@@ -10,9 +10,9 @@ import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { acquireLeaseLock, describeOwner } from '../api/lease-lock.js';
 import type { HeldLock } from '../api/lease-lock.js';
-import type { CliIO } from './io.js';
-import type { OpenedTarget } from './target.js';
-import { writeLine } from './io.js';
+import type { RunIO } from './run-io.js';
+import type { OpenedTarget } from './open-target.js';
+import { writeLine } from './run-io.js';
 
 export interface AccountLockOptions {
   /** What identifies the account: see lockKeyOf. */
@@ -34,7 +34,7 @@ export function lockDirectory(env: NodeJS.ProcessEnv): string {
   return env.ERPSYNC_LOCK_DIR || path.join(tmpdir(), `erpsync-locks-${userInfo().uid}`);
 }
 
-export async function lockAccount(io: CliIO, options: AccountLockOptions): Promise<HeldLock> {
+export async function lockAccount(io: RunIO, options: AccountLockOptions): Promise<HeldLock> {
   const file = path.join(lockDirectory(io.env), `${createHash('sha256').update(options.key).digest('hex').slice(0, 32)}.lock`);
   const leaseMs = Number(io.env.ERPSYNC_LOCK_LEASE_MS) || undefined;
   const lock = await acquireLeaseLock(file, { key: options.key, command: 'erpsync apply', timeoutMs: options.timeoutMs, ...(leaseMs ? { leaseMs } : {}) });

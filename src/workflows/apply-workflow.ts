@@ -13,10 +13,10 @@ import type { ApplyReportEvent, ApplyResult } from '../model/events.js';
 import type { AccountReader, LiveState } from '../model/live.js';
 import type { Plan, PlanTarget } from '../model/plan.js';
 import { actionableChanges, needsReadBack } from '../model/plan.js';
-import { applyPlan } from './apply-plan.js';
-import { findStalePreconditions } from './check-stale.js';
-import { findNonConvergent } from './check-convergence.js';
-import { recheckRequest, verifyRequest } from './read-requests.js';
+import { applyPlan } from '../apply/apply-plan.js';
+import { findStalePreconditions } from '../apply/check-stale.js';
+import { findNonConvergent } from '../apply/check-convergence.js';
+import { recheckRequest, verifyRequest } from '../apply/read-requests.js';
 
 export interface ApplyWorkflowOptions {
   client: ApiClient;
@@ -100,12 +100,4 @@ async function recheckSavedPlan(plan: Plan, options: ApplyWorkflowOptions): Prom
   const stale = findStalePreconditions(plan, live);
   if (stale.length > 0) throw new ErpsyncError('PLAN_STALE', 'the account changed since the plan was made; plan again', { details: stale });
   return live;
-}
-
-/** The exit code of an apply that ran: 1 when anything failed, was interrupted, or did not take. */
-export function exitCodeOfApply(outcome: ApplyOutcome): 0 | 1 {
-  if (outcome.status === 'no-changes') return 0;
-  if (outcome.status === 'declined') return 1;
-  const { result, notConverged } = outcome;
-  return result.failed > 0 || result.interrupted || notConverged.length > 0 ? 1 : 0;
 }

@@ -1,0 +1,136 @@
+// The commands: what each is for and which flags of the table it takes. Usage, every --help and
+// shell completion are drawn from here (main.ts says where each command's code is).
+import type { RunIO } from '../workflows/run-io.js';
+import type { CommandName, FlagKey } from './flags.js';
+import { renderFlagLines } from './flags.js';
+
+export type CommandRunner = (args: string[], io: RunIO) => Promise<number>;
+
+export interface CommandSpec {
+  name: CommandName;
+  summary: string;
+  usage: string;
+  /** Paragraph lines between the usage line and the options. */
+  about: readonly string[];
+  flags: readonly FlagKey[];
+  /** Lines after the options (exit codes, examples). */
+  footer?: readonly string[];
+}
+
+/** Where a command points: every command that reaches an account takes these. */
+export const targetFlags = ['target', 'all-targets', 'parallel', 'base-url', 'sandbox', 'sandbox-state', 'rate', 'max-requests', 'config', 'debug'] as const satisfies readonly FlagKey[];
+export const selectionFlags = ['only', 'exclude'] as const satisfies readonly FlagKey[];
+
+export const planFlags = ['json', 'plan-format', 'out', 'detailed-exitcode', 'allow-replace', 'max-deletes', 'verbose', ...selectionFlags, 'help', ...targetFlags] as const satisfies readonly FlagKey[];
+export const applyFlags = ['auto-approve', 'allow-replace', 'max-deletes', 'concurrency', 'lock-timeout', 'outcome-wait', 'json', ...selectionFlags, 'help', ...targetFlags] as const satisfies readonly FlagKey[];
+export const driftFlags = ['drift-format', 'json', 'out', 'baseline', 'include-builtin', 'markdown-limit', 'report-url', 'adopt', ...selectionFlags, 'help', ...targetFlags] as const satisfies readonly FlagKey[];
+export const exportFlags = ['kinds', 'out', 'schema', 'json', 'help', ...targetFlags] as const satisfies readonly FlagKey[];
+export const validateFlags = ['target', 'config', 'json', 'quiet', 'help', 'debug'] as const satisfies readonly FlagKey[];
+export const targetsFlags = ['check', 'target', 'json', 'parallel', 'config', 'help', 'debug'] as const satisfies readonly FlagKey[];
+export const loginFlags = ['target', 'base-url', 'config', 'client-id', 'redirect-uri', 'timeout', 'help', 'debug'] as const satisfies readonly FlagKey[];
+export const sandboxFlags = ['port', 'state', 'seed', 'rate-limit', 'faults', 'token', 'help', 'debug'] as const satisfies readonly FlagKey[];
+export const completionFlags = ['help'] as const satisfies readonly FlagKey[];
+
+export const commandSpecs: readonly CommandSpec[] = [
+  {
+    name: 'validate',
+    summary: 'check manifests offline (schema, references, secrets)',
+    usage: 'erpsync validate [paths…] [options]',
+    about: ['Checks manifest files and directories (read recursively) without contacting any account:', 'YAML syntax, the manifest schema, references, duplicates, secrets. Paths default to the', 'current directory.'],
+    flags: validateFlags,
+    footer: ['exit codes: 0 valid (warnings allowed), 1 invalid or a usage error'],
+  },
+  {
+    name: 'plan',
+    summary: 'show what apply would change in the account',
+    usage: 'erpsync plan [paths…] [options]',
+    about: ['Reads the manifests and the account and shows what `erpsync apply` would change.', 'Across a fleet, each store\'s plan under its account line (deletes first), then one table.'],
+    flags: planFlags,
+  },
+  {
+    name: 'apply',
+    summary: 'make the account match the manifests (or a saved plan)',
+    usage: 'erpsync apply [manifests… | plan.json | DIR] [options]',
+    about: [
+      'Applies the manifests to the account (planning first), or exactly a plan saved by',
+      '`erpsync plan --out`, which is refused when the records it touches changed since. A folder',
+      'saved by a fleet plan applies each store\'s plan to its own account; a stale store is refused',
+      'while the others apply. A saved plan carries its own budget, replacements and selection.',
+    ],
+    flags: applyFlags,
+  },
+  {
+    name: 'drift',
+    summary: 'report how the account drifted from the manifests (changes nothing)',
+    usage: 'erpsync drift [paths…] [options]',
+    about: [
+      'Reads the manifests and the account and reports drift: records modified in the ERP, missing',
+      'from it, unmanaged (in a managed kind, named by no manifest; each with a snippet to paste),',
+      'and changes pending from git. policy.ignore rules are honoured and counted until their `until`',
+      'day (ERPSYNC_TODAY fixes the day); an expired rule is named. Nothing is changed.',
+    ],
+    flags: driftFlags,
+    footer: ['exit codes: 0 no drift, 2 drift, 1 error'],
+  },
+  {
+    name: 'export',
+    summary: "write the account's configuration as manifests, one file per kind",
+    usage: 'erpsync export [--kinds a,b] [--out DIR] [options]',
+    about: [
+      'Reads the account and writes its configuration in the manifest language: labels for',
+      'enumerations, names for references, ${VAR} placeholders for secrets, defaults and server',
+      'fields left out, and none of the records every account has (built-in, fixa, native, the',
+      'untouched default chart). `erpsync plan` on the result shows no changes. Nothing is changed.',
+    ],
+    flags: exportFlags,
+  },
+  {
+    name: 'sandbox',
+    summary: 'serve the embedded Bling API emulator on loopback until Ctrl-C',
+    usage: 'erpsync sandbox [options]',
+    about: ['Serves the embedded Bling API v3 emulator on loopback until Ctrl-C, then saves its state.'],
+    flags: sandboxFlags,
+  },
+  {
+    name: 'targets',
+    summary: 'list the targets of erpsync.config.yaml; --check names the account each one reaches',
+    usage: 'erpsync targets [--check] [--json] [--target PATTERNS] [options]',
+    about: ['Lists the targets of erpsync.config.yaml (see docs/config.md).'],
+    flags: targetsFlags,
+  },
+  {
+    name: 'login',
+    summary: 'authorize erpsync on a Bling account (OAuth) and store the credentials',
+    usage: 'erpsync login [--target NAME | --base-url URL] [options]',
+    about: [
+      'Authorizes erpsync on a Bling account (OAuth authorization code) and stores the refresh token',
+      "in the credentials file (.erpsync/credentials.json, or the target's file), mode 0600.",
+      "The client secret is read from BLING_CLIENT_SECRET (or the target's clientSecretEnv), never from a flag.",
+    ],
+    flags: loginFlags,
+  },
+  {
+    name: 'completion',
+    summary: 'print a shell completion script: erpsync completion bash|zsh|fish',
+    usage: 'erpsync completion bash|zsh|fish',
+    about: [
+      'Prints a shell completion script: commands, their flags, kinds after --only/--exclude.',
+      '',
+      '  bash: eval "$(erpsync completion bash)"   (e.g. in ~/.bashrc)',
+      '  zsh:  eval "$(erpsync completion zsh)"    (e.g. in ~/.zshrc, after compinit)',
+      '  fish: erpsync completion fish | source     (or save it in ~/.config/fish/completions/erpsync.fish)',
+    ],
+    flags: completionFlags,
+  },
+];
+
+export function findCommand(name: string): CommandSpec | undefined {
+  return commandSpecs.find((c) => c.name === name);
+}
+
+/** A command's --help, from its spec and the flag table. */
+export function renderHelp(name: CommandName): string {
+  const spec = commandSpecs.find((c) => c.name === name);
+  if (!spec) return '';
+  return [`usage: ${spec.usage}`, '', ...spec.about, '', 'options:', ...renderFlagLines(name, spec.flags), ...(spec.footer ? ['', ...spec.footer] : [])].join('\n');
+}

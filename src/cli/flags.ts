@@ -1,0 +1,271 @@
+// Every flag of every command, in one table: its type, its environment twin, its placeholder and
+// its help text. Parsing (node:util parseArgs), each command's --help, the env twins and shell
+// completion are all generated from this table, so a flag exists everywhere or nowhere. A value is
+// read and checked here, once; the commands receive typed values and never look at the env twin.
+import { parseArgs } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
+import { ErpsyncError } from '../model/errors.js';
+import { suggestClosest } from '../model/suggest.js';
+
+export type CommandName = 'validate' | 'plan' | 'apply' | 'drift' | 'export' | 'sandbox' | 'targets' | 'login' | 'completion';
+
+type Raw = string | boolean | (string | boolean)[] | undefined;
+
+interface FlagSpec<T> {
+  type: 'boolean' | 'string';
+  multiple?: true;
+  short?: string;
+  /** The environment variable read when the flag is absent. */
+  env?: string;
+  /** The value's placeholder in --help (`N`, `FILE`) or its choices (`text|markdown`). */
+  value?: string;
+  /** Help lines; a command may word the same flag its own way. */
+  help: string | readonly string[] | Partial<Record<CommandName, string | readonly string[]>>;
+  /** Turns the raw value (flag, else env twin) into the setting; throws a usage error. */
+  read: (raw: Raw, flag: string) => T;
+}
+
+const defineFlag = <T>(spec: FlagSpec<T>): FlagSpec<T> => spec;
+
+const readSwitch = (raw: Raw): boolean => raw === true || (typeof raw === 'string' && /^(1|true|yes)$/i.test(raw.trim()));
+const readText = (raw: Raw): string | undefined => (typeof raw === 'string' && raw.trim() !== '' ? raw : undefined);
+const readList = (raw: Raw): string[] => (Array.isArray(raw) ? raw.filter((v): v is string => typeof v === 'string') : []);
+
+/** A whole number ≥ 0 (≥ 1 with `min`), or undefined when not given. */
+export function readCount(raw: Raw, flag: string, min = 0): number | undefined {
+  const text = readText(raw);
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min) throw new ErpsyncError('USAGE', `${flag} takes a whole number ≥ ${min}, not \`${text}\``);
+  return n;
+}
+
+const oneOf =
+  (choices: readonly string[]) =>
+  (raw: Raw, flag: string): string | undefined => {
+    const text = readText(raw);
+    if (text !== undefined && !choices.includes(text)) throw new ErpsyncError('USAGE', `${flag} takes ${choices.join(', ')}, not \`${text}\``);
+    return text;
+  };
+
+export const flagTable = {
+  help: defineFlag({ type: 'boolean', short: 'h', help: 'show this help', read: readSwitch }),
+  json: defineFlag({
+    type: 'boolean',
+    help: {
+      validate: 'print a JSON report instead of text',
+      plan: 'print the plan as JSON (a fleet: every store\'s plan and the table)',
+      apply: 'one JSON object per event on stdout (NDJSON), no prompts',
+      drift: 'the same as --format json',
+      export: 'print a JSON summary of the files (with --out)',
+      targets: 'a GitHub Actions matrix: {"include": [{"target", "baseUrl", "group", …}]}',
+    },
+    read: readSwitch,
+  }),
+  quiet: defineFlag({ type: 'boolean', help: 'hide notes', read: readSwitch }),
+  'plan-format': defineFlag({ type: 'string', value: 'text|markdown', help: 'markdown: for a pull-request comment or the GitHub step summary', read: oneOf(['text', 'markdown']) }),
+  'drift-format': defineFlag({ type: 'string', value: 'text|json|markdown|junit', help: 'report format (default text)', read: oneOf(['text', 'json', 'markdown', 'junit']) }),
+  out: defineFlag({
+    type: 'string',
+    value: 'PATH',
+    help: {
+      plan: ['save the plan for `erpsync apply PATH` (a fleet: a folder with one plan per', 'store and an index, for `erpsync apply DIR`)'],
+      drift: 'also write the full report (never cut) to PATH',
+      export: ['write one file per kind into the folder PATH (created when missing); without', 'it, every kind goes to stdout as one multi-document YAML stream'],
+    },
+    read: readText,
+  }),
+  'detailed-exitcode': defineFlag({ type: 'boolean', help: 'exit 2 when there are changes (0 none, 1 error)', read: readSwitch }),
+  'allow-replace': defineFlag({ type: 'boolean', help: 'delete and re-create records the API cannot change in place', read: readSwitch }),
+  'max-deletes': defineFlag({ type: 'string', value: 'N', help: 'delete budget of this run, per store (default: policy.maxDeletes, 10)', read: (raw, flag) => readCount(raw, flag) }),
+  verbose: defineFlag({ type: 'boolean', help: 'show every field of every change (a terminal folds large plans harder)', read: readSwitch }),
+  only: defineFlag({
+    type: 'string',
+    multiple: true,
+    value: 'KIND[/IDENTITY]',
+    help: ['only these records (repeatable; globs: `gruposProdutos/Revenda > *`);', 'a plan keeps what they depend on too, says so, and is partial'],
+    read: readList,
+  }),
+  exclude: defineFlag({ type: 'string', multiple: true, value: 'KIND[/IDENTITY]', help: 'leave these records out (repeatable, globs)', read: readList }),
+  'auto-approve': defineFlag({ type: 'boolean', help: 'do not ask for confirmation (needed without a terminal)', read: readSwitch }),
+  concurrency: defineFlag({ type: 'string', value: 'N', help: 'changes in flight at once inside a wave (default 3)', read: (raw, flag) => readCount(raw, flag, 1) ?? 3 }),
+  'lock-timeout': defineFlag({
+    type: 'string',
+    value: 'S',
+    env: 'ERPSYNC_LOCK_TIMEOUT',
+    help: ['seconds to wait while another apply holds the account (default 0:', 'refuse at once, exit 3)'],
+    read: (raw, flag) => (readCount(raw, flag) ?? 0) * 1000,
+  }),
+  'outcome-wait': defineFlag({
+    type: 'string',
+    value: 'S',
+    env: 'ERPSYNC_OUTCOME_WAIT',
+    help: ['seconds a create of unknown outcome (timeout, lost connection) may still', 'commit: it is looked up that long before it may be sent again (default 30)'],
+    read: (raw, flag) => (readCount(raw, flag) ?? 30) * 1000,
+  }),
+  baseline: defineFlag({
+    type: 'string',
+    value: 'REF',
+    env: 'ERPSYNC_BASELINE',
+    help: ['git revision of the manifests last applied: tells changes pending from git', 'apart from changes made in the ERP'],
+    read: readText,
+  }),
+  'include-builtin': defineFlag({
+    type: 'boolean',
+    help: ["list the account's own records (built-in, fixa, native, untouched", 'defaults) as unmanaged too'],
+    read: readSwitch,
+  }),
+  'markdown-limit': defineFlag({ type: 'string', value: 'N', help: 'most characters of markdown output (default 60000)', read: (raw, flag) => readCount(raw, flag) }),
+  'report-url': defineFlag({ type: 'string', value: 'URL', env: 'ERPSYNC_REPORT_URL', help: 'where the full report is, named when markdown is cut', read: readText }),
+  adopt: defineFlag({
+    type: 'boolean',
+    help: [
+      "write the account's values of modified fields into the manifest files, in",
+      'place (comments, order and ${VAR} references kept; secrets and fields fed',
+      'by variables are reported as not adoptable); only into files that belong to',
+      'this target alone: a file other targets read is refused and named',
+    ],
+    read: readSwitch,
+  }),
+  kinds: defineFlag({ type: 'string', value: 'LIST', help: 'kinds to export, comma-separated (default: all)', read: readText }),
+  schema: defineFlag({ type: 'string', value: 'REF', help: ["the `$schema=` target of each file's first line (default: the schema", 'shipped with erpsync, relative to the files)'], read: readText }),
+  check: defineFlag({ type: 'boolean', help: 'open every target and name the account it reaches (exit 1 if one fails)', read: readSwitch }),
+  target: defineFlag({
+    type: 'string',
+    value: 'NAME',
+    env: 'ERPSYNC_TARGET',
+    help: {
+      validate: 'check the manifests of a target of erpsync.config.yaml (its layers and variables)',
+      targets: "only these targets: names or globs, comma-separated ('lojas/*')",
+      login: 'a target from erpsync.config.yaml',
+      export: 'a target from erpsync.config.yaml',
+      plan: ['a target from erpsync.config.yaml; several names (a,b) or globs', "('lojas/*') run a fleet: each store's plan, then one table"],
+      apply: ['a target from erpsync.config.yaml; several names (a,b) or globs', "('lojas/*') run a fleet: each store's plan, then one table"],
+      drift: ['a target from erpsync.config.yaml; several names (a,b) or globs', "('lojas/*') run a fleet: each store's report, then one table"],
+    },
+    read: readText,
+  }),
+  'all-targets': defineFlag({ type: 'boolean', help: 'run across every target of the config (a fleet)', read: readSwitch }),
+  parallel: defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_PARALLEL', help: 'stores in flight at once in a fleet (default 4)', read: (raw, flag) => readCount(raw, flag, 1) ?? 4 }),
+  'base-url': defineFlag({ type: 'string', value: 'URL', env: 'ERPSYNC_BASE_URL', help: 'API base URL (default https://api.bling.com.br/Api/v3)', read: readText }),
+  sandbox: defineFlag({ type: 'boolean', env: 'ERPSYNC_SANDBOX', help: 'use the embedded sandbox', read: readSwitch }),
+  'sandbox-state': defineFlag({ type: 'string', value: 'FILE', env: 'ERPSYNC_SANDBOX_STATE', help: 'sandbox state file (default .erpsync/sandbox.json)', read: readText }),
+  rate: defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_RATE', help: 'requests per second (default 2.9)', read: readText }),
+  'max-requests': defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_MAX_REQUESTS', help: 'stop before sending more than N requests', read: readText }),
+  config: defineFlag({ type: 'string', value: 'FILE', env: 'ERPSYNC_CONFIG', help: 'config file (default erpsync.config.yaml)', read: readText }),
+  debug: defineFlag({ type: 'boolean', env: 'ERPSYNC_DEBUG', help: 'trace every request on stderr, secrets redacted', read: (raw) => raw === true || raw === '1' }),
+  'client-id': defineFlag({ type: 'string', value: 'ID', help: 'OAuth client id (default: the target\'s clientId, or BLING_CLIENT_ID)', read: readText }),
+  'redirect-uri': defineFlag({ type: 'string', value: 'URI', env: 'ERPSYNC_REDIRECT_URI', help: "the app's registered redirect URI on this machine (default http://127.0.0.1:8719/callback)", read: readText }),
+  timeout: defineFlag({ type: 'string', value: 'SECONDS', help: 'how long to wait for the browser (default 300)', read: (raw, flag) => readCount(raw, flag, 1) ?? 300 }),
+  port: defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_SANDBOX_PORT', help: 'port to listen on; 0 picks a free one (default 0)', read: readText }),
+  state: defineFlag({ type: 'string', value: 'FILE', env: 'ERPSYNC_SANDBOX_STATE', help: 'state file, reloaded on start (default .erpsync/sandbox.json)', read: readText }),
+  seed: defineFlag({ type: 'string', value: 'S', env: 'ERPSYNC_SANDBOX_SEED', help: 'fresh | empty | FILE: first state when the state file does not exist (default fresh)', read: readText }),
+  'rate-limit': defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_SANDBOX_RATE_LIMIT', help: 'requests per second, 0 = off (default 3)', read: readText }),
+  faults: defineFlag({
+    type: 'string',
+    value: 'SPEC',
+    env: 'ERPSYNC_SANDBOX_FAULTS',
+    help: ['fault injection, e.g. p=0.1,seed=7,kinds=http503+reset-after or', 'POST/situacoes#1=http500'],
+    read: readText,
+  }),
+  token: defineFlag({ type: 'string', value: 'T', env: 'ERPSYNC_SANDBOX_TOKEN', help: 'bearer token to accept (default: random)', read: readText }),
+} as const;
+
+export type FlagKey = keyof typeof flagTable;
+
+/** The command-line name of a table entry: the two `format` entries are one flag of two commands. */
+export function flagNameOf(key: FlagKey): string {
+  return key === 'plan-format' || key === 'drift-format' ? 'format' : key;
+}
+
+type FlagValue<K extends FlagKey> = ReturnType<(typeof flagTable)[K]['read']>;
+
+/** What a command's flags parse to: one typed value per flag, the env twin already read. */
+export type ParsedFlags<K extends FlagKey> = { [P in K]: FlagValue<P> };
+
+export interface ParsedCommand<K extends FlagKey> {
+  flags: ParsedFlags<K>;
+  positionals: string[];
+}
+
+/** Parses argv against the command's flags from the table: unknown flags and bad values are usage errors naming the closest flag. */
+export function parseCommandFlags<K extends FlagKey>(command: CommandName, keys: readonly K[], args: string[], env: NodeJS.ProcessEnv): ParsedCommand<K> {
+  const options: NonNullable<ParseArgsConfig['options']> = {};
+  for (const key of keys) {
+    const spec: FlagSpec<unknown> = flagTable[key];
+    options[flagNameOf(key)] = { type: spec.type, ...(spec.multiple ? { multiple: true } : {}), ...(spec.short ? { short: spec.short } : {}) };
+  }
+  let parsed: { values: Record<string, Raw>; positionals: string[] };
+  try {
+    parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new ErpsyncError('USAGE', describeParseError(command, error as Error & { code?: string }, keys), { cause: error });
+  }
+  const flags = {} as Record<string, unknown>;
+  const help = parsed.values.help === true;
+  for (const key of keys) {
+    const spec: FlagSpec<unknown> = flagTable[key];
+    const name = flagNameOf(key);
+    const given = parsed.values[name];
+    const raw = given ?? (spec.env === undefined ? undefined : env[spec.env] || undefined);
+    // --help answers even when another flag's value is wrong.
+    flags[key] = help && key !== 'help' ? safeRead(spec, raw, name) : spec.read(raw, given === undefined && spec.env !== undefined && raw !== undefined ? spec.env : `--${name}`);
+  }
+  return { flags: flags as ParsedFlags<K>, positionals: parsed.positionals };
+}
+
+function safeRead(spec: FlagSpec<unknown>, raw: Raw, name: string): unknown {
+  try {
+    return spec.read(raw, `--${name}`);
+  } catch {
+    return spec.read(undefined, `--${name}`);
+  }
+}
+
+/** parseArgs' own text quotes unevenly and suggests `--` tricks; say what was wrong in our words. */
+function describeParseError(command: CommandName, error: Error & { code?: string }, keys: readonly FlagKey[]): string {
+  const help = `run \`erpsync ${command} --help\` for its options`;
+  const flagNames = keys.flatMap((key) => [`--${flagNameOf(key)}`, ...(flagTable[key].type === 'boolean' && 'short' in flagTable[key] ? [`-${String(flagTable[key].short)}`] : [])]);
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const given = /'(-{1,2}[^'=\s]+)/.exec(error.message)?.[1] ?? 'option';
+    const closest = suggestClosest(given, flagNames.filter((f) => f.startsWith('--')));
+    return `\`erpsync ${command}\` has no option ${given}${closest ? `; did you mean ${closest}?` : ''} (${help})`;
+  }
+  if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    const flag = flagNames.find((f) => error.message.includes(`${f} `) || error.message.includes(`${f}'`) || error.message.includes(`${f}=`));
+    const what = /argument missing/.test(error.message) ? 'needs a value' : 'takes no value';
+    return `${flag ?? 'an option'} ${what} (${help})`;
+  }
+  return `${error.message.replaceAll(/["']/g, '`')} (${help})`;
+}
+
+/** A flag as --help and completion describe it. */
+export interface FlagHelp {
+  flag: string;
+  value?: string;
+  lines: readonly string[];
+  env?: string;
+}
+
+export function describeFlag(command: CommandName, key: FlagKey): FlagHelp {
+  const spec: FlagSpec<unknown> = flagTable[key];
+  const help = spec.help;
+  const own = typeof help === 'string' || Array.isArray(help) ? help : ((help as Partial<Record<CommandName, string | readonly string[]>>)[command] ?? '');
+  const lines = typeof own === 'string' ? [own] : [...(own as readonly string[])];
+  return { flag: `--${flagNameOf(key)}`, ...(spec.value ? { value: spec.value } : {}), lines, ...(spec.env ? { env: spec.env } : {}) };
+}
+
+/** The option lines of a command's --help: `  --flag VALUE           help (ENV)`. */
+export function renderFlagLines(command: CommandName, keys: readonly FlagKey[]): string[] {
+  const width = 23;
+  return keys.flatMap((key) => {
+    const { flag, value, lines, env } = describeFlag(command, key);
+    const short = key === 'help' ? '-h, ' : '';
+    const head = `  ${short}${flag}${value ? ` ${value}` : ''}`;
+    const text = [...lines];
+    if (env) text[text.length - 1] = `${text[text.length - 1] ?? ''} (${env})`;
+    const [first = '', ...rest] = text;
+    const indent = ' '.repeat(width + 2);
+    return head.length <= width ? [`${head.padEnd(width)}  ${first}`, ...rest.map((l) => `${indent}${l}`)] : [head, ...text.map((l) => `${indent}${l}`)];
+  });
+}

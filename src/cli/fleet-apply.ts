@@ -1,0 +1,55 @@
+// A fleet apply on the command line: every store's plan is shown (removals first, under its account
+// line) before anything is written, then one question for the whole fleet — or --auto-approve —
+// then a progress line per store and the table. The sequence itself is the workflow's (applyFleet).
+import { isCi } from '../api/index.js';
+import { exitCodes } from '../model/errors.js';
+import { confirmationForFleet } from '../report/apply-report.js';
+import type { FleetPlans, FleetStore } from '../workflows/fleet-workflow.js';
+import { applyFleet as runFleetApply, selectFleet } from '../workflows/fleet-workflow.js';
+import type { RunIO } from '../workflows/run-io.js';
+import { writeLine } from '../workflows/run-io.js';
+import { readFleetIndex } from '../workflows/saved-plans.js';
+import type { StoreSettings } from '../workflows/store-settings.js';
+import { askOnTerminal } from './apply-session.js';
+import type { applyFlags } from './commands.js';
+import type { FleetFormat } from './fleet-output.js';
+import { fleetProgress, printFleetPlans, printFleetReview } from './fleet-output.js';
+import type { ParsedFlags } from './flags.js';
+import { targetFlagsOf } from './run-settings.js';
+
+type ApplyCommandFlags = ParsedFlags<(typeof applyFlags)[number]>;
+
+export async function applyFleet(from: FleetPlans, flags: ApplyCommandFlags, settings: StoreSettings, io: RunIO): Promise<number> {
+  const format: FleetFormat = flags.json ? 'json' : 'text';
+  const targetFlags = targetFlagsOf(flags);
+  // A folder applies the stores it holds, or those of them that --target / --all-targets select.
+  const saved = from.type === 'saved' ? (await readFleetIndex(from.folder, from.shown)).map((e) => e.target) : undefined;
+  const selected = saved && (flags.target !== undefined || flags['all-targets']) ? (await selectFleet(targetFlags, io)).names.filter((n) => saved.includes(n)) : saved;
+  const fleet = await selectFleet(targetFlags, io, selected);
+  const outcome = await runFleetApply(
+    {
+      from,
+      fleet,
+      concurrency: flags.parallel,
+      settings,
+      review: async (stores) => reviewFleet(stores, settings.apply.autoApprove, format, io),
+      onStore: fleetProgress('apply', format, io),
+    },
+    io,
+  );
+  if (outcome.declined) {
+    writeLine(io.stderr, 'Nothing was applied.');
+    return exitCodes.error;
+  }
+  printFleetPlans(outcome.stores, outcome.report, format, io, { plans: format === 'json' });
+  return outcome.report.exitCode;
+}
+
+/** Shows every store's plan and asks once for the whole fleet (or takes --auto-approve). */
+async function reviewFleet(stores: readonly FleetStore[], autoApprove: boolean, format: FleetFormat, io: RunIO): Promise<boolean> {
+  // NDJSON-free JSON owns stdout: the review goes to stderr then.
+  printFleetReview(stores, format === 'json' ? io.stderr : io.stdout);
+  if (autoApprove) return true;
+  const out = format === 'json' || !io.stdout.isTTY || isCi(io.env) ? io.stderr : io.stdout;
+  return askOnTerminal(io, confirmationForFleet(stores.flatMap((s) => (s.result?.status === 'planned' ? [s.result.plan] : []))), out);
+}

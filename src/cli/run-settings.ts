@@ -1,0 +1,55 @@
+// The run settings of plan, apply and drift, built once from their parsed flags: what every store
+// of the run is told (StoreSettings, handed whole to each store), and which stores the run is for.
+// A command that lacks a flag gets its default here, the same for one store as for a fleet.
+import { isFleetSelection } from '../api/index.js';
+import type { TargetFlags } from '../api/index.js';
+import { parseSelection } from '../model/selection.js';
+import { readToday } from '../workflows/read-and-plan.js';
+import type { StoreSettings } from '../workflows/store-settings.js';
+import type { ParsedFlags } from './flags.js';
+import type { applyFlags, driftFlags, planFlags } from './commands.js';
+
+type StoreFlagKey = (typeof planFlags)[number] | (typeof applyFlags)[number] | (typeof driftFlags)[number];
+
+/** Any of the three commands' flags: those a command does not take are absent. */
+export type StoreFlags = Partial<ParsedFlags<StoreFlagKey>>;
+
+export function readStoreSettings(flags: StoreFlags, env: NodeJS.ProcessEnv): StoreSettings {
+  return {
+    plan: {
+      allowReplace: flags['allow-replace'] === true,
+      maxDeletes: flags['max-deletes'],
+      selection: parseSelection(flags.only ?? [], flags.exclude ?? []),
+      today: readToday(env),
+    },
+    apply: {
+      autoApprove: flags['auto-approve'] === true,
+      concurrency: flags.concurrency ?? 3,
+      lockTimeoutMs: flags['lock-timeout'] ?? 0,
+      outcomeWindowMs: flags['outcome-wait'] ?? 30_000,
+    },
+    drift: { includeBuiltin: flags['include-builtin'] === true, baseline: flags.baseline, adopt: flags.adopt === true },
+    detailedExitCode: flags['detailed-exitcode'] === true,
+    debug: flags.debug === true,
+  };
+}
+
+/** The target flags as target resolution and fleet selection take them. */
+export function targetFlagsOf(flags: StoreFlags & Partial<ParsedFlags<'target' | 'all-targets'>>): TargetFlags & { 'all-targets': boolean } {
+  return {
+    'all-targets': flags['all-targets'] === true,
+    'base-url': flags['base-url'],
+    sandbox: flags.sandbox,
+    'sandbox-state': flags['sandbox-state'],
+    target: flags.target,
+    rate: flags.rate,
+    'max-requests': flags['max-requests'],
+    config: flags.config,
+    debug: flags.debug,
+  };
+}
+
+/** Whether the run is a fleet: several targets, a glob, or every target. */
+export function isFleetRun(flags: { target?: string | undefined; 'all-targets'?: boolean | undefined }): boolean {
+  return flags['all-targets'] === true || isFleetSelection(flags.target);
+}

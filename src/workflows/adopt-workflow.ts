@@ -1,0 +1,77 @@
+// `drift --adopt`: after drift, writes the account's values of modified fields into the manifest
+// files they are declared in (drift/adopt-drift decides and edits; this file reads and writes).
+// A file is written only when it belongs to this target alone: a file other targets read too (a
+// fleet's shared base) is refused and named with its readers, since one store's hand edit written
+// there would change every store. Afterwards every target that reads a changed file is loaded
+// again offline, so an edit that broke a manifest is reported at once. Files keep their mode.
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { planAdoption, rewriteManifest } from '../drift/adopt-drift.js';
+import type { AdoptionInput, FieldEdit, NotAdopted } from '../drift/adopt-drift.js';
+import type { Diagnostic } from '../model/diagnostics.js';
+import { hasErrors } from '../model/diagnostics.js';
+import type { RunIO } from './run-io.js';
+import { writeFileAtomically } from './run-io.js';
+import { appendTo } from '../model/collections.js';
+import type { FileReaders } from './file-readers.js';
+
+export interface AdoptedFile {
+  file: string;
+  subjects: string[];
+}
+
+/** A file that was not written because other targets read it too. */
+export interface SharedFileRefusal {
+  file: string;
+  /** The other targets that read it. */
+  readers: string[];
+  subjects: string[];
+}
+
+export interface Revalidation {
+  target: string;
+  diagnostics: Diagnostic[];
+}
+
+export interface AdoptOutcome {
+  adopted: AdoptedFile[];
+  notAdopted: NotAdopted[];
+  shared: SharedFileRefusal[];
+  revalidated: Revalidation[];
+}
+
+export interface AdoptContext {
+  /** The target adopting (its name as the config knows it). */
+  target: string;
+  readers: FileReaders;
+}
+
+export async function adoptDrift(input: AdoptionInput, io: RunIO, context: AdoptContext): Promise<AdoptOutcome> {
+  const { edits, notAdopted } = planAdoption(input);
+  const byFile = new Map<string, FieldEdit[]>();
+  for (const edit of edits) appendTo(byFile, path.resolve(io.cwd, edit.file), edit);
+  const outcome: AdoptOutcome = { adopted: [], notAdopted, shared: [], revalidated: [] };
+  for (const [absolute, fileEdits] of byFile) {
+    const others = context.readers.readersOf(absolute).filter((name) => name !== context.target);
+    const shown = fileEdits[0]?.file ?? absolute;
+    if (others.length > 0) {
+      outcome.shared.push({ file: shown, readers: others, subjects: fileEdits.map((e) => e.subject) });
+      continue;
+    }
+    const text = await readFile(absolute, 'utf8');
+    const rewritten = rewriteManifest(text, fileEdits);
+    notAdopted.push(...rewritten.refused);
+    const taken = fileEdits.filter((e) => !rewritten.refused.some((r) => r.subject === e.subject));
+    if (taken.length === 0) continue;
+    if (rewritten.text !== text) await writeFileAtomically(absolute, rewritten.text, (await stat(absolute)).mode & 0o777);
+    outcome.adopted.push({ file: shown, subjects: taken.map((e) => e.subject) });
+  }
+  const changed = outcome.adopted.map((a) => path.resolve(io.cwd, a.file));
+  outcome.revalidated = await context.readers.revalidate(changed);
+  return outcome;
+}
+
+/** Whether anything adopted left a target that reads the changed files invalid. */
+export function brokeATarget(outcome: AdoptOutcome): boolean {
+  return outcome.revalidated.some((r) => hasErrors(r.diagnostics));
+}

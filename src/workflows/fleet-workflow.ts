@@ -1,0 +1,191 @@
+// A fleet: the per-store workflow looped over many targets of erpsync.config.yaml, a bounded number
+// at a time. This file schedules and collects, nothing else: every store runs runStore with the
+// same StoreSettings object a single target gets (handed through, never rebuilt), and a store
+// that fails becomes a row with its error while the others go on.
+import { performance } from 'node:perf_hooks';
+import { selectTargets } from '../api/index.js';
+import type { ResolvedTarget, TargetFlags, TargetsConfig } from '../api/index.js';
+import type { FleetCommand, FleetReport, FleetRow } from '../model/fleet.js';
+import { worstExitCode } from '../model/fleet.js';
+import { exitCodes } from '../model/errors.js';
+import type { FileReaders } from './file-readers.js';
+import type { OpenedTarget } from './open-target.js';
+import { loadTargetsConfig, openResolvedTarget, resolveRunTarget } from './open-target.js';
+import type { RunIO } from './run-io.js';
+import { rowOfFailure, rowOfStore } from './store-outcome.js';
+import type { StoreSettings } from './store-settings.js';
+import type { StartSession, StoreCommand, StoreResult, StoreSource } from './store-workflow.js';
+import { quietSession, runStore } from './store-workflow.js';
+import type { FleetIndexEntry } from './saved-plans.js';
+import { readFleetIndex, readFleetStorePlan } from './saved-plans.js';
+import type { Plan } from '../model/plan.js';
+import { actionableChanges } from '../model/plan.js';
+
+export interface FleetStore {
+  name: string;
+  row: FleetRow;
+  /** Absent when the store stopped with an error (the row says which). */
+  result?: StoreResult;
+}
+
+export interface FleetRun {
+  command: StoreCommand;
+  names: readonly string[];
+  concurrency: number;
+  settings: StoreSettings;
+  /** A target by name, with the command line's target flags applied. */
+  resolve(name: string): Promise<ResolvedTarget>;
+  /** Each store's manifests, or the plan saved (or reviewed) for it. */
+  sourceOf(name: string): Promise<StoreSource>;
+  readers?: FileReaders;
+  startSession(name: string): StartSession;
+  /** Called as each store finishes, in the order they finish. */
+  onStore?(store: FleetStore, done: number, total: number): void;
+}
+
+/** The stores a fleet run is for: the config read once, the names selected, and how to resolve each. */
+export interface FleetSelection {
+  config: TargetsConfig | undefined;
+  names: string[];
+  resolve(name: string): Promise<ResolvedTarget>;
+}
+
+/** `--all-targets`, or `--target` with several names or globs; the command line's other target flags apply to every store. */
+export async function selectFleet(flags: TargetFlags & { 'all-targets'?: boolean | undefined }, io: RunIO, only?: readonly string[]): Promise<FleetSelection> {
+  const config = await loadTargetsConfig(flags, io);
+  const names = only ? [...only] : selectTargets(config, { patterns: flags.target, all: flags['all-targets'] === true });
+  return { config, names, resolve: (name) => resolveRunTarget({ ...flags, target: name }, io, config) };
+}
+
+export interface FleetOutcome {
+  stores: FleetStore[];
+  report: FleetReport;
+}
+
+export async function runFleet(run: FleetRun, io: RunIO): Promise<FleetOutcome> {
+  const started = performance.now();
+  const stores = await forEachStore(run.names, run.concurrency, async (name) => {
+    const began = performance.now();
+    const seconds = () => (performance.now() - began) / 1000;
+    try {
+      const job = { command: run.command, target: await run.resolve(name), source: await run.sourceOf(name), settings: run.settings, ...(run.readers ? { readers: run.readers } : {}) };
+      const result = await runStore(job, io, run.startSession(name));
+      return { name, row: rowOfStore(name, result, run.settings, seconds()), result };
+    } catch (error) {
+      return { name, row: rowOfFailure(name, error, seconds()) };
+    }
+  }, run.onStore);
+  return { stores, report: reportOf(run.command, stores, started) };
+}
+
+/** `targets --check`: opens each target and names its account, nothing more. */
+export async function checkFleet(names: readonly string[], concurrency: number, resolve: (name: string) => Promise<ResolvedTarget>, io: RunIO, onStore?: FleetRun['onStore']): Promise<FleetOutcome> {
+  const started = performance.now();
+  const stores = await forEachStore(names, concurrency, async (name) => {
+    const began = performance.now();
+    let opened: OpenedTarget | undefined;
+    try {
+      opened = await openResolvedTarget(await resolve(name), { debug: false }, io);
+      return { name, row: { target: name, account: opened.account, changes: 0, exitCode: exitCodes.ok, seconds: (performance.now() - began) / 1000 } };
+    } catch (error) {
+      return { name, row: rowOfFailure(name, error, (performance.now() - began) / 1000) };
+    } finally {
+      await opened?.close();
+    }
+  }, onStore);
+  return { stores, report: reportOf('check', stores, started) };
+}
+
+function reportOf(command: FleetCommand, stores: readonly FleetStore[], started: number): FleetReport {
+  const rows = stores.map((s) => s.row);
+  return { command, rows, exitCode: worstExitCode(rows.map((r) => r.exitCode)), seconds: (performance.now() - started) / 1000 };
+}
+
+/** Runs `work` for every name, `concurrency` at a time; results in the names' order. */
+async function forEachStore(names: readonly string[], concurrency: number, work: (name: string) => Promise<FleetStore>, onStore?: FleetRun['onStore']): Promise<FleetStore[]> {
+  const stores = new Array<FleetStore>(names.length);
+  let next = 0;
+  let done = 0;
+  const worker = async (): Promise<void> => {
+    for (let index = next++; index < names.length; index = next++) {
+      const store = await work(names[index] ?? '');
+      stores[index] = store;
+      done += 1;
+      onStore?.(store, done, names.length);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(Math.max(1, concurrency), names.length) }, worker));
+  return stores;
+}
+
+/** Where a fleet apply's plans come from: planned now from the manifests, or saved by `plan --out DIR`. */
+export type FleetPlans = { type: 'manifests'; paths: readonly string[] } | { type: 'saved'; folder: string; shown: string };
+
+export interface FleetApplyRun {
+  from: FleetPlans;
+  fleet: FleetSelection;
+  concurrency: number;
+  settings: StoreSettings;
+  /** Shown every store's plan before anything is written; true to apply them all. Asked only when some store has changes. */
+  review(stores: readonly FleetStore[]): Promise<boolean>;
+  onStore?: FleetRun['onStore'];
+}
+
+/**
+ * A fleet apply: every store's plan first (planned now, or read from the folder), one review of
+ * them all, then each store's reviewed plan applied as a saved plan — re-checked against its own
+ * account under its lock, so a store changed since its plan is refused while the others apply.
+ */
+export async function applyFleet(run: FleetApplyRun, io: RunIO): Promise<FleetOutcome & { reviewed: FleetStore[]; declined: boolean }> {
+  const started = performance.now();
+  const reviewed = run.from.type === 'manifests' ? await planFleetStores(run, run.from.paths, io) : await readFleetStores(run, run.from, io);
+  const toApply = reviewed.filter((s) => s.result?.status === 'planned' && actionableChanges(s.result.plan).length > 0);
+  const declined = toApply.length > 0 && !(await run.review(reviewed));
+  if (declined || toApply.length === 0) return { reviewed, declined, stores: reviewed, report: reportOf('apply', reviewed, started) };
+  const plans = new Map(toApply.map((s) => [s.name, s.result?.status === 'planned' ? s.result.plan : undefined]));
+  const applied = await runFleet(
+    {
+      command: 'apply',
+      names: [...plans.keys()],
+      concurrency: run.concurrency,
+      settings: run.settings,
+      resolve: run.fleet.resolve,
+      sourceOf: async (name) => ({ type: 'saved-plan', plan: plans.get(name) as Plan }),
+      startSession: () => approvedSession,
+      ...(run.onStore ? { onStore: run.onStore } : {}),
+    },
+    io,
+  );
+  const byName = new Map(applied.stores.map((s) => [s.name, s]));
+  const stores = reviewed.map((s) => byName.get(s.name) ?? s);
+  return { reviewed, declined, stores, report: reportOf('apply', stores, started) };
+}
+
+/** Each store was reviewed with the whole fleet before any was applied: its own run asks no more. */
+const approvedSession: StartSession = () => ({ report: () => undefined, confirm: async () => true, stop: new AbortController().signal, close: async () => undefined });
+
+async function planFleetStores(run: FleetApplyRun, paths: readonly string[], io: RunIO): Promise<FleetStore[]> {
+  const planned = await runFleet(
+    { command: 'plan', names: run.fleet.names, concurrency: run.concurrency, settings: run.settings, resolve: run.fleet.resolve, sourceOf: async () => ({ type: 'manifests', paths }), startSession: () => quietSession },
+    io,
+  );
+  // A store's plan is reviewed like `plan`'s, so its row counts changes, not an exit 2.
+  return planned.stores.map((s) => (s.result?.status === 'planned' ? { ...s, row: { ...s.row, exitCode: exitCodes.ok } } : s));
+}
+
+async function readFleetStores(run: FleetApplyRun, from: Extract<FleetPlans, { type: 'saved' }>, io: RunIO): Promise<FleetStore[]> {
+  const entries = new Map((await readFleetIndex(from.folder, from.shown)).map((e) => [e.target, e]));
+  const names = run.fleet.names.filter((name) => entries.has(name));
+  return Promise.all(
+    names.map(async (name): Promise<FleetStore> => {
+      try {
+        const plan = await readFleetStorePlan(from.folder, from.shown, entries.get(name) as FleetIndexEntry, io.env);
+        const target = await run.fleet.resolve(name);
+        const result: StoreResult = { target, status: 'planned', plan, diagnostics: [] };
+        return { name, result, row: { target: name, account: plan.target.account, changes: actionableChanges(plan).length, exitCode: exitCodes.ok, seconds: 0 } };
+      } catch (error) {
+        return { name, row: rowOfFailure(name, error, 0) };
+      }
+    }),
+  );
+}

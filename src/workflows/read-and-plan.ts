@@ -1,0 +1,105 @@
+// The steps the per-store workflow is made of: load a target's manifests, read its account, build
+// its plan. Each returns what it found (diagnostics included) and prints nothing; the workflow
+// sequences them and the CLI shows the results.
+import type { ResolvedTarget } from '../api/index.js';
+import { DEFAULT_RATE } from '../api/index.js';
+import type { OpenedTarget } from './open-target.js';
+import { readTargetVariables } from './open-target.js';
+import type { RunIO } from './run-io.js';
+import { registry } from '../kinds/registry.js';
+import { fetchLive } from '../live/fetch-live.js';
+import { loadManifests } from '../manifest/load-manifests.js';
+import type { Diagnostic } from '../model/diagnostics.js';
+import { ErpsyncError } from '../model/errors.js';
+import { buildPlan } from '../plan/build-plan.js';
+import type { PlanResult } from '../plan/build-plan.js';
+import { deriveDesiredUnits, readsEveryRecord, selectUnitKinds } from '../kinds/desired-units.js';
+import type { LiveState } from '../model/live.js';
+import type { DesiredState } from '../model/desired.js';
+import type { PlanTarget } from '../model/plan.js';
+import type { PlanSettings } from './store-settings.js';
+
+/** The pace a real account allows us (under its shared 3 req/s), for cost lines of unpaced runs. */
+export const projectedRate = DEFAULT_RATE;
+
+export function planTargetOf(opened: Pick<OpenedTarget, 'target' | 'account'>): PlanTarget {
+  return { mode: opened.target.mode, id: opened.target.id, name: opened.target.name, account: opened.account };
+}
+
+export interface LoadedManifests {
+  /** Absent when the manifests have errors. */
+  desired?: DesiredState;
+  /** Errors and warnings (notes are for `validate`). */
+  diagnostics: Diagnostic[];
+  /** Every file read, relative to the working directory. */
+  files: string[];
+}
+
+/** The manifest paths a run reads: the paths given, else the target's layers, else the current folder. */
+export function manifestPathsOf(paths: readonly string[], target?: Pick<ResolvedTarget, 'manifests'>): { paths: readonly string[]; layers: boolean } {
+  if (paths.length > 0) return { paths, layers: false };
+  if (target?.manifests) return { paths: target.manifests, layers: true };
+  return { paths: ['.'], layers: false };
+}
+
+/**
+ * Loads the manifests: the paths given, else the target's `manifests` (layered: an overlay's record
+ * replaces the base's), else the current folder; with the target's variables over the environment.
+ */
+export async function loadDesired(paths: readonly string[], io: RunIO, target?: Pick<ResolvedTarget, 'name' | 'manifests' | 'envFile' | 'variables'>, offline = false): Promise<LoadedManifests> {
+  const chosen = manifestPathsOf(paths, target);
+  const env = target ? await readTargetVariables(target, io) : io.env;
+  const result = await loadManifests(chosen.paths, { cwd: io.cwd, env, registry, layers: chosen.layers, offline });
+  for (const value of result.secretValues) io.mask?.add(value);
+  const diagnostics = result.diagnostics.filter((d) => d.severity !== 'note');
+  return { ...(result.desired ? { desired: result.desired } : {}), diagnostics, files: [...result.files] };
+}
+
+export async function readAccount(opened: OpenedTarget, desired: DesiredState): Promise<LiveState> {
+  return fetchLive(opened.client, registry.units, {
+    kinds: selectUnitKinds(desired, registry.units),
+    desired: deriveDesiredUnits(desired, registry.units),
+    complete: (kind) => {
+      const unit = registry.unit(kind);
+      return unit ? readsEveryRecord(unit, desired) : false;
+    },
+  });
+}
+
+/** The account as drift needs it: every record of the touched kinds, with every field (for snippets). */
+export async function readAccountForDrift(opened: OpenedTarget, desired: DesiredState): Promise<LiveState> {
+  return fetchLive(opened.client, registry.units, {
+    kinds: selectUnitKinds(desired, registry.units),
+    desired: deriveDesiredUnits(desired, registry.units),
+    // Unmanaged records are found only by reading every record, and their snippets need every field.
+    complete: () => true,
+    everyField: true,
+  });
+}
+
+/**
+ * Today on this machine's calendar (YYYY-MM-DD), the day policy.ignore `until` is compared with:
+ * read here, at the edge, so planning and drift stay pure. `ERPSYNC_TODAY` fixes it (reproducible runs).
+ */
+export function readToday(env: NodeJS.ProcessEnv, now = new Date()): string {
+  const fixed = env.ERPSYNC_TODAY;
+  if (fixed) {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(fixed)) throw new ErpsyncError('USAGE', `ERPSYNC_TODAY takes a date as YYYY-MM-DD, not \`${fixed}\``);
+    return fixed;
+  }
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+}
+
+export function makePlan(desired: DesiredState, live: LiveState, opened: OpenedTarget, settings: PlanSettings): PlanResult {
+  const rate = Number.isFinite(opened.target.rate) ? opened.target.rate : projectedRate;
+  // Naming the account cost requests too: the plan's read cost counts them.
+  return buildPlan(desired, { ...live, reads: live.reads + opened.identityReads }, registry.units, {
+    target: planTargetOf(opened),
+    allowReplace: settings.allowReplace,
+    ...(settings.maxDeletes !== undefined ? { maxDeletes: settings.maxDeletes } : {}),
+    rate,
+    today: settings.today,
+    ...(settings.selection ? { selection: settings.selection } : {}),
+  });
+}

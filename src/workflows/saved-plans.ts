@@ -1,0 +1,115 @@
+// Saved plans on disk: one store's plan file (`plan --out plan.json`), and a fleet's folder of them
+// (`plan --all-targets --out DIR`): one checked plan per store beside an index that names each
+// store, its account, its counts and the digest of its file. `apply DIR` reads the index and applies
+// each store's plan as `apply plan.json` would, so a file changed after planning is refused for
+// its store alone.
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { ErpsyncError } from '../model/errors.js';
+import type { AccountIdentity } from '../model/account.js';
+import { isPlainRecord } from '../model/paths.js';
+import type { Plan } from '../model/plan.js';
+import { actionableChanges, countsAgainstBudget } from '../model/plan.js';
+import { parsePlanFile, serializePlan } from '../plan/plan-file.js';
+import { writeFileAtomically } from './run-io.js';
+
+export const fleetIndexFile = 'index.json';
+const indexKind = 'erpsync-fleet-plans';
+
+export async function readSavedPlan(file: string, shown: string, env: NodeJS.ProcessEnv): Promise<Plan> {
+  const text = await readFile(file, 'utf8').catch((error: unknown) => {
+    throw new ErpsyncError('FILE_UNREADABLE', `cannot read ${shown}`, { cause: error });
+  });
+  return parsePlanFile(text, shown, env);
+}
+
+/** Writes one plan (mode 0600: it names the account), creating its folder. */
+export async function writeSavedPlan(file: string, plan: Plan): Promise<string> {
+  const text = serializePlan(plan);
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFileAtomically(file, text, 0o600);
+  return text;
+}
+
+export interface FleetIndexEntry {
+  target: string;
+  /** The plan's file, relative to the folder; absent when the store could not be planned. */
+  file?: string;
+  sha256?: string;
+  account?: AccountIdentity;
+  changes?: number;
+  removals?: number;
+  /** Why there is no plan for this store. */
+  error?: string;
+}
+
+/** The stores of a fleet plan: each with its plan, or why it has none. */
+export type FleetPlanStore = { target: string; plan: Plan } | { target: string; error: string };
+
+/** Writes a fleet's plans into `dir` (one per store, `lojas/centro` → `lojas/centro.json`) and the index last. */
+export async function writeFleetPlans(dir: string, stores: readonly FleetPlanStore[]): Promise<void> {
+  const entries: FleetIndexEntry[] = [];
+  for (const store of stores) {
+    if (!('plan' in store)) {
+      entries.push({ target: store.target, error: store.error });
+      continue;
+    }
+    const file = `${store.target}.json`;
+    const text = await writeSavedPlan(path.join(dir, file), store.plan);
+    const removals = store.plan.changes.filter(countsAgainstBudget).length;
+    entries.push({ target: store.target, file, sha256: digestOf(text), account: store.plan.target.account, changes: actionableChanges(store.plan).length, removals });
+  }
+  await writeFileAtomically(path.join(dir, fleetIndexFile), `${JSON.stringify({ formatVersion: 1, kind: indexKind, stores: entries }, null, 2)}\n`, 0o600);
+}
+
+/** Whether a path given to apply is a fleet's folder of saved plans. */
+export async function isFleetPlanFolder(given: string): Promise<boolean> {
+  const info = await stat(given).catch(() => undefined);
+  return info?.isDirectory() === true && (await stat(path.join(given, fleetIndexFile)).catch(() => undefined))?.isFile() === true;
+}
+
+/** Reads a fleet's index; each store's plan is read and checked later, on its own (see readFleetStorePlan). */
+export async function readFleetIndex(dir: string, shown: string): Promise<FleetIndexEntry[]> {
+  const file = path.join(dir, fleetIndexFile);
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    throw new ErpsyncError('PLAN_INVALID', `${shown}/${fleetIndexFile} is not the index of a fleet's saved plans`, { cause: error });
+  }
+  if (!isPlainRecord(value) || value.kind !== indexKind || value.formatVersion !== 1 || !Array.isArray(value.stores)) {
+    throw new ErpsyncError('PLAN_INVALID', `${shown}/${fleetIndexFile} is not the index of a fleet's saved plans (written by \`erpsync plan --out DIR\` across targets)`);
+  }
+  const entries = value.stores as FleetIndexEntry[];
+  for (const entry of entries) {
+    if (!isPlainRecord(entry) || typeof entry.target !== 'string' || (entry.file !== undefined && (typeof entry.file !== 'string' || !isInside(entry.file)))) {
+      throw new ErpsyncError('PLAN_INVALID', `${shown}/${fleetIndexFile} holds an entry erpsync did not write; plan again`);
+    }
+  }
+  return entries;
+}
+
+/** One store's saved plan from a fleet's folder: refused when the file is not the one the index names. */
+export async function readFleetStorePlan(dir: string, shown: string, entry: FleetIndexEntry, env: NodeJS.ProcessEnv): Promise<Plan> {
+  if (entry.file === undefined) throw new ErpsyncError('PLAN_INVALID', `no plan was saved for ${entry.target}${entry.error ? ` (planning failed: ${entry.error})` : ''}; plan again`);
+  const file = path.join(dir, entry.file);
+  const where = `${shown}/${entry.file}`;
+  const text = await readFile(file, 'utf8').catch((error: unknown) => {
+    throw new ErpsyncError('FILE_UNREADABLE', `cannot read ${where}`, { cause: error });
+  });
+  if (digestOf(text) !== entry.sha256) throw new ErpsyncError('PLAN_UNVERIFIABLE', `${where} is not the plan the index recorded (changed after erpsync wrote it); plan again`);
+  const plan = parsePlanFile(text, where, env);
+  if (plan.target.name !== entry.target) throw new ErpsyncError('PLAN_UNVERIFIABLE', `${where} was made for target ${plan.target.name}, not ${entry.target}; plan again`);
+  return plan;
+}
+
+function digestOf(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** A relative path that stays inside the folder (an index never points elsewhere). */
+function isInside(file: string): boolean {
+  const normal = path.normalize(file);
+  return !path.isAbsolute(normal) && !normal.startsWith('..') && normal.endsWith('.json');
+}

@@ -1,0 +1,164 @@
+// The per-store workflow: the one place that sequences a run on one account — load the manifests
+// (or take a saved plan), open the target and name its account, read it, plan, review, apply under
+// the account's lock, verify; or, for drift, read, compare and adopt. A single target, a saved plan
+// and every store of a fleet all run this function with the same StoreSettings; a fleet only loops
+// over it. It prints nothing: what it found comes back as a StoreResult, and the steps that show or
+// ask (the banner, the review, progress) are the caller's StoreSession.
+import type { ResolvedTarget } from '../api/index.js';
+import { findDrift } from '../drift/find-drift.js';
+import { loadBaseline } from '../drift/load-baseline.js';
+import { registry } from '../kinds/registry.js';
+import { fetchLive } from '../live/fetch-live.js';
+import type { Diagnostic } from '../model/diagnostics.js';
+import { ErpsyncError } from '../model/errors.js';
+import { hasErrors } from '../model/diagnostics.js';
+import type { DriftReport } from '../model/drift.js';
+import type { ApplyReportEvent } from '../model/events.js';
+import type { Plan } from '../model/plan.js';
+import type { HeldLock } from '../api/lease-lock.js';
+import { lockAccount, lockKeyOf } from './account-lock.js';
+import type { AdoptOutcome } from './adopt-workflow.js';
+import { adoptDrift } from './adopt-workflow.js';
+import type { ApplyOutcome } from './apply-workflow.js';
+import { runApplyWorkflow } from './apply-workflow.js';
+import type { FileReaders } from './file-readers.js';
+import type { OpenedTarget } from './open-target.js';
+import { openResolvedTarget } from './open-target.js';
+import { loadDesired, makePlan, planTargetOf, readAccount, readAccountForDrift } from './read-and-plan.js';
+import type { RunIO } from './run-io.js';
+import type { StoreSettings } from './store-settings.js';
+import type { DesiredState } from '../model/desired.js';
+
+export type StoreCommand = 'plan' | 'apply' | 'drift';
+
+export type StoreSource = { type: 'manifests'; paths: readonly string[] } | { type: 'saved-plan'; plan: Plan };
+
+export interface StoreJob {
+  command: StoreCommand;
+  target: ResolvedTarget;
+  source: StoreSource;
+  settings: StoreSettings;
+  /** drift --adopt: who else reads the files it would write. */
+  readers?: FileReaders;
+}
+
+/** The caller's side of one store's run: shows, asks and reports. Started once the account is named. */
+export interface StoreSession {
+  /** Every apply event (the plan first); plan and drift send none. */
+  report(event: ApplyReportEvent): void;
+  /** Asked once, only when the plan has something to apply within its budget. */
+  confirm(plan: Plan): Promise<boolean>;
+  /** Aborted to stop starting changes (Ctrl-C confirmed). */
+  stop: AbortSignal;
+  /** Awaited before each change and request starts (paused while a question shows). */
+  hold?: () => Promise<void>;
+  close(): Promise<void>;
+}
+
+export type StartSession = (store: OpenedTarget) => StoreSession;
+
+interface StoreFacts {
+  target: ResolvedTarget;
+  opened?: OpenedTarget;
+  /** Warnings and notes; errors only with status `invalid`. */
+  diagnostics: Diagnostic[];
+}
+
+export type StoreResult = StoreFacts &
+  (
+    | { status: 'invalid' }
+    | { status: 'planned'; plan: Plan }
+    | { status: 'applied'; plan: Plan; outcome: ApplyOutcome }
+    | { status: 'drift'; report: DriftReport; adoption?: AdoptOutcome }
+  );
+
+/** A session that shows nothing and approves nothing on its own: for runs that never apply. */
+export const quietSession: StartSession = () => ({ report: () => undefined, confirm: async () => false, stop: new AbortController().signal, close: async () => undefined });
+
+export async function runStore(job: StoreJob, io: RunIO, startSession: StartSession): Promise<StoreResult> {
+  const loaded = job.source.type === 'manifests' ? await loadDesired(job.source.paths, io, job.target) : undefined;
+  if (loaded && !loaded.desired) return { target: job.target, status: 'invalid', diagnostics: loaded.diagnostics };
+  // Ctrl-C stops apply from starting changes while requests in flight finish (a second Ctrl-C
+  // exits at once), so an apply's client does not share the interrupt signal.
+  const opened = await openResolvedTarget(job.target, { debug: job.settings.debug }, io, job.command === 'apply' ? { client: { signal: new AbortController().signal } } : {});
+  const facts: StoreFacts = { target: job.target, opened, diagnostics: loaded?.diagnostics ?? [] };
+  let session: StoreSession | undefined;
+  let lock: HeldLock | undefined;
+  try {
+    session = startSession(opened);
+    if (job.command === 'drift') return await driftStore(job, loaded?.desired, opened, facts, io);
+    if (job.command === 'apply') {
+      const apply = job.settings.apply;
+      lock = await lockAccount(io, { key: lockKeyOf(opened), timeoutMs: apply.lockTimeoutMs, inFlightMs: apply.outcomeWindowMs });
+    }
+    return await planAndApply(job, loaded?.desired, opened, facts, session, io);
+  } finally {
+    await session?.close();
+    await lock?.release();
+    await opened.close();
+  }
+}
+
+async function planAndApply(job: StoreJob, desired: DesiredState | undefined, opened: OpenedTarget, facts: StoreFacts, session: StoreSession, io: RunIO): Promise<StoreResult> {
+  let plan: Plan;
+  let live;
+  if (job.source.type === 'saved-plan') plan = job.source.plan;
+  else {
+    if (!desired) throw new ErpsyncError('INTERNAL', 'a run from manifests without manifests');
+    live = await readAccount(opened, desired);
+    const result = makePlan(desired, live, opened, job.settings.plan);
+    facts.diagnostics = [...facts.diagnostics, ...result.diagnostics];
+    if (hasErrors(result.diagnostics)) return { ...facts, status: 'invalid' };
+    plan = result.plan;
+  }
+  if (job.command === 'plan') return { ...facts, status: 'planned', plan };
+  const outcome = await runApplyWorkflow(plan, {
+    client: session.hold ? holdRequests(opened, session.hold) : opened.client,
+    target: planTargetOf(opened),
+    adapters: registry.units,
+    readAccount: (request) => fetchLive(opened.client, registry.units, request),
+    ...(live ? { live } : {}),
+    confirm: (p) => session.confirm(p),
+    report: (event) => session.report(event),
+    signal: AbortSignal.any([io.signal, session.stop]),
+    ...(session.hold ? { hold: session.hold } : {}),
+    concurrency: job.settings.apply.concurrency,
+    outcomeWindowMs: job.settings.apply.outcomeWindowMs,
+  });
+  return { ...facts, status: 'applied', plan, outcome };
+}
+
+/** The client apply writes through: no request leaves while a question shows. */
+function holdRequests(opened: OpenedTarget, hold: () => Promise<void>): OpenedTarget['client'] {
+  const client = opened.client;
+  return {
+    ...client,
+    request: async <T,>(req: Parameters<typeof client.request>[0]) => {
+      await hold();
+      return client.request<T>(req);
+    },
+  };
+}
+
+async function driftStore(job: StoreJob, desired: DesiredState | undefined, opened: OpenedTarget, facts: StoreFacts, io: RunIO): Promise<StoreResult> {
+  if (!desired || job.source.type !== 'manifests') throw new ErpsyncError('INTERNAL', 'drift runs from manifests');
+  const drift = job.settings.drift;
+  const baseline = drift.baseline ? await loadBaseline(drift.baseline, job.source.paths, { cwd: io.cwd, env: io.env }) : undefined;
+  const live = await readAccountForDrift(opened, desired);
+  const found = findDrift({
+    desired,
+    live,
+    adapters: registry.units,
+    target: planTargetOf(opened),
+    includeBuiltin: drift.includeBuiltin,
+    today: job.settings.plan.today,
+    ...(job.settings.plan.selection ? { selection: job.settings.plan.selection } : {}),
+    ...(baseline ? { baseline } : {}),
+  });
+  facts.diagnostics = [...facts.diagnostics, ...found.diagnostics.filter((d) => d.severity !== 'note')];
+  if (hasErrors(found.diagnostics)) return { ...facts, status: 'invalid' };
+  if (!drift.adopt) return { ...facts, status: 'drift', report: found.report };
+  if (!job.readers) throw new ErpsyncError('INTERNAL', 'drift --adopt needs to know who reads the manifest files');
+  const adoption = await adoptDrift({ report: found.report, desired, live, adapters: registry.units }, io, { target: job.target.name, readers: job.readers });
+  return { ...facts, status: 'drift', report: found.report, adoption };
+}
