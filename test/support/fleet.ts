@@ -1,0 +1,32 @@
+// A fleet of accounts for CLI tests: one emulated account per store (its own company id and token),
+// and an erpsync.config.yaml naming them `lojas/loja-01` … with the entries the test gives.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createEmulator } from '../../src/emulator/index.js';
+import type { Emulator } from '../../src/emulator/index.js';
+
+export interface FleetAccounts {
+  env: NodeJS.ProcessEnv;
+  stores: { name: string; emulator: Emulator }[];
+  close(): Promise<void>;
+}
+
+export const storeName = (i: number) => `lojas/loja-${String(i).padStart(2, '0')}`;
+
+/** `size` stores; `entry(i)` adds each target's settings (manifests, variables). */
+export async function openFleetAccounts(dir: string, size: number, entry: (i: number) => { manifests: string[]; variables?: Record<string, string> }): Promise<FleetAccounts> {
+  const env: NodeJS.ProcessEnv = { ERPSYNC_LOCK_DIR: path.join(dir, '.locks') };
+  const stores: FleetAccounts['stores'] = [];
+  const config = ['version: 1', 'targets:'];
+  for (let i = 1; i <= size; i += 1) {
+    const n = String(i).padStart(2, '0');
+    const emulator = await createEmulator({ rateLimit: 0, company: { id: `loja${n.padStart(28, '0')}`, nome: `Loja ${i} Ltda`, cnpj: `11.111.111/0001-${n}` } });
+    stores.push({ name: storeName(i), emulator });
+    env[`LOJA_${n}_TOKEN`] = emulator.token;
+    const { manifests, variables } = entry(i);
+    config.push(`  ${storeName(i)}:`, `    baseUrl: ${emulator.baseUrl}`, `    credentials: { tokenEnv: LOJA_${n}_TOKEN }`, `    manifests: [${manifests.join(', ')}]`, '    rate: 1000');
+    if (variables) config.push(`    variables: { ${Object.entries(variables).map(([k, v]) => `${k}: "${v}"`).join(', ')} }`);
+  }
+  writeFileSync(path.join(dir, 'erpsync.config.yaml'), `${config.join('\n')}\n`);
+  return { env, stores, close: async () => void (await Promise.all(stores.map((s) => s.emulator.close()))) };
+}
