@@ -5,16 +5,16 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEmulator } from '../../src/emulator/index.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import type { FleetReport } from '../../src/model/fleet.js';
 import { runCli } from '../support/run-cli.js';
+import { openFleetAccounts } from '../support/fleet.js';
 
 const size = 20;
-const stores: { name: string; emulator: Emulator }[] = [];
+let stores: { name: string; emulator: Emulator }[] = [];
 let dir: string;
-const env: NodeJS.ProcessEnv = {};
-const storeName = (i: number) => `lojas/loja-${String(i).padStart(2, '0')}`;
+let env: NodeJS.ProcessEnv = {};
+let close: () => Promise<void> = async () => undefined;
 const tokenVar = (i: number) => `LOJA_${String(i).padStart(2, '0')}_TOKEN`;
 
 function write(file: string, text: string): void {
@@ -24,22 +24,13 @@ function write(file: string, text: string): void {
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'erpsync-fleet-'));
-  const config = ['version: 1', 'targets:'];
-  for (let i = 1; i <= size; i += 1) {
-    const emulator = await createEmulator({ rateLimit: 0, company: { id: `loja${String(i).padStart(28, '0')}`, nome: `Loja ${i} Ltda`, cnpj: `11.111.111/0001-${String(i).padStart(2, '0')}` } });
-    stores.push({ name: storeName(i), emulator });
-    env[tokenVar(i)] = emulator.token;
-    const overlay = i % 2 === 0 ? ', overlays/pares' : '';
-    config.push(`  ${storeName(i)}:`, `    baseUrl: ${emulator.baseUrl}`, `    credentials: { tokenEnv: ${tokenVar(i)} }`, `    manifests: [base${overlay}]`, "    rate: 1000", `    variables: { LOJA: "${i}" }`);
-  }
-  env.ERPSYNC_LOCK_DIR = path.join(dir, '.locks');
-  write('erpsync.config.yaml', `${config.join('\n')}\n`);
+  ({ env, stores, close } = await openFleetAccounts(dir, size, (i) => ({ manifests: i % 2 === 0 ? ['base', 'overlays/pares'] : ['base'], variables: { LOJA: String(i) } })));
   write('base/grupos.yaml', 'version: 1\ngruposProdutos:\n  - nome: Maquiagem\n  - nome: Perfumaria\n  - nome: Loja ${LOJA}\n');
   // Even stores sell no perfume: the overlay's tombstone replaces the base's record.
   write('overlays/pares/grupos.yaml', 'version: 1\ngruposProdutos:\n  - nome: Perfumaria\n    ensure: absent\n  - nome: Cabelos\n');
 });
 afterAll(async () => {
-  await Promise.all(stores.map((s) => s.emulator.close()));
+  await close();
   rmSync(dir, { recursive: true, force: true });
 });
 
