@@ -6,8 +6,9 @@ import path from 'node:path';
 import { planAdoption, rewriteManifest } from '../drift/adopt-drift.js';
 import type { AdoptionInput, FieldEdit, NotAdopted } from '../drift/adopt-drift.js';
 import type { CliIO } from './io.js';
-import { writeFileAtomically, writeLine } from './io.js';
+import { writeLine } from './io.js';
 import { appendTo } from '../model/collections.js';
+import { writeFileAtomically } from '../model/write-file-atomically.js';
 
 export interface AdoptOutcome {
   adopted: number;
@@ -26,7 +27,7 @@ export async function adoptDrift(input: AdoptionInput, io: CliIO, out: CliIO['st
     notAdopted.push(...rewritten.refused);
     const taken = fileEdits.filter((e) => !rewritten.refused.some((r) => r.subject === e.subject));
     if (taken.length === 0) continue;
-    if (rewritten.text !== text) await writeFileAtomically(absolute, rewritten.text, (await stat(absolute)).mode & 0o777);
+    if (rewritten.text !== text) await writeFileAtomically(absolute, rewritten.text, { mode: (await stat(absolute)).mode & 0o777 });
     adopted += taken.length;
     writeLine(out, `Adopted into ${file}: ${taken.map((e) => e.subject).join('; ')}`);
   }

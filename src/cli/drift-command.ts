@@ -1,7 +1,7 @@
 // `erpsync drift [paths…]`: compares the account with the manifests and reports what drifted, in
 // text, JSON, markdown or JUnit. Changes nothing. Exit 0 clean, 2 drift, 1 error (a usage
 // mistake too: 2 would read as drift in a pipeline).
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { findDrift } from '../drift/find-drift.js';
 import { loadBaseline } from '../drift/load-baseline.js';
@@ -9,6 +9,7 @@ import type { Baseline } from '../drift/load-baseline.js';
 import { registry } from '../kinds/registry.js';
 import { hasErrors } from '../model/diagnostics.js';
 import { ErpsyncError } from '../model/errors.js';
+import { writeFileAtomically } from '../model/write-file-atomically.js';
 import { renderDriftJson } from '../report/drift-json.js';
 import { renderDriftJunit } from '../report/drift-junit.js';
 import { defaultMarkdownLimit, renderDriftMarkdown } from '../report/drift-markdown.js';
@@ -134,7 +135,7 @@ export async function runDriftCommand(args: string[], io: CliIO): Promise<number
     if (flags.out) {
       const file = path.resolve(io.cwd, flags.out);
       await mkdir(path.dirname(file), { recursive: true });
-      await writeFile(file, maskOf(io)(render(report, format, Number.POSITIVE_INFINITY, undefined)));
+      await writeFileAtomically(file, maskOf(io)(render(report, format, Number.POSITIVE_INFINITY, undefined)));
     }
     io.stdout.write(render(report, format, limit, reportUrl ?? flags.out));
     if (flags.adopt) {

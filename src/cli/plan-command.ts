@@ -1,10 +1,11 @@
 // `erpsync plan [paths…]`: shows what apply would change; changes nothing. Text (coloured and,
 // for a large change set, folded harder on a terminal), JSON, or Markdown for pull requests.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { registry } from '../kinds/registry.js';
 import { hasErrors } from '../model/diagnostics.js';
 import { ErpsyncError } from '../model/errors.js';
+import { writeFileAtomically } from '../model/write-file-atomically.js';
 import { renderPlanText, summarizePlan } from '../report/render-plan.js';
 import { serializePlan } from '../plan/plan-file.js';
 import { renderPlanMarkdown } from '../report/plan-markdown.js';
@@ -82,7 +83,7 @@ export async function runPlanCommand(args: string[], io: CliIO): Promise<number>
     if (flags.out) {
       const file = path.resolve(io.cwd, flags.out);
       await mkdir(path.dirname(file), { recursive: true });
-      await writeFile(file, serializePlan(plan), { mode: 0o600 });
+      await writeFileAtomically(file, serializePlan(plan), { mode: 0o600 });
     }
     if (flags.json) {
       io.stdout.write(serializePlan(plan));
