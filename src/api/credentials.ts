@@ -1,17 +1,19 @@
 // Where access tokens come from: a static bearer token, or OAuth refresh with a credentials file.
 // Refresh tokens rotate (each refresh invalidates the previous one), so the new set is written to
-// disk (temp file, fsync, rename, fsync of the folder; mode 0600) BEFORE the new access token is
-// handed out: once a refresh has returned, no crash can leave the only valid refresh token in a
-// dead process's memory. One refresh at a time per credentials file, across processes (a lease
-// lock beside it): a waiting process re-reads the file and uses what the other one stored. The
-// one window no client can close is a crash between the token endpoint's answer and the write:
-// the next run is refused (invalid_grant) and says to log in again. Concurrent callers of one
-// process share one refresh. Nothing here prints; secrets are exposed only through `secrets()`.
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+// disk (temp file, fsync, rename, fsync of the folder; mode 0600: model/write-file-atomically)
+// BEFORE the new access token is handed out: once a refresh has returned, no crash can leave the
+// only valid refresh token in a dead process's memory. A credentials file that is a symbolic link
+// is refused before a refresh spends the old token, since the new one could not be stored there.
+// One refresh at a time per credentials file, across processes (a lease lock beside it): a
+// waiting process re-reads the file and uses what the other one stored. The one window no client
+// can close is a crash between the token endpoint's answer and the write: the next run is refused
+// (invalid_grant) and says to log in again. Concurrent callers of one process share one refresh.
+// Nothing here prints; secrets are exposed only through `secrets()`.
+import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Dispatcher } from 'undici';
-import { ErpsyncError } from '../model/errors.js';
+import { ErpsyncError, isErpsyncError } from '../model/errors.js';
+import { refuseSymbolicLink, writeFileAtomically } from '../model/write-file-atomically.js';
 import { acquireLeaseLock } from './lease-lock.js';
 import { requestToken } from './oauth.js';
 import type { TokenSet } from './oauth.js';
@@ -90,26 +92,13 @@ export function parseStoredCredentials(text: string, file: string): StoredCreden
   };
 }
 
-/** Atomic replace: write a private temp file beside the target, flush it, rename over. */
+/** Atomic and durable replace, mode 0600 exactly (see the file header); a link at `file` is refused. */
 export async function writeCredentialsFile(file: string, credentials: StoredCredentials): Promise<void> {
-  const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   try {
     await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-    const handle = await open(temp, 'wx', 0o600);
-    try {
-      await handle.writeFile(`${JSON.stringify(credentials, null, 2)}\n`, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    // The creation mode is filtered by the umask; make sure no group/other bit survives.
-    await chmod(temp, 0o600);
-    await rename(temp, file);
-    // The rename itself must survive a crash too: flush the folder's entry.
-    await syncDirectory(dirname(file));
+    await writeFileAtomically(file, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
   } catch (error) {
-    // Best effort: the temp file may never have been created (e.g. the folder is not a folder).
-    await rm(temp, { force: true }).catch(() => undefined);
+    if (isErpsyncError(error)) throw error;
     throw new ErpsyncError('STATE_FILE', `cannot write the credentials file ${file}`, { cause: stripError(error) });
   }
 }
@@ -218,6 +207,8 @@ export function createOAuthProvider(options: OAuthProviderOptions): CredentialPr
   const refreshUnderLock = async (signal?: AbortSignal): Promise<string> => {
     const rotatedMeanwhile = await adoptNewerFile();
     if (rotatedMeanwhile) return rotatedMeanwhile;
+    // The new tokens could not be stored through a link: refuse before the old refresh token is spent.
+    await refuseSymbolicLink(options.file);
     let tokens: TokenSet;
     let next: StoredCredentials;
     try {
@@ -288,15 +279,6 @@ async function exchangeRefreshToken(options: OAuthProviderOptions, current: Stor
   // The credentials stay bound to the base URL they were issued for.
   const next = storedFromTokenSet(tokens, { ...(current.baseUrl === undefined ? {} : { baseUrl: current.baseUrl }), clientId, tokenUrl, now: now() });
   return { tokens, next };
-}
-
-async function syncDirectory(directory: string): Promise<void> {
-  const handle = await open(directory, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 /** File-system errors keep their code and message (paths, never secrets) but lose the stack noise. */

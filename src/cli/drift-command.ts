@@ -16,7 +16,8 @@ import { findFileReaders } from '../workflows/file-readers.js';
 import { runFleet, selectFleet } from '../workflows/fleet-workflow.js';
 import { loadTargetsConfig, resolveRunTarget } from '../workflows/open-target.js';
 import type { RunIO } from '../workflows/run-io.js';
-import { maskOf, writeFileAtomically, writeLine } from '../workflows/run-io.js';
+import { maskOf, writeLine } from '../workflows/run-io.js';
+import { writeFileAtomically } from '../model/write-file-atomically.js';
 import { exitCodeOfStore } from '../workflows/store-outcome.js';
 import type { StoreSettings } from '../workflows/store-settings.js';
 import { quietSession, runStore } from '../workflows/store-workflow.js';
@@ -77,6 +78,8 @@ export async function runDriftCommand(args: string[], io: RunIO): Promise<number
   if (result.adoption) {
     writeLine(out);
     printAdoption(result.adoption, out);
+    // A file that could not be written fails the run, after everything else was said.
+    if (result.adoption.failed) throw result.adoption.failed;
   }
   return exitCodeOfStore(result, settings);
 }

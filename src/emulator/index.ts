@@ -86,7 +86,13 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     serveRequest(runtime, req, res).catch(() => res.destroy());
   });
   await listen(server, options.host ?? '127.0.0.1', options.port ?? 0);
-  await runtime.persist();
+  try {
+    await runtime.persist();
+  } catch (error) {
+    // A state file that cannot be written (a link in its place, a folder that is not one): no server left listening.
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    throw error;
+  }
   return emulatorHandle(runtime, server, token);
 }
 

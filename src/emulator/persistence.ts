@@ -1,12 +1,14 @@
-// Reading and writing the sandbox state file. Writes are atomic (temp file in the same directory,
-// then rename) so a crash never leaves half a file; a missing file means "start from the seed".
+// Reading and writing the sandbox state file. Writes are atomic and never go through a symbolic
+// link (model/write-file-atomically), so a crash never leaves half a file; a missing file means
+// "start from the seed".
 // The account's secrets (the NFS-e city-hall password) are sealed at rest with a key kept beside
 // the state file (`<state>.key`, mode 0600): the state file alone — copied, attached to a bug
 // report, reused as a seed — does not give them away. A secret whose key is missing reads as ''.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-import { ErpsyncError } from '../model/errors.js';
+import { mkdir, readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { ErpsyncError, isErpsyncError } from '../model/errors.js';
+import { refuseSymbolicLink, writeFileAtomically } from '../model/write-file-atomically.js';
 import type { PersistedAuth } from './auth.js';
 import { buildSeed } from './seed.js';
 import type { EmulatorState } from './state.js';
@@ -87,23 +89,20 @@ export async function readStateFile(path: string): Promise<StateFile | undefined
   return parseStateDocument(text, path, await readKey(path));
 }
 
-let tempCounter = 0;
-
 export async function writeStateFile(path: string, content: StateFile): Promise<void> {
-  const dir = dirname(path);
-  tempCounter += 1;
-  const temp = join(dir, `.${basename(path)}.${process.pid}.${tempCounter}.tmp`);
   try {
-    await mkdir(dir, { recursive: true });
+    await mkdir(dirname(path), { recursive: true });
+    // The key is written only once a secret is set, in the middle of a request: a link in its
+    // place is refused here, on every save (the first one when the sandbox starts), instead.
+    await refuseSymbolicLink(keyFileOf(path));
     let state = content.state;
     if (secretOf(state)) {
       const key = await readOrCreateKey(path);
       state = mapSecrets(state, (value) => seal(value, key));
     }
-    await writeFile(temp, `${JSON.stringify({ ...content, state }, null, 1)}\n`, { mode: 0o600 });
-    await rename(temp, path);
+    await writeFileAtomically(path, `${JSON.stringify({ ...content, state }, null, 1)}\n`, { mode: 0o600 });
   } catch (error) {
-    await rm(temp, { force: true });
+    if (isErpsyncError(error)) throw error;
     throw new ErpsyncError('STATE_FILE', `cannot write sandbox state ${path}`, { cause: error });
   }
 }
@@ -167,9 +166,10 @@ async function readOrCreateKey(statePath: string): Promise<Buffer> {
   if (existing) return existing;
   const key = randomBytes(keyBytes);
   try {
-    await writeFile(keyFileOf(statePath), `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+    await writeFileAtomically(keyFileOf(statePath), `${key.toString('base64')}\n`, { mode: 0o600, exclusive: true });
     return key;
   } catch (error) {
+    if (isErpsyncError(error)) throw error;
     // Another process created it first: use theirs.
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return (await readKey(statePath)) ?? key;
     throw new ErpsyncError('STATE_FILE', `cannot write the sandbox key ${keyFileOf(statePath)}`, { cause: error });

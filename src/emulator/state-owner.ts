@@ -3,10 +3,11 @@
 // The owner claims `<state>.owner` with an exclusive create; a server also publishes where it
 // listens, so a CLI run that finds it talks to it instead of starting a second emulator. A claim
 // left by a process that no longer exists is taken over.
-import { open, readFile, rename, rm } from 'node:fs/promises';
+import { open, readFile, rm } from 'node:fs/promises';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ErpsyncError } from '../model/errors.js';
+import { writeFileAtomically } from '../model/write-file-atomically.js';
 
 export interface StateOwner {
   pid: number;
@@ -32,7 +33,7 @@ export async function claimStateFile(stateFile: string, role: StateOwner['role']
   const file = ownerFileOf(stateFile);
   await mkdir(dirname(file), { recursive: true });
   for (let attempt = 0; attempt < 2; attempt += 1) {
-    const created = await writeOwner(file, { pid: process.pid, role }, 'wx');
+    const created = await createOwnerFile(file, { pid: process.pid, role });
     if (created) return claimOf(file, role);
     const owner = await readOwner(file);
     if (owner && isAlive(owner.pid)) return owner;
@@ -45,9 +46,8 @@ function claimOf(file: string, role: StateOwner['role']): StateClaim {
   let released = false;
   return {
     async publish(baseUrl, token) {
-      const temp = `${file}.${process.pid}.tmp`;
-      await writeOwner(temp, { pid: process.pid, role, baseUrl, token }, 'w');
-      await rename(temp, file);
+      // Holds the server's token: never through a link planted at a guessable temporary name.
+      await writeFileAtomically(file, `${JSON.stringify({ pid: process.pid, role, baseUrl, token } satisfies StateOwner)}\n`, { mode: 0o600 });
     },
     async release() {
       if (released) return;
@@ -58,10 +58,11 @@ function claimOf(file: string, role: StateOwner['role']): StateClaim {
   };
 }
 
-async function writeOwner(file: string, owner: StateOwner, flags: 'wx' | 'w'): Promise<boolean> {
+/** The claim: an exclusive create (O_EXCL never follows a link), false when the file exists. */
+async function createOwnerFile(file: string, owner: StateOwner): Promise<boolean> {
   let handle;
   try {
-    handle = await open(file, flags, 0o600);
+    handle = await open(file, 'wx', 0o600);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw new ErpsyncError('STATE_FILE', `cannot write ${file}`, { cause: error });

@@ -6,6 +6,7 @@ export type ErrorCode =
   | 'USAGE'
   | 'INVALID_MANIFEST'
   | 'FILE_UNREADABLE'
+  | 'FILE_UNWRITABLE'
   | 'STATE_FILE'
   | 'API_ERROR'
   | 'API_UNREACHABLE'
@@ -31,6 +32,7 @@ export type ErrorCode =
   | 'INTERRUPTED'
   | 'UNRESOLVED_REFERENCE'
   | 'BASELINE_UNAVAILABLE'
+  | 'UNSAFE_PATH'
   | 'INTERNAL';
 
 /**
@@ -42,7 +44,7 @@ export type ErrorCode =
  * - 3 `refused`: erpsync would not go on — a stale or unverifiable saved plan, the delete
  *   budget, another run holding the account's lock, confirmation missing without a terminal,
  *   another account, credentials issued for another base URL, the sandbox under CI, a sandbox
- *   state another run owns.
+ *   state another run owns, a file to write whose path is a symbolic link.
  */
 export const exitCodes = { ok: 0, error: 1, changes: 2, refused: 3 } as const;
 
@@ -58,6 +60,7 @@ const refusedCodes: ReadonlySet<ErrorCode> = new Set([
   'CONFIRMATION_REQUIRED',
   'SANDBOX_REFUSED',
   'SANDBOX_BUSY',
+  'UNSAFE_PATH',
 ]);
 
 export class ErpsyncError extends Error {

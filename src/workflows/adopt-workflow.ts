@@ -11,8 +11,9 @@ import type { AdoptionInput, FieldEdit, NotAdopted } from '../drift/adopt-drift.
 import type { Diagnostic } from '../model/diagnostics.js';
 import { hasErrors } from '../model/diagnostics.js';
 import type { RunIO } from './run-io.js';
-import { writeFileAtomically } from './run-io.js';
+import { writeFileAtomically } from '../model/write-file-atomically.js';
 import { appendTo } from '../model/collections.js';
+import { ErpsyncError, isErpsyncError } from '../model/errors.js';
 import type { FileReaders } from './file-readers.js';
 
 export interface AdoptedFile {
@@ -38,6 +39,8 @@ export interface AdoptOutcome {
   notAdopted: NotAdopted[];
   shared: SharedFileRefusal[];
   revalidated: Revalidation[];
+  /** A file that could not be written (a link planted at it, no permission): the run fails with it, after the report. */
+  failed?: ErpsyncError;
 }
 
 export interface AdoptContext {
@@ -63,7 +66,12 @@ export async function adoptDrift(input: AdoptionInput, io: RunIO, context: Adopt
     notAdopted.push(...rewritten.refused);
     const taken = fileEdits.filter((e) => !rewritten.refused.some((r) => r.subject === e.subject));
     if (taken.length === 0) continue;
-    if (rewritten.text !== text) await writeFileAtomically(absolute, rewritten.text, (await stat(absolute)).mode & 0o777);
+    try {
+      if (rewritten.text !== text) await writeFileAtomically(absolute, rewritten.text, { mode: (await stat(absolute)).mode & 0o777 });
+    } catch (error) {
+      outcome.failed ??= isErpsyncError(error) ? error : new ErpsyncError('FILE_UNWRITABLE', `cannot write ${shown}`, { cause: error });
+      continue;
+    }
     outcome.adopted.push({ file: shown, subjects: taken.map((e) => e.subject) });
   }
   const changed = outcome.adopted.map((a) => path.resolve(io.cwd, a.file));

@@ -1,5 +1,4 @@
 // What a command may touch of the outside world. Tests pass their own; bin.ts passes the process's.
-import { rename, writeFile } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import type { SecretMask } from '../model/secret-mask.js';
 
@@ -23,11 +22,4 @@ export function writeLine(stream: RunIO['stdout'], line = ''): void {
 /** Masks a text bound for a file (a report, an exported manifest) as the terminal output is masked. */
 export function maskOf(io: RunIO): (text: string) => string {
   return (text) => io.mask?.mask(text) ?? text;
-}
-
-/** Writes a file whole or not at all (a temporary file renamed over it), so no reader sees half of it. */
-export async function writeFileAtomically(file: string, text: string, mode?: number): Promise<void> {
-  const temporary = `${file}.${process.pid}.tmp`;
-  await writeFile(temporary, text, mode === undefined ? {} : { mode });
-  await rename(temporary, file);
 }

@@ -12,7 +12,7 @@ import { isPlainRecord } from '../model/paths.js';
 import type { Plan } from '../model/plan.js';
 import { actionableChanges, countsAgainstBudget } from '../model/plan.js';
 import { parsePlanFile, serializePlan } from '../plan/plan-file.js';
-import { writeFileAtomically } from './run-io.js';
+import { writeFileAtomically } from '../model/write-file-atomically.js';
 
 export const fleetIndexFile = 'index.json';
 const indexKind = 'erpsync-fleet-plans';
@@ -28,7 +28,7 @@ export async function readSavedPlan(file: string, shown: string, env: NodeJS.Pro
 export async function writeSavedPlan(file: string, plan: Plan): Promise<string> {
   const text = serializePlan(plan);
   await mkdir(path.dirname(file), { recursive: true });
-  await writeFileAtomically(file, text, 0o600);
+  await writeFileAtomically(file, text, { mode: 0o600 });
   return text;
 }
 
@@ -60,7 +60,7 @@ export async function writeFleetPlans(dir: string, stores: readonly FleetPlanSto
     const removals = store.plan.changes.filter(countsAgainstBudget).length;
     entries.push({ target: store.target, file, sha256: digestOf(text), account: store.plan.target.account, changes: actionableChanges(store.plan).length, removals });
   }
-  await writeFileAtomically(path.join(dir, fleetIndexFile), `${JSON.stringify({ formatVersion: 1, kind: indexKind, stores: entries }, null, 2)}\n`, 0o600);
+  await writeFileAtomically(path.join(dir, fleetIndexFile), `${JSON.stringify({ formatVersion: 1, kind: indexKind, stores: entries }, null, 2)}\n`, { mode: 0o600 });
 }
 
 /** Whether a path given to apply is a fleet's folder of saved plans. */

@@ -21,6 +21,7 @@ export function exitCodeOfApply(outcome: ApplyOutcome): 0 | 1 {
 
 /** drift --adopt: 0 when nothing is left, 2 when drift remains (not adoptable, or in a shared file), 1 when an edit broke a target. */
 function exitCodeOfAdoption(result: Extract<StoreResult, { status: 'drift' }>, adoption: AdoptOutcome): ExitCode {
+  if (adoption.failed) return adoption.failed.exitCode;
   if (brokeATarget(adoption)) return exitCodes.error;
   const left = result.report.findings.filter((f) => f.type !== 'modified').length + adoption.notAdopted.length + adoption.shared.length;
   return left > 0 ? exitCodes.changes : exitCodes.ok;
@@ -56,7 +57,7 @@ export function rowOfStore(name: string, result: StoreResult, settings: Pick<Sto
       return { ...base, changes, applied: outcome.result.applied, failed: outcome.result.failed + outcome.notConverged.length };
     }
     case 'drift':
-      return { ...base, changes: result.report.findings.length };
+      return { ...base, changes: result.report.findings.length, ...(result.adoption?.failed ? { error: result.adoption.failed.message } : {}) };
   }
 }
 
