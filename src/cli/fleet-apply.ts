@@ -41,7 +41,7 @@ export async function applyFleet(from: FleetPlans, flags: ApplyCommandFlags, set
     writeLine(io.stderr, 'Nothing was applied.');
     return exitCodes.error;
   }
-  printFleetPlans(outcome.stores, outcome.report, format, io, { plans: format === 'json' });
+  printFleetPlans(outcome.stores, outcome.report, format, io, { plans: format === 'json', verbose: false });
   return outcome.report.exitCode;
 }
 

@@ -16,8 +16,14 @@ import { writeLine } from '../workflows/run-io.js';
 
 export type FleetFormat = 'text' | 'json' | 'markdown';
 
-/** Field diffs per change in a fleet's text: enough to review, short enough for many stores. */
+/** Field diffs per change in a fleet's text: enough to review, short enough for many stores (--verbose shows all). */
 const fleetFieldFold = 6;
+
+export interface FleetPrintOptions {
+  /** Each store's plan before the table (an apply's text already showed them in its review). */
+  plans: boolean;
+  verbose: boolean;
+}
 
 export function fleetProgress(command: FleetCommand, format: FleetFormat, io: RunIO): (store: FleetStore, done: number, total: number) => void {
   const out = format === 'text' ? io.stdout : io.stderr;
@@ -38,11 +44,11 @@ function bannerOf(store: FleetStore): string {
 }
 
 /** Each store's plan, in the order of the table: its account line, its diagnostics, then the plan. */
-function renderStoresText(stores: readonly FleetStore[]): string[] {
+function renderStoresText(stores: readonly FleetStore[], verbose: boolean): string[] {
   return stores.flatMap((store) => {
     const plan = planOf(store);
     const diagnostics = store.result ? renderDiagnosticsText(store.result.diagnostics) : [];
-    const body = plan ? renderPlanText(plan, { adapters: registry.units, maxFieldsPerChange: fleetFieldFold }) : [store.row.error ? `error: ${store.row.error}` : ''];
+    const body = plan ? renderPlanText(plan, { adapters: registry.units, ...(verbose ? {} : { maxFieldsPerChange: fleetFieldFold }) }) : [store.row.error ? `error: ${store.row.error}` : ''];
     return ['', `== ${store.name} ==`, bannerOf(store), ...diagnostics, ...body];
   });
 }
@@ -70,16 +76,16 @@ function storesJson(stores: readonly FleetStore[]): unknown[] {
   });
 }
 
-/** The stores' plans and the table; `plans: false` for text an apply already showed in its review. */
-export function printFleetPlans(stores: readonly FleetStore[], report: FleetReport, format: FleetFormat, io: RunIO, options = { plans: true }): void {
+/** The stores' plans and the table. */
+export function printFleetPlans(stores: readonly FleetStore[], report: FleetReport, format: FleetFormat, io: RunIO, options: FleetPrintOptions): void {
   if (format === 'json') io.stdout.write(`${JSON.stringify({ formatVersion: 1, ...report, stores: storesJson(stores) }, null, 2)}\n`);
   else if (format === 'markdown') io.stdout.write(`${options.plans ? `${renderStoresMarkdown(stores)}\n` : ''}${renderFleetMarkdown(report)}`);
-  else for (const line of [...(options.plans ? renderStoresText(stores) : []), ...renderFleetText(report)]) writeLine(io.stdout, line);
+  else for (const line of [...(options.plans ? renderStoresText(stores, options.verbose) : []), ...renderFleetText(report)]) writeLine(io.stdout, line);
 }
 
 /** A fleet apply's review: every store's plan, removals first, before anything is written. */
 export function printFleetReview(stores: readonly FleetStore[], out: RunIO['stdout']): void {
-  for (const line of renderStoresText(stores)) writeLine(out, line);
+  for (const line of renderStoresText(stores, false)) writeLine(out, line);
   writeLine(out);
 }
 

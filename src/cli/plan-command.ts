@@ -76,7 +76,7 @@ async function planFleet(flags: PlanCommandFlags, paths: readonly string[], sett
       stores.map((s) => (s.result?.status === 'planned' ? { target: s.name, plan: s.result.plan } : { target: s.name, error: s.row.error ?? 'not planned' })),
     );
   }
-  printFleetPlans(stores, report, format, io);
+  printFleetPlans(stores, report, format, io, { plans: true, verbose: flags.verbose });
   if (flags.out && format === 'text') writeLine(io.stdout, `\nSaved ${stores.length} store plan(s) to ${flags.out}; run \`erpsync apply ${flags.out}\` to apply exactly these.`);
   return report.exitCode;
 }
