@@ -16,11 +16,12 @@ export interface StartupGuard {
 
 type RawInput = RunIO['stdin'] & { setRawMode?: (mode: boolean) => unknown };
 
-const inactive: StartupGuard = { interrupted: new AbortController().signal, stopSpinner: () => undefined, release: () => undefined };
+/** A guard that guards nothing (no question will be asked); its signal is its own, so listeners never pile up across runs. */
+const inactive = (): StartupGuard => ({ interrupted: new AbortController().signal, stopSpinner: () => undefined, release: () => undefined });
 
 export function guardStartup(io: RunIO, options: { ask: boolean; spinner: boolean; requests: () => number }): StartupGuard {
   const stdin = io.stdin as RawInput;
-  if (!options.ask || !stdin.isTTY || typeof stdin.setRawMode !== 'function') return inactive;
+  if (!options.ask || !stdin.isTTY || typeof stdin.setRawMode !== 'function') return inactive();
   const controller = new AbortController();
   const discard = (chunk: Buffer | string) => {
     if (chunk.toString().includes('\u0003')) controller.abort(new Error('interrupted during start-up'));
