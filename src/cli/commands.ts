@@ -2,7 +2,7 @@
 // shell completion are drawn from here (main.ts says where each command's code is).
 import type { RunIO } from '../workflows/run-io.js';
 import type { CommandName, FlagKey } from './flags.js';
-import { renderFlagLines } from './flags.js';
+import { applyFlags, completionFlags, driftFlags, exportFlags, loginFlags, planFlags, renderFlagLines, sandboxFlags, targetsFlags, validateFlags } from './flags.js';
 
 export type CommandRunner = (args: string[], io: RunIO) => Promise<number>;
 
@@ -16,20 +16,6 @@ export interface CommandSpec {
   /** Lines after the options (exit codes, examples). */
   footer?: readonly string[];
 }
-
-/** Where a command points: every command that reaches an account takes these. */
-export const targetFlags = ['target', 'all-targets', 'parallel', 'base-url', 'sandbox', 'sandbox-state', 'rate', 'max-requests', 'config', 'debug'] as const satisfies readonly FlagKey[];
-export const selectionFlags = ['only', 'exclude'] as const satisfies readonly FlagKey[];
-
-export const planFlags = ['json', 'plan-format', 'out', 'detailed-exitcode', 'allow-replace', 'max-deletes', 'verbose', ...selectionFlags, 'help', ...targetFlags] as const satisfies readonly FlagKey[];
-export const applyFlags = ['auto-approve', 'allow-replace', 'max-deletes', 'concurrency', 'lock-timeout', 'outcome-wait', 'json', ...selectionFlags, 'help', ...targetFlags] as const satisfies readonly FlagKey[];
-export const driftFlags = ['drift-format', 'json', 'out', 'baseline', 'include-builtin', 'markdown-limit', 'report-url', 'adopt', ...selectionFlags, 'help', ...targetFlags] as const satisfies readonly FlagKey[];
-export const exportFlags = ['kinds', 'out', 'schema', 'json', 'help', ...targetFlags] as const satisfies readonly FlagKey[];
-export const validateFlags = ['target', 'config', 'json', 'quiet', 'help', 'debug'] as const satisfies readonly FlagKey[];
-export const targetsFlags = ['check', 'target', 'json', 'parallel', 'config', 'help', 'debug'] as const satisfies readonly FlagKey[];
-export const loginFlags = ['target', 'base-url', 'config', 'client-id', 'redirect-uri', 'timeout', 'help', 'debug'] as const satisfies readonly FlagKey[];
-export const sandboxFlags = ['port', 'state', 'seed', 'rate-limit', 'faults', 'token', 'help', 'debug'] as const satisfies readonly FlagKey[];
-export const completionFlags = ['help'] as const satisfies readonly FlagKey[];
 
 export const commandSpecs: readonly CommandSpec[] = [
   {

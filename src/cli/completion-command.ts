@@ -4,10 +4,10 @@
 import { ErpsyncError } from '../model/errors.js';
 import type { RunIO } from '../workflows/run-io.js';
 import { writeLine } from '../workflows/run-io.js';
-import { commandSpecs, completionFlags, renderHelp } from './commands.js';
+import { commandSpecs, renderHelp } from './commands.js';
+import { completionFlags, describeFlag, parseCommandFlags } from './flags.js';
 import type { CompletedCommand, Shell } from './completion-scripts.js';
 import { renderCompletion, shells } from './completion-scripts.js';
-import { describeFlag, parseCommandFlags } from './flags.js';
 
 /** Every command with its flags, as completion needs them. */
 export function describeCommands(): CompletedCommand[] {

@@ -15,8 +15,8 @@ import type { RunIO } from '../workflows/run-io.js';
 import { maskOf, writeLine } from '../workflows/run-io.js';
 import { writeFileAtomically } from '../model/write-file-atomically.js';
 import { openTarget } from '../workflows/open-target.js';
-import { exportFlags, renderHelp } from './commands.js';
-import { parseCommandFlags } from './flags.js';
+import { renderHelp } from './commands.js';
+import { exportFlags, parseCommandFlags } from './flags.js';
 import { isFleetRun, targetFlagsOf } from './run-settings.js';
 import type { KindKey, UnitKind } from '../model/kinds.js';
 

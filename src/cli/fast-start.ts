@@ -13,9 +13,10 @@ import Module, { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
-import type { main } from './main.js';
+import type { RunIO } from '../workflows/run-io.js';
 
-export type Main = typeof main;
+/** main() of main.ts, typed here so loading it stays a run-time step (nothing imports main statically). */
+export type Main = (argv: string[], io: RunIO) => Promise<number>;
 
 /** Where the build writes the bundle of every command (beside this file in dist/cli). */
 export const mainBundleFile = fileURLToPath(new URL('./bundle-main.js', import.meta.url));

@@ -239,6 +239,21 @@ function describeParseError(command: CommandName, error: Error & { code?: string
   return `${error.message.replaceAll(/["']/g, '`')} (${help})`;
 }
 
+// Which flags each command takes.
+/** Where a command points: every command that reaches an account takes these. */
+export const targetFlags = ['target', 'all-targets', 'parallel', 'base-url', 'sandbox', 'sandbox-state', 'rate', 'max-requests', 'config', 'debug'] as const satisfies readonly FlagKey[];
+export const selectionFlags = ['only', 'exclude'] as const satisfies readonly FlagKey[];
+
+export const planFlags = ['json', 'plan-format', 'out', 'detailed-exitcode', 'allow-replace', 'max-deletes', 'verbose', ...selectionFlags, 'help', ...targetFlags] as const satisfies readonly FlagKey[];
+export const applyFlags = ['auto-approve', 'allow-replace', 'max-deletes', 'concurrency', 'lock-timeout', 'outcome-wait', 'json', ...selectionFlags, 'help', ...targetFlags] as const satisfies readonly FlagKey[];
+export const driftFlags = ['drift-format', 'json', 'out', 'baseline', 'include-builtin', 'markdown-limit', 'report-url', 'adopt', ...selectionFlags, 'help', ...targetFlags] as const satisfies readonly FlagKey[];
+export const exportFlags = ['kinds', 'out', 'schema', 'json', 'help', ...targetFlags] as const satisfies readonly FlagKey[];
+export const validateFlags = ['target', 'config', 'json', 'quiet', 'help', 'debug'] as const satisfies readonly FlagKey[];
+export const targetsFlags = ['check', 'target', 'json', 'parallel', 'config', 'help', 'debug'] as const satisfies readonly FlagKey[];
+export const loginFlags = ['target', 'base-url', 'config', 'client-id', 'redirect-uri', 'timeout', 'help', 'debug'] as const satisfies readonly FlagKey[];
+export const sandboxFlags = ['port', 'state', 'seed', 'rate-limit', 'faults', 'token', 'help', 'debug'] as const satisfies readonly FlagKey[];
+export const completionFlags = ['help'] as const satisfies readonly FlagKey[];
+
 /** A flag as --help and completion describe it. */
 export interface FlagHelp {
   flag: string;

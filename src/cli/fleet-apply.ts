@@ -11,7 +11,7 @@ import { writeLine } from '../workflows/run-io.js';
 import { readFleetIndex } from '../workflows/saved-plans.js';
 import type { StoreSettings } from '../workflows/store-settings.js';
 import { askOnTerminal } from './apply-session.js';
-import type { applyFlags } from './commands.js';
+import type { applyFlags } from './flags.js';
 import type { FleetFormat } from './fleet-output.js';
 import { fleetProgress, printFleetPlans, printFleetReview } from './fleet-output.js';
 import type { ParsedFlags } from './flags.js';

@@ -19,8 +19,8 @@ import { ErpsyncError } from '../model/errors.js';
 import type { RunIO } from '../workflows/run-io.js';
 import { writeLine } from '../workflows/run-io.js';
 import { loadTargetsConfig } from '../workflows/open-target.js';
-import { loginFlags, renderHelp } from './commands.js';
-import { parseCommandFlags } from './flags.js';
+import { renderHelp } from './commands.js';
+import { loginFlags, parseCommandFlags } from './flags.js';
 
 export const DEFAULT_REDIRECT_URI = 'http://127.0.0.1:8719/callback';
 

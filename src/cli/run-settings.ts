@@ -7,7 +7,7 @@ import { parseSelection } from '../model/selection.js';
 import { readToday } from '../workflows/read-and-plan.js';
 import type { StoreSettings } from '../workflows/store-settings.js';
 import type { ParsedFlags } from './flags.js';
-import type { applyFlags, driftFlags, planFlags } from './commands.js';
+import type { applyFlags, driftFlags, planFlags } from './flags.js';
 
 type StoreFlagKey = (typeof planFlags)[number] | (typeof applyFlags)[number] | (typeof driftFlags)[number];
 

@@ -6,9 +6,9 @@ import type { EmulatorOptions } from '../emulator/index.js';
 import { ErpsyncError } from '../model/errors.js';
 import type { RunIO } from '../workflows/run-io.js';
 import { writeLine } from '../workflows/run-io.js';
-import { renderHelp, sandboxFlags } from './commands.js';
+import { renderHelp } from './commands.js';
+import { parseCommandFlags, sandboxFlags } from './flags.js';
 import type { ParsedFlags } from './flags.js';
-import { parseCommandFlags } from './flags.js';
 
 export interface SandboxCommandOptions {
   help: boolean;

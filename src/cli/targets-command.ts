@@ -8,9 +8,9 @@ import type { FleetReport } from '../model/fleet.js';
 import { checkFleet, selectFleet } from '../workflows/fleet-workflow.js';
 import type { RunIO } from '../workflows/run-io.js';
 import { writeLine } from '../workflows/run-io.js';
-import { renderHelp, targetsFlags } from './commands.js';
+import { renderHelp } from './commands.js';
+import { parseCommandFlags, targetsFlags } from './flags.js';
 import { fleetProgress, printFleetTable } from './fleet-output.js';
-import { parseCommandFlags } from './flags.js';
 
 export async function runTargetsCommand(args: string[], io: RunIO): Promise<number> {
   const { flags } = parseCommandFlags('targets', targetsFlags, args, io.env);

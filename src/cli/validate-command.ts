@@ -6,8 +6,8 @@ import { describeTargetManifests } from '../api/index.js';
 import type { RunIO } from '../workflows/run-io.js';
 import { loadTargetsConfig, readTargetVariables } from '../workflows/open-target.js';
 import { writeLine } from '../workflows/run-io.js';
-import { renderHelp, validateFlags } from './commands.js';
-import { parseCommandFlags } from './flags.js';
+import { renderHelp } from './commands.js';
+import { parseCommandFlags, validateFlags } from './flags.js';
 
 export async function runValidateCommand(args: string[], io: RunIO): Promise<number> {
   const parsed = parseCommandFlags('validate', validateFlags, args, io.env);
