@@ -29,8 +29,8 @@ export {
   describeTargetManifests,
   isCi,
   isFleetSelection,
+  normalizeBaseUrl,
   selectTargets,
-  parseTargetsConfig,
   resolveLoginTarget,
   resolveTarget,
 } from './targets.js';

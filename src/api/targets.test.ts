@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RATE } from './client.js';
-import { describeTarget, parseTargetsConfig, resolveLoginTarget, resolveTarget } from './targets.js';
+import { describeTarget, normalizeBaseUrl, resolveLoginTarget, resolveTarget } from './targets.js';
 import type { ResolveInput, TargetsConfig } from './targets.js';
 
 const cwd = '/repo';
@@ -10,18 +10,15 @@ function input(overrides: Partial<ResolveInput>): ResolveInput {
   return { flags: {}, env: {}, cwd, fileExists: none, ...overrides };
 }
 
-const config: TargetsConfig = parseTargetsConfig(
-  {
-    targets: {
-      producao: { baseUrl: 'https://api.bling.com.br/Api/v3/', rate: 2, manifests: 'stores/main', credentials: { tokenEnv: 'PROD_TOKEN' } },
-      filial: { credentials: { clientId: 'abc', clientSecretEnv: 'FILIAL_SECRET', file: 'secrets/filial.json' }, maxRequests: 500 },
-      vitrine: { credentials: { tokenEnv: 'VITRINE_TOKEN' }, reserve: 1 },
-    },
-    other: 'ignored here',
+// As src/manifest/load-config.ts maps a checked erpsync.config.yaml (its tests cover the file itself).
+const config: TargetsConfig = {
+  dir: '/repo',
+  targets: {
+    producao: { baseUrl: 'https://api.bling.com.br/Api/v3', rate: 2, manifests: ['stores/main'], credentials: { tokenEnv: 'PROD_TOKEN' } },
+    filial: { credentials: { clientId: 'abc', clientSecretEnv: 'FILIAL_SECRET', file: 'secrets/filial.json' }, maxRequests: 500 },
+    vitrine: { credentials: { tokenEnv: 'VITRINE_TOKEN' }, reserve: 1 },
   },
-  '/repo',
-  '/repo/erpsync.config.yaml',
-);
+};
 
 const account = { id: 'a1', nome: 'Loja Nova Ltda', cnpj: '12.345.678/0001-90' };
 
@@ -101,25 +98,10 @@ describe('resolving the target', () => {
   });
 });
 
-describe('the targets section of erpsync.config.yaml', () => {
-  const parse = (raw: unknown): TargetsConfig => parseTargetsConfig(raw, '/repo', 'erpsync.config.yaml');
-
-  it('is optional', () => {
-    expect(parse(undefined).targets).toEqual({});
-    expect(parse({ version: 1 }).targets).toEqual({});
-  });
-
-  it('refuses secrets written into the file', () => {
-    expect(() => parse({ targets: { p: { credentials: { clientSecret: 'x' } } } })).toThrow(/secrets do not belong/);
-    expect(() => parse({ targets: { p: { credentials: { token: 'x' } } } })).toThrow(expect.objectContaining({ code: 'CONFIG' }));
-  });
-
-  it('names the offending key', () => {
-    expect(() => parse({ targets: { p: { baseURL: 'x' } } })).toThrow(/targets\.p\.baseURL is not a target setting/);
-    expect(() => parse({ targets: { p: { rate: -1 } } })).toThrow(/rate must be a positive number/);
-    expect(() => parse({ targets: { p: { baseUrl: 'http://prod.example/Api/v3' } } })).toThrow(expect.objectContaining({ code: 'INSECURE_URL' }));
-    expect(() => parse({ targets: { 'bad name': {} } })).toThrow(/target names/);
-    expect(() => parse({ targets: { p: { credentials: { tokenEnv: 'not a var' } } } })).toThrow(/environment variable name/);
-    expect(() => parse({ targets: [] })).toThrow(/mapping/);
+describe('base URLs', () => {
+  it('are kept without a trailing slash, and only over https or on loopback', () => {
+    expect(normalizeBaseUrl('https://api.bling.com.br/Api/v3/')).toBe('https://api.bling.com.br/Api/v3');
+    expect(normalizeBaseUrl('http://127.0.0.1:9000/Api/v3')).toBe('http://127.0.0.1:9000/Api/v3');
+    expect(() => normalizeBaseUrl('http://prod.example/Api/v3')).toThrow(expect.objectContaining({ code: 'INSECURE_URL' }));
   });
 });

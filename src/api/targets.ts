@@ -9,7 +9,6 @@ import { ErpsyncError } from '../model/errors.js';
 import { ACCOUNT_RATE_LIMIT, DEFAULT_RATE } from './client.js';
 import { BLING_API_BASE_URL, deriveOAuthEndpoints } from './oauth.js';
 import { parseSecureUrl } from './url.js';
-import { isPlainRecord } from '../model/paths.js';
 
 export const DEFAULT_BASE_URL = BLING_API_BASE_URL;
 export const DEFAULT_CREDENTIALS_FILE = '.erpsync/credentials.json';
@@ -160,9 +159,7 @@ export function resolveTarget(input: ResolveInput): ResolvedTarget {
       credentials,
       rate: rateOverride ?? entry.rate ?? (entry.reserve === undefined ? DEFAULT_RATE : ACCOUNT_RATE_LIMIT - entry.reserve),
       maxRequests: maxRequestsOverride ?? entry.maxRequests,
-      manifests: entry.manifests?.map((m) => resolve(config.dir, m)),
-      ...(entry.variables ? { variables: entry.variables } : {}),
-      ...(entry.envFile ? { envFile: resolve(config.dir, entry.envFile) } : {}),
+      ...targetInputs(entry, config.dir),
     };
   }
 
@@ -182,6 +179,15 @@ export function resolveTarget(input: ResolveInput): ResolvedTarget {
     });
   }
   return sandboxTarget(input, 'no-credentials', rateOverride, maxRequestsOverride);
+}
+
+/** What a target's manifests are made of, from its entry: paths resolved from the config's folder. */
+function targetInputs(entry: TargetConfig, dir: string): Pick<TargetBase, 'manifests' | 'variables' | 'envFile'> {
+  return {
+    ...(entry.manifests ? { manifests: entry.manifests.map((m) => resolve(dir, m)) } : {}),
+    ...(entry.variables ? { variables: entry.variables } : {}),
+    ...(entry.envFile ? { envFile: resolve(dir, entry.envFile) } : {}),
+  };
 }
 
 function sandboxTarget(input: ResolveInput, reason: SandboxTarget['reason'], rate: number | undefined, maxRequests: number | undefined): SandboxTarget {
@@ -224,12 +230,7 @@ function targetCredentials(
 export function describeTargetManifests(config: TargetsConfig | undefined, name: string): Pick<TargetBase, 'name' | 'manifests' | 'variables' | 'envFile'> {
   const entry = config?.targets[name];
   if (!config || !entry) throw new ErpsyncError('CONFIG', `unknown target '${name}'`, { details: [`targets in the config: ${Object.keys(config?.targets ?? {}).join(', ') || 'none'}`] });
-  return {
-    name,
-    ...(entry.manifests ? { manifests: entry.manifests.map((m) => resolve(config.dir, m)) } : {}),
-    ...(entry.variables ? { variables: entry.variables } : {}),
-    ...(entry.envFile ? { envFile: resolve(config.dir, entry.envFile) } : {}),
-  };
+  return { name, ...targetInputs(entry, config.dir) };
 }
 
 /** Each named target keeps its own refresh token: one login per store. */
@@ -317,97 +318,8 @@ function relativeOrAbsolute(path: string, cwd: string): string {
   return path.startsWith(prefix) ? path.slice(prefix.length) : path;
 }
 
-const knownTargetKeys: ReadonlySet<string> = new Set(['description', 'baseUrl', 'rate', 'reserve', 'maxRequests', 'manifests', 'credentials', 'variables', 'envFile']);
-const knownCredentialKeys: ReadonlySet<string> = new Set(['tokenEnv', 'clientId', 'clientIdEnv', 'clientSecretEnv', 'file', 'tokenUrl', 'authorizeUrl']);
-const secretLookingKeys = /^(token|accessToken|refreshToken|clientSecret|secret|password)$/i;
-
-/** Where a path of the config file is, `file:line:col`, when the caller kept positions. */
-export type ConfigLocator = (path: readonly (string | number)[]) => string;
-
-/**
- * Reads the `targets` section of an already parsed erpsync.config.yaml (the schema in
- * src/manifest/config-schema.ts checked its shape first, with positions; these checks stand on
- * their own too). `dir` is the config file's folder.
- */
-export function parseTargetsConfig(raw: unknown, dir: string, file: string, locate: ConfigLocator = () => file): TargetsConfig {
-  let at: (string | number)[] = [];
-  const fail = (message: string, details: string[] = []): never => {
-    throw new ErpsyncError('CONFIG', `${locate(at)}: ${message}`, { details });
-  };
-  if (raw === null || raw === undefined) return { dir, targets: {} };
-  if (!isPlainRecord(raw)) return fail('expected a mapping at the top level');
-  const section = raw.targets;
-  if (section === undefined || section === null) return { dir, targets: {} };
-  if (!isPlainRecord(section)) return fail('`targets` must be a mapping of target names');
-  const targets: Record<string, TargetConfig> = {};
-  for (const [name, value] of Object.entries(section)) {
-    const where = `targets.${name}`;
-    at = ['targets', name];
-    if (!/^[A-Za-z0-9][A-Za-z0-9_-]*(\/[A-Za-z0-9][A-Za-z0-9_-]*)*$/.test(name)) fail(`${where}: target names use letters, digits, '-' and '_', in segments separated by '/'`);
-    if (!isPlainRecord(value)) return fail(`${where} must be a mapping`);
-    for (const key of Object.keys(value)) {
-      if (!knownTargetKeys.has(key)) fail(`${where}.${key} is not a target setting`, [`known: ${[...knownTargetKeys].join(', ')}`]);
-    }
-    const entry: TargetConfig = {};
-    if (value.baseUrl !== undefined) {
-      if (typeof value.baseUrl !== 'string') fail(`${where}.baseUrl must be a string`);
-      entry.baseUrl = normalizeBaseUrl(value.baseUrl as string);
-    }
-    if (value.rate !== undefined) {
-      if (typeof value.rate !== 'number' || !(value.rate > 0)) fail(`${where}.rate must be a positive number of requests per second`);
-      entry.rate = value.rate as number;
-    }
-    if (value.reserve !== undefined) {
-      const reserve = value.reserve;
-      if (typeof reserve !== 'number' || !(reserve >= 0 && reserve < ACCOUNT_RATE_LIMIT)) fail(`${where}.reserve must be a number of requests per second from 0 to below ${ACCOUNT_RATE_LIMIT}`);
-      entry.reserve = reserve as number;
-    }
-    if (value.maxRequests !== undefined) {
-      if (!Number.isInteger(value.maxRequests) || (value.maxRequests as number) < 1) fail(`${where}.maxRequests must be a positive integer`);
-      entry.maxRequests = value.maxRequests as number;
-    }
-    if (value.manifests !== undefined) {
-      const list = typeof value.manifests === 'string' ? [value.manifests] : value.manifests;
-      if (!Array.isArray(list) || !list.every((m) => typeof m === 'string')) fail(`${where}.manifests must be a path or a list of paths`);
-      entry.manifests = list as string[];
-    }
-    if (typeof value.description === 'string') entry.description = value.description;
-    if (value.variables !== undefined) {
-      at = ['targets', name, 'variables'];
-      if (!isPlainRecord(value.variables)) return fail(`${where}.variables must be a mapping of variable names to values`);
-      entry.variables = Object.fromEntries(Object.entries(value.variables).map(([k, v]) => [k, String(v)]));
-    }
-    if (value.envFile !== undefined) {
-      at = ['targets', name, 'envFile'];
-      if (typeof value.envFile !== 'string' || value.envFile === '') fail(`${where}.envFile must be a path`);
-      entry.envFile = value.envFile as string;
-    }
-    at = ['targets', name, 'credentials'];
-    if (value.credentials !== undefined) entry.credentials = parseCredentialsConfig(value.credentials, `${where}.credentials`, fail);
-    targets[name] = entry;
-  }
-  return { dir, targets };
-}
-
-function parseCredentialsConfig(raw: unknown, where: string, fail: (message: string, details?: string[]) => never): CredentialsConfig {
-  if (!isPlainRecord(raw)) return fail(`${where} must be a mapping`);
-  const out: CredentialsConfig = {};
-  for (const [key, value] of Object.entries(raw)) {
-    if (secretLookingKeys.test(key)) {
-      fail(`${where}.${key}: secrets do not belong in the config file (it is committed to git)`, [
-        'name the variable that holds the secret instead: tokenEnv, clientSecretEnv',
-      ]);
-    }
-    if (!knownCredentialKeys.has(key)) fail(`${where}.${key} is not a credentials setting`, [`known: ${[...knownCredentialKeys].join(', ')}`]);
-    if (typeof value !== 'string' || value === '') fail(`${where}.${key} must be a non-empty string`);
-    if (key.endsWith('Env') && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(value as string)) fail(`${where}.${key} must be an environment variable name`);
-    if (key === 'tokenUrl' || key === 'authorizeUrl') parseSecureUrl(value as string, `${where}.${key}`);
-    out[key as keyof CredentialsConfig] = value as string;
-  }
-  return out;
-}
-
-function normalizeBaseUrl(raw: string): string {
+/** A base URL as erpsync keeps it: checked (https, or http on loopback) and without a trailing slash. */
+export function normalizeBaseUrl(raw: string): string {
   const url = parseSecureUrl(raw);
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }

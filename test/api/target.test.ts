@@ -66,13 +66,15 @@ describe('openTarget', () => {
     await writeFile(join(cwd, 'conf', 'erp.yaml'), 'targets:\n  a: [unclosed\n');
     await expect(resolveCliTarget({ config: 'conf/erp.yaml' }, captureIO({}, cwd))).rejects.toMatchObject({ code: 'CONFIG', details: [expect.stringMatching(/^conf\/erp\.yaml:\d+:\d+: error: /)] });
     // Like manifests: every problem at once, each at its line and column, with a hint for a typo.
-    await writeFile(join(cwd, 'conf', 'erp.yaml'), 'version: 1\ntargets:\n  loja:\n    baseUrl: https://api.example\n    rat: 3\n    credentials: { token: abc }\n  "bad name!": {}\n');
+    // The schema's refusals and the loopback-only http rule come in the same pass.
+    await writeFile(join(cwd, 'conf', 'erp.yaml'), 'version: 1\ntargets:\n  loja:\n    baseUrl: http://api.example\n    rat: 3\n    credentials: { token: abc }\n  "bad name!": {}\n');
     const problems = await resolveCliTarget({ config: 'conf/erp.yaml' }, captureIO({}, cwd)).then(() => [] as string[], (error: { details: string[] }) => error.details);
     expect(problems).toEqual(
       expect.arrayContaining([
+        'conf/erp.yaml:4:14: error: insecure-url: refusing to send credentials over plain http to api.example; use https',
         'conf/erp.yaml:5:5: error: unknown-field: unknown field `rat`',
         '    hint: did you mean `rate`?',
-        'conf/erp.yaml:6:20: error: unknown-field: unknown field `token`',
+        'conf/erp.yaml:6:20: error: refused-field: `token`: secrets do not belong in the config file (it is committed to git): name the variable that holds it instead: tokenEnv, clientSecretEnv',
       ]),
     );
     expect(problems.join('\n')).toContain('conf/erp.yaml:7:3');
