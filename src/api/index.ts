@@ -24,6 +24,7 @@ export {
   DEFAULT_CONFIG_FILE,
   DEFAULT_CREDENTIALS_FILE,
   DEFAULT_SANDBOX_STATE,
+  defaultSandboxState,
   defaultTargetCredentialsFile,
   describeTarget,
   describeTargetManifests,

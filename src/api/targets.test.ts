@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RATE } from './client.js';
-import { describeTarget, normalizeBaseUrl, resolveLoginTarget, resolveTarget } from './targets.js';
-import type { ResolveInput, TargetsConfig } from './targets.js';
+import { defaultSandboxState, describeTarget, normalizeBaseUrl, resolveLoginTarget, resolveTarget } from './targets.js';
+import type { ResolveInput, SandboxTarget, TargetsConfig } from './targets.js';
 
 const cwd = '/repo';
 const none = (): boolean => false;
@@ -17,6 +17,8 @@ const config: TargetsConfig = {
     producao: { baseUrl: 'https://api.bling.com.br/Api/v3', rate: 2, manifests: ['stores/main'], credentials: { tokenEnv: 'PROD_TOKEN' } },
     filial: { credentials: { clientId: 'abc', clientSecretEnv: 'FILIAL_SECRET', file: 'secrets/filial.json' }, maxRequests: 500 },
     vitrine: { credentials: { tokenEnv: 'VITRINE_TOKEN' }, reserve: 1 },
+    'lojas/centro': { sandbox: { state: defaultSandboxState('lojas/centro') }, manifests: ['base', 'overlays/centro'], variables: { LOJA: 'Centro' }, envFile: 'centro.env' },
+    'lojas/sul': { sandbox: { state: 'sandboxes/sul.json' }, rate: 5, maxRequests: 900 },
   },
 };
 
@@ -95,6 +97,46 @@ describe('resolving the target', () => {
     expect(resolveLoginTarget({ flags: {}, env: {}, cwd })).toMatchObject({ file: '/repo/.erpsync/credentials.json', tokenUrl: 'https://api.bling.com.br/Api/v3/oauth/token' });
     expect(resolveLoginTarget({ flags: { target: 'filial' }, env: {}, cwd, config })).toMatchObject({ name: 'filial', file: '/repo/secrets/filial.json', clientId: 'abc' });
     expect(resolveLoginTarget({ flags: { target: 'producao' }, env: {}, cwd, config }).file).toBe('/repo/.erpsync/credentials-producao.json');
+  });
+});
+
+describe('sandbox targets of erpsync.config.yaml', () => {
+  it('resolve to a sandbox account of their own, named by the target, with the entry\'s manifests and variables', () => {
+    const centro = resolveTarget(input({ flags: { target: 'lojas/centro' }, config }));
+    expect(centro).toEqual({
+      mode: 'sandbox',
+      name: 'lojas/centro',
+      id: 'sandbox:.erpsync/sandbox-lojas.centro.json',
+      stateFile: '/repo/.erpsync/sandbox-lojas.centro.json',
+      reason: 'target',
+      rate: Number.POSITIVE_INFINITY,
+      maxRequests: undefined,
+      manifests: ['/repo/base', '/repo/overlays/centro'],
+      variables: { LOJA: 'Centro' },
+      envFile: '/repo/centro.env',
+    });
+    expect(describeTarget(centro, cwd, account)).toBe('Account: Loja Nova Ltda (CNPJ 12.345.678/0001-90) · local sandbox (state in .erpsync/sandbox-lojas.centro.json) · target lojas/centro');
+    const sul = resolveTarget(input({ env: { ERPSYNC_TARGET: 'lojas/sul' }, config })) as SandboxTarget;
+    expect(sul).toMatchObject({ name: 'lojas/sul', id: 'sandbox:sandboxes/sul.json', stateFile: '/repo/sandboxes/sul.json', rate: 5, maxRequests: 900 });
+    expect(resolveTarget(input({ flags: { target: 'lojas/sul', rate: '2', 'max-requests': '10' }, config }))).toMatchObject({ rate: 2, maxRequests: 10 });
+    expect(describeTarget({ ...sul, server: 'http://127.0.0.1:4000/Api/v3' }, cwd, account)).toBe(
+      'Account: Loja Nova Ltda (CNPJ 12.345.678/0001-90) · sandbox server 127.0.0.1:4000 (state in sandboxes/sul.json) · target lojas/sul',
+    );
+  });
+
+  it('need no credentials and run under CI: the config asks for them explicitly', () => {
+    expect(resolveTarget(input({ flags: { target: 'lojas/centro' }, env: { CI: 'true', BLING_ACCESS_TOKEN: 'ignored' }, config }))).toMatchObject({ mode: 'sandbox', reason: 'target' });
+  });
+
+  it('refuse what only a real account has: --base-url, login; --sandbox with --target points at the config', () => {
+    expect(() => resolveTarget(input({ flags: { target: 'lojas/centro', 'base-url': 'https://api.example/Api/v3' }, config }))).toThrow(expect.objectContaining({ code: 'USAGE' }));
+    expect(() => resolveLoginTarget({ flags: { target: 'lojas/centro' }, env: {}, cwd, config })).toThrow(/is a sandbox account/);
+    expect(() => resolveTarget(input({ flags: { sandbox: true, target: 'producao' }, config }))).toThrow(expect.objectContaining({ details: [expect.stringContaining('sandbox: true')] }));
+  });
+
+  it('keep one state file per target: a / of the name becomes a ., which no name holds', () => {
+    expect(defaultSandboxState('lojas/centro')).toBe('.erpsync/sandbox-lojas.centro.json');
+    expect(defaultSandboxState('lojas-centro')).toBe('.erpsync/sandbox-lojas-centro.json');
   });
 });
 

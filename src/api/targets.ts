@@ -41,6 +41,8 @@ export interface TargetConfig {
   variables?: Record<string, string>;
   /** A KEY=value file with more variables, relative to the config file's folder. */
   envFile?: string;
+  /** A sandbox account instead of a real one: its state file, relative to the config file's folder. */
+  sandbox?: { state: string };
 }
 
 export interface CredentialsConfig {
@@ -104,8 +106,8 @@ export interface SandboxTarget extends TargetBase {
   mode: 'sandbox';
   /** Absolute path of the emulator's state file. */
   stateFile: string;
-  /** `requested` by --sandbox, or chosen because no credentials are configured. */
-  reason: 'requested' | 'no-credentials';
+  /** `requested` by --sandbox, a `target` of the config that is a sandbox, or chosen because no credentials are configured. */
+  reason: 'requested' | 'target' | 'no-credentials';
   /** Base URL of the running `erpsync sandbox` that owns the state file, when this run talks to it. */
   server?: string;
 }
@@ -130,7 +132,9 @@ export function resolveTarget(input: ResolveInput): ResolvedTarget {
 
   if (flags.sandbox === true || isTrue(env.ERPSYNC_SANDBOX)) {
     if (targetName !== undefined || nonEmpty(flags['base-url']) !== undefined) {
-      throw new ErpsyncError('USAGE', '--sandbox cannot be combined with --target or --base-url');
+      throw new ErpsyncError('USAGE', '--sandbox cannot be combined with --target or --base-url', {
+        details: [`to try a target in a sandbox, give it \`sandbox: true\` in ${DEFAULT_CONFIG_FILE} (see docs/config.md)`],
+      });
     }
     return sandboxTarget(input, 'requested', rateOverride, maxRequestsOverride);
   }
@@ -144,6 +148,7 @@ export function resolveTarget(input: ResolveInput): ResolvedTarget {
         details: [known.length > 0 ? `targets in the config: ${known.join(', ')}` : `no targets are defined (add them under \`targets:\` in ${DEFAULT_CONFIG_FILE})`],
       });
     }
+    if (entry.sandbox) return configuredSandboxTarget(targetName, entry, config.dir, input.flags, rateOverride, maxRequestsOverride);
     const baseUrl = normalizeBaseUrl(explicitBaseUrl ?? entry.baseUrl ?? DEFAULT_BASE_URL);
     const credentials = targetCredentials(entry.credentials, baseUrl, config.dir, targetName, input);
     if (!credentials) {
@@ -179,6 +184,22 @@ export function resolveTarget(input: ResolveInput): ResolvedTarget {
     });
   }
   return sandboxTarget(input, 'no-credentials', rateOverride, maxRequestsOverride);
+}
+
+/** A target of the config that is a sandbox account: its own state file, no credentials, allowed under CI (it is explicit). */
+function configuredSandboxTarget(name: string, entry: TargetConfig, dir: string, flags: TargetFlags, rate: number | undefined, maxRequests: number | undefined): SandboxTarget {
+  const state = entry.sandbox?.state ?? defaultSandboxState(name);
+  if (nonEmpty(flags['base-url']) !== undefined) throw new ErpsyncError('USAGE', `target '${name}' is a sandbox: --base-url does not apply to it`);
+  return {
+    mode: 'sandbox',
+    name,
+    id: `sandbox:${state}`,
+    stateFile: resolve(dir, state),
+    reason: 'target',
+    rate: rate ?? entry.rate ?? Number.POSITIVE_INFINITY,
+    maxRequests: maxRequests ?? entry.maxRequests,
+    ...targetInputs(entry, dir),
+  };
 }
 
 /** What a target's manifests are made of, from its entry: paths resolved from the config's folder. */
@@ -233,6 +254,15 @@ export function describeTargetManifests(config: TargetsConfig | undefined, name:
   return { name, ...targetInputs(entry, config.dir) };
 }
 
+/**
+ * The state file of a sandbox target (`sandbox: true`), relative to the config: one per target, so
+ * each is an account of its own. A '/' of the name becomes '.', which names cannot hold: no two
+ * targets share a file.
+ */
+export function defaultSandboxState(name: string): string {
+  return `.erpsync/sandbox-${name.replaceAll('/', '.')}.json`;
+}
+
 /** Each named target keeps its own refresh token: one login per store. */
 export function defaultTargetCredentialsFile(name: string): string {
   return `.erpsync/credentials-${name}.json`;
@@ -275,6 +305,7 @@ export function resolveLoginTarget(input: Omit<ResolveInput, 'fileExists'>): {
   }
   const entry = input.config?.targets[targetName];
   if (!input.config || !entry) throw new ErpsyncError('CONFIG', `unknown target '${targetName}'`);
+  if (entry.sandbox) throw new ErpsyncError('USAGE', `target '${targetName}' is a sandbox account: it needs no login`);
   const baseUrl = normalizeBaseUrl(explicitBaseUrl ?? entry.baseUrl ?? DEFAULT_BASE_URL);
   const endpoints = deriveOAuthEndpoints(baseUrl);
   const c = entry.credentials;
@@ -307,10 +338,11 @@ export function describeTarget(target: ResolvedTarget, cwd: string, account: Acc
     return `${head} · ${new URL(target.baseUrl).host} · ${via}`;
   }
   const state = relativeOrAbsolute(target.stateFile, cwd);
-  if (target.server !== undefined) return `${head} · sandbox server ${new URL(target.server).host} (state in ${state})`;
+  const named = target.reason === 'target' ? ` · target ${target.name}` : '';
+  if (target.server !== undefined) return `${head} · sandbox server ${new URL(target.server).host} (state in ${state})${named}`;
   return target.reason === 'no-credentials'
     ? `${head} · local sandbox (state in ${state}; no credentials configured: set BLING_ACCESS_TOKEN or run \`erpsync login\` to use a real account)`
-    : `${head} · local sandbox (state in ${state})`;
+    : `${head} · local sandbox (state in ${state})${named}`;
 }
 
 function relativeOrAbsolute(path: string, cwd: string): string {

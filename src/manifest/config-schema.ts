@@ -33,6 +33,8 @@ function anyCase(word: string): string {
   return [...word].map((c) => `[${c.toUpperCase()}${c.toLowerCase()}]`).join('');
 }
 
+const sandboxConflict = refusedKey('a sandbox target has no base URL or credentials: remove `sandbox` to deploy to a real account, or this key to try the target in a sandbox');
+
 export const configSchema: JsonSchema = {
   title: 'erpsync config (erpsync.config.yaml)',
   description: 'Targets: the accounts a manifest repository is planned and applied against.',
@@ -54,6 +56,13 @@ export const configSchema: JsonSchema = {
       properties: {
         description: { type: 'string' },
         baseUrl: { ...url, description: 'API base URL (default https://api.bling.com.br/Api/v3); http:// only on loopback.' },
+        sandbox: {
+          description:
+            'Deploy to a sandbox account instead of a real one (no Bling account needed): true keeps its state in .erpsync/sandbox-<name>.json next to the config, where each state file is an account of its own.',
+          type: ['boolean', 'object'],
+          additionalProperties: false,
+          properties: { state: { ...path, description: 'The sandbox state file, relative to the config.' } },
+        },
         rate: { type: 'number', exclusiveMinimum: 0, description: 'Requests per second (default 2.9: the account allows 3, shared by every integration, and a 429 slows erpsync down by itself).' },
         reserve: {
           type: 'number',
@@ -87,6 +96,9 @@ export const configSchema: JsonSchema = {
           },
         },
       },
+      // A sandbox target is its own account: a base URL or credentials would contradict it.
+      if: { type: 'object', required: ['sandbox'], properties: { sandbox: { not: { const: false } } } },
+      then: { type: 'object', properties: { baseUrl: sandboxConflict, credentials: sandboxConflict } },
     },
   },
 };

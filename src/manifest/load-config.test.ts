@@ -23,7 +23,7 @@ describe('the targets of erpsync.config.yaml', () => {
     expect(read(['version: 1']).config).toEqual({ dir: '/repo', targets: {} });
   });
 
-  it('map to the resolver\'s entries: the base URL normalized, one path as a list, variables as text', () => {
+  it('map to the resolver\'s entries: the base URL normalized, one path as a list, variables as text, a sandbox with its state file', () => {
     const { config, diagnostics } = read([
       'version: 1',
       'targets:',
@@ -34,9 +34,15 @@ describe('the targets of erpsync.config.yaml', () => {
       '    variables: { PARCELAS: 3, ATIVO: true, NOME: Loja }',
       '    credentials: { tokenEnv: PROD_TOKEN, tokenUrl: "http://localhost:8080/token" }',
       '    rate: 2',
-      '  filial:',
-      '    manifests: [base, overlays/filial]',
+      '  lojas/centro:',
+      '    sandbox: true',
+      '    manifests: [base, overlays/centro]',
+      '  lojas/sul:',
+      '    sandbox: { state: sandboxes/sul.json }',
       '    maxRequests: 900',
+      '  desligado:',
+      '    sandbox: false',
+      '    baseUrl: https://api.example/Api/v3',
     ]);
     expect(diagnostics).toEqual([]);
     expect(config).toEqual({
@@ -50,7 +56,9 @@ describe('the targets of erpsync.config.yaml', () => {
           credentials: { tokenEnv: 'PROD_TOKEN', tokenUrl: 'http://localhost:8080/token' },
           rate: 2,
         },
-        filial: { manifests: ['base', 'overlays/filial'], maxRequests: 900 },
+        'lojas/centro': { sandbox: { state: '.erpsync/sandbox-lojas.centro.json' }, manifests: ['base', 'overlays/centro'] },
+        'lojas/sul': { sandbox: { state: 'sandboxes/sul.json' }, maxRequests: 900 },
+        desligado: { baseUrl: 'https://api.example/Api/v3' },
       },
     });
   });
@@ -119,5 +127,15 @@ describe('the targets of erpsync.config.yaml', () => {
       'erpsync.config.yaml:8:14 invalid-value the `baseUrl` \'https://\' is not a valid URL',
     ]);
     expect(read(['targets:', '  local:', '    baseUrl: http://127.0.0.1:9000/Api/v3']).diagnostics).toEqual([]);
+  });
+
+  it('refuses a base URL or credentials on a sandbox target, and unknown sandbox settings', () => {
+    const conflict = 'a sandbox target has no base URL or credentials: remove `sandbox` to deploy to a real account, or this key to try the target in a sandbox';
+    expect(problems(['targets:', '  teste:', '    sandbox: true', '    baseUrl: https://api.example/Api/v3', '    credentials: { tokenEnv: T }', '  outro:', '    sandbox: { state: "", porta: 1 }'])).toEqual([
+      `erpsync.config.yaml:4:5 refused-field \`baseUrl\`: ${conflict}`,
+      `erpsync.config.yaml:5:5 refused-field \`credentials\`: ${conflict}`,
+      'erpsync.config.yaml:7:23 invalid-value `state` must not be empty',
+      'erpsync.config.yaml:7:27 unknown-field unknown field `porta`',
+    ]);
   });
 });

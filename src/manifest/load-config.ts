@@ -3,7 +3,7 @@
 // is the config's only validator; this file adds the one rule a schema cannot say (plain http only
 // to a loopback host) in the same pass, then maps the checked value to the targets erpsync resolves
 // (src/api/targets.ts decides what they mean).
-import { normalizeBaseUrl, parseSecureUrl } from '../api/index.js';
+import { defaultSandboxState, normalizeBaseUrl, parseSecureUrl } from '../api/index.js';
 import type { TargetConfig, TargetsConfig } from '../api/index.js';
 import type { JsonSchema } from '../kinds/kind.js';
 import type { Locator, PathSegment } from '../model/desired.js';
@@ -50,23 +50,25 @@ export interface ConfigDocument {
   targets?: Record<string, TargetDocument>;
 }
 
-type TargetDocument = Omit<TargetConfig, 'manifests' | 'variables'> & {
+type TargetDocument = Omit<TargetConfig, 'manifests' | 'variables' | 'sandbox'> & {
   manifests?: string | string[];
   variables?: Record<string, string | number | boolean>;
+  sandbox?: boolean | { state?: string };
 };
 
 /** The checked value as targets: a plain mapping, since the schema refused everything else. */
 export function toTargetsConfig(value: ConfigDocument | null, dir: string): TargetsConfig {
-  const targets = Object.entries(value?.targets ?? {}).map(([name, entry]): [string, TargetConfig] => [name, toTargetConfig(entry)]);
+  const targets = Object.entries(value?.targets ?? {}).map(([name, entry]): [string, TargetConfig] => [name, toTargetConfig(name, entry)]);
   return { dir, targets: Object.fromEntries(targets) };
 }
 
-function toTargetConfig({ baseUrl, manifests, variables, ...same }: TargetDocument): TargetConfig {
+function toTargetConfig(name: string, { baseUrl, manifests, variables, sandbox, ...same }: TargetDocument): TargetConfig {
   return {
     ...same,
     ...(baseUrl !== undefined ? { baseUrl: normalizeBaseUrl(baseUrl) } : {}),
     ...(manifests !== undefined ? { manifests: typeof manifests === 'string' ? [manifests] : manifests } : {}),
     ...(variables !== undefined ? { variables: Object.fromEntries(Object.entries(variables).map(([key, v]) => [key, String(v)])) } : {}),
+    ...(sandbox !== undefined && sandbox !== false ? { sandbox: { state: (sandbox === true ? undefined : sandbox.state) ?? defaultSandboxState(name) } } : {}),
   };
 }
 

@@ -60,6 +60,21 @@ describe('openTarget', () => {
     await expect(resolveCliTarget({ target: 'loja-norte' }, io)).rejects.toMatchObject({ code: 'CONFIG' });
   });
 
+  it('opens a sandbox target of erpsync.config.yaml under CI: its own state file next to the config, its own account', async () => {
+    const cwd = await tempDir();
+    await mkdir(join(cwd, 'conf'));
+    await writeFile(join(cwd, 'conf', 'erp.yaml'), ['version: 1', 'targets:', '  lojas/centro:', '    sandbox: true', '  lojas/sul:', '    sandbox: { state: estado/sul.json }', ''].join('\n'));
+    const io = captureIO({ CI: 'true', ERPSYNC_CONFIG: 'conf/erp.yaml' }, cwd);
+    const centro = await openTarget({ target: 'lojas/centro' }, io);
+    onCleanup(() => centro.close());
+    expect(centro.target).toMatchObject({ mode: 'sandbox', name: 'lojas/centro', reason: 'target', stateFile: join(cwd, 'conf', '.erpsync', 'sandbox-lojas.centro.json') });
+    expect(centro.banner).toBe('Account: Loja Sandbox Ltda (CNPJ 12.345.678/0001-90) · local sandbox (state in conf/.erpsync/sandbox-lojas.centro.json) · target lojas/centro');
+    const sul = await openTarget({ target: 'lojas/sul' }, io);
+    onCleanup(() => sul.close());
+    expect(sul.target).toMatchObject({ id: 'sandbox:estado/sul.json', stateFile: join(cwd, 'conf', 'estado', 'sul.json') });
+    expect(sul.account.id).not.toBe(centro.account.id);
+  });
+
   it('reports a broken config file with its position, and a missing explicit one', async () => {
     const cwd = await tempDir();
     await mkdir(join(cwd, 'conf'));
