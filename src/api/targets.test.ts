@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RATE } from './client.js';
-import { describeTarget, parseTargetsConfig, resolveLoginTarget, resolveTarget } from './targets.js';
-import type { ResolveInput, TargetsConfig } from './targets.js';
+import { defaultSandboxState, describeTarget, normalizeBaseUrl, resolveLoginTarget, resolveTarget } from './targets.js';
+import type { ResolveInput, SandboxTarget, TargetsConfig } from './targets.js';
 
 const cwd = '/repo';
 const none = (): boolean => false;
@@ -10,18 +10,17 @@ function input(overrides: Partial<ResolveInput>): ResolveInput {
   return { flags: {}, env: {}, cwd, fileExists: none, ...overrides };
 }
 
-const config: TargetsConfig = parseTargetsConfig(
-  {
-    targets: {
-      producao: { baseUrl: 'https://api.bling.com.br/Api/v3/', rate: 2, manifests: 'stores/main', credentials: { tokenEnv: 'PROD_TOKEN' } },
-      filial: { credentials: { clientId: 'abc', clientSecretEnv: 'FILIAL_SECRET', file: 'secrets/filial.json' }, maxRequests: 500 },
-      vitrine: { credentials: { tokenEnv: 'VITRINE_TOKEN' }, reserve: 1 },
-    },
-    other: 'ignored here',
+// As src/manifest/load-config.ts maps a checked erpsync.config.yaml (its tests cover the file itself).
+const config: TargetsConfig = {
+  dir: '/repo',
+  targets: {
+    producao: { baseUrl: 'https://api.bling.com.br/Api/v3', rate: 2, manifests: ['stores/main'], credentials: { tokenEnv: 'PROD_TOKEN' } },
+    filial: { credentials: { clientId: 'abc', clientSecretEnv: 'FILIAL_SECRET', file: 'secrets/filial.json' }, maxRequests: 500 },
+    vitrine: { credentials: { tokenEnv: 'VITRINE_TOKEN' }, reserve: 1 },
+    'lojas/centro': { sandbox: { state: defaultSandboxState('lojas/centro') }, manifests: ['base', 'overlays/centro'], variables: { LOJA: 'Centro' }, envFile: 'centro.env' },
+    'lojas/sul': { sandbox: { state: 'sandboxes/sul.json' }, rate: 5, maxRequests: 900 },
   },
-  '/repo',
-  '/repo/erpsync.config.yaml',
-);
+};
 
 const account = { id: 'a1', nome: 'Loja Nova Ltda', cnpj: '12.345.678/0001-90' };
 
@@ -101,25 +100,50 @@ describe('resolving the target', () => {
   });
 });
 
-describe('the targets section of erpsync.config.yaml', () => {
-  const parse = (raw: unknown): TargetsConfig => parseTargetsConfig(raw, '/repo', 'erpsync.config.yaml');
-
-  it('is optional', () => {
-    expect(parse(undefined).targets).toEqual({});
-    expect(parse({ version: 1 }).targets).toEqual({});
+describe('sandbox targets of erpsync.config.yaml', () => {
+  it('resolve to a sandbox account of their own, named by the target, with the entry\'s manifests and variables', () => {
+    const centro = resolveTarget(input({ flags: { target: 'lojas/centro' }, config }));
+    expect(centro).toEqual({
+      mode: 'sandbox',
+      name: 'lojas/centro',
+      id: 'sandbox:.erpsync/sandbox-lojas.centro.json',
+      stateFile: '/repo/.erpsync/sandbox-lojas.centro.json',
+      reason: 'target',
+      rate: Number.POSITIVE_INFINITY,
+      maxRequests: undefined,
+      manifests: ['/repo/base', '/repo/overlays/centro'],
+      variables: { LOJA: 'Centro' },
+      envFile: '/repo/centro.env',
+    });
+    expect(describeTarget(centro, cwd, account)).toBe('Account: Loja Nova Ltda (CNPJ 12.345.678/0001-90) · local sandbox (state in .erpsync/sandbox-lojas.centro.json) · target lojas/centro');
+    const sul = resolveTarget(input({ env: { ERPSYNC_TARGET: 'lojas/sul' }, config })) as SandboxTarget;
+    expect(sul).toMatchObject({ name: 'lojas/sul', id: 'sandbox:sandboxes/sul.json', stateFile: '/repo/sandboxes/sul.json', rate: 5, maxRequests: 900 });
+    expect(resolveTarget(input({ flags: { target: 'lojas/sul', rate: '2', 'max-requests': '10' }, config }))).toMatchObject({ rate: 2, maxRequests: 10 });
+    expect(describeTarget({ ...sul, server: 'http://127.0.0.1:4000/Api/v3' }, cwd, account)).toBe(
+      'Account: Loja Nova Ltda (CNPJ 12.345.678/0001-90) · sandbox server 127.0.0.1:4000 (state in sandboxes/sul.json) · target lojas/sul',
+    );
   });
 
-  it('refuses secrets written into the file', () => {
-    expect(() => parse({ targets: { p: { credentials: { clientSecret: 'x' } } } })).toThrow(/secrets do not belong/);
-    expect(() => parse({ targets: { p: { credentials: { token: 'x' } } } })).toThrow(expect.objectContaining({ code: 'CONFIG' }));
+  it('need no credentials and run under CI: the config asks for them explicitly', () => {
+    expect(resolveTarget(input({ flags: { target: 'lojas/centro' }, env: { CI: 'true', BLING_ACCESS_TOKEN: 'ignored' }, config }))).toMatchObject({ mode: 'sandbox', reason: 'target' });
   });
 
-  it('names the offending key', () => {
-    expect(() => parse({ targets: { p: { baseURL: 'x' } } })).toThrow(/targets\.p\.baseURL is not a target setting/);
-    expect(() => parse({ targets: { p: { rate: -1 } } })).toThrow(/rate must be a positive number/);
-    expect(() => parse({ targets: { p: { baseUrl: 'http://prod.example/Api/v3' } } })).toThrow(expect.objectContaining({ code: 'INSECURE_URL' }));
-    expect(() => parse({ targets: { 'bad name': {} } })).toThrow(/target names/);
-    expect(() => parse({ targets: { p: { credentials: { tokenEnv: 'not a var' } } } })).toThrow(/environment variable name/);
-    expect(() => parse({ targets: [] })).toThrow(/mapping/);
+  it('refuse what only a real account has: --base-url, login; --sandbox with --target points at the config', () => {
+    expect(() => resolveTarget(input({ flags: { target: 'lojas/centro', 'base-url': 'https://api.example/Api/v3' }, config }))).toThrow(expect.objectContaining({ code: 'USAGE' }));
+    expect(() => resolveLoginTarget({ flags: { target: 'lojas/centro' }, env: {}, cwd, config })).toThrow(/is a sandbox account/);
+    expect(() => resolveTarget(input({ flags: { sandbox: true, target: 'producao' }, config }))).toThrow(expect.objectContaining({ details: [expect.stringContaining('sandbox: true')] }));
+  });
+
+  it('keep one state file per target: a / of the name becomes a ., which no name holds', () => {
+    expect(defaultSandboxState('lojas/centro')).toBe('.erpsync/sandbox-lojas.centro.json');
+    expect(defaultSandboxState('lojas-centro')).toBe('.erpsync/sandbox-lojas-centro.json');
+  });
+});
+
+describe('base URLs', () => {
+  it('are kept without a trailing slash, and only over https or on loopback', () => {
+    expect(normalizeBaseUrl('https://api.bling.com.br/Api/v3/')).toBe('https://api.bling.com.br/Api/v3');
+    expect(normalizeBaseUrl('http://127.0.0.1:9000/Api/v3')).toBe('http://127.0.0.1:9000/Api/v3');
+    expect(() => normalizeBaseUrl('http://prod.example/Api/v3')).toThrow(expect.objectContaining({ code: 'INSECURE_URL' }));
   });
 });

@@ -9,7 +9,6 @@ import { ErpsyncError } from '../model/errors.js';
 import { ACCOUNT_RATE_LIMIT, DEFAULT_RATE } from './client.js';
 import { BLING_API_BASE_URL, deriveOAuthEndpoints } from './oauth.js';
 import { parseSecureUrl } from './url.js';
-import { isPlainRecord } from '../model/paths.js';
 
 export const DEFAULT_BASE_URL = BLING_API_BASE_URL;
 export const DEFAULT_CREDENTIALS_FILE = '.erpsync/credentials.json';
@@ -42,6 +41,8 @@ export interface TargetConfig {
   variables?: Record<string, string>;
   /** A KEY=value file with more variables, relative to the config file's folder. */
   envFile?: string;
+  /** A sandbox account instead of a real one: its state file, relative to the config file's folder. */
+  sandbox?: { state: string };
 }
 
 export interface CredentialsConfig {
@@ -105,8 +106,8 @@ export interface SandboxTarget extends TargetBase {
   mode: 'sandbox';
   /** Absolute path of the emulator's state file. */
   stateFile: string;
-  /** `requested` by --sandbox, or chosen because no credentials are configured. */
-  reason: 'requested' | 'no-credentials';
+  /** `requested` by --sandbox, a `target` of the config that is a sandbox, or chosen because no credentials are configured. */
+  reason: 'requested' | 'target' | 'no-credentials';
   /** Base URL of the running `erpsync sandbox` that owns the state file, when this run talks to it. */
   server?: string;
 }
@@ -131,7 +132,9 @@ export function resolveTarget(input: ResolveInput): ResolvedTarget {
 
   if (flags.sandbox === true || isTrue(env.ERPSYNC_SANDBOX)) {
     if (targetName !== undefined || nonEmpty(flags['base-url']) !== undefined) {
-      throw new ErpsyncError('USAGE', '--sandbox cannot be combined with --target or --base-url');
+      throw new ErpsyncError('USAGE', '--sandbox cannot be combined with --target or --base-url', {
+        details: [`to try a target in a sandbox, give it \`sandbox: true\` in ${DEFAULT_CONFIG_FILE} (see docs/config.md)`],
+      });
     }
     return sandboxTarget(input, 'requested', rateOverride, maxRequestsOverride);
   }
@@ -145,6 +148,7 @@ export function resolveTarget(input: ResolveInput): ResolvedTarget {
         details: [known.length > 0 ? `targets in the config: ${known.join(', ')}` : `no targets are defined (add them under \`targets:\` in ${DEFAULT_CONFIG_FILE})`],
       });
     }
+    if (entry.sandbox) return configuredSandboxTarget(targetName, entry, config.dir, input.flags, rateOverride, maxRequestsOverride);
     const baseUrl = normalizeBaseUrl(explicitBaseUrl ?? entry.baseUrl ?? DEFAULT_BASE_URL);
     const credentials = targetCredentials(entry.credentials, baseUrl, config.dir, targetName, input);
     if (!credentials) {
@@ -160,9 +164,7 @@ export function resolveTarget(input: ResolveInput): ResolvedTarget {
       credentials,
       rate: rateOverride ?? entry.rate ?? (entry.reserve === undefined ? DEFAULT_RATE : ACCOUNT_RATE_LIMIT - entry.reserve),
       maxRequests: maxRequestsOverride ?? entry.maxRequests,
-      manifests: entry.manifests?.map((m) => resolve(config.dir, m)),
-      ...(entry.variables ? { variables: entry.variables } : {}),
-      ...(entry.envFile ? { envFile: resolve(config.dir, entry.envFile) } : {}),
+      ...targetInputs(entry, config.dir),
     };
   }
 
@@ -182,6 +184,31 @@ export function resolveTarget(input: ResolveInput): ResolvedTarget {
     });
   }
   return sandboxTarget(input, 'no-credentials', rateOverride, maxRequestsOverride);
+}
+
+/** A target of the config that is a sandbox account: its own state file, no credentials, allowed under CI (it is explicit). */
+function configuredSandboxTarget(name: string, entry: TargetConfig, dir: string, flags: TargetFlags, rate: number | undefined, maxRequests: number | undefined): SandboxTarget {
+  const state = entry.sandbox?.state ?? defaultSandboxState(name);
+  if (nonEmpty(flags['base-url']) !== undefined) throw new ErpsyncError('USAGE', `target '${name}' is a sandbox: --base-url does not apply to it`);
+  return {
+    mode: 'sandbox',
+    name,
+    id: `sandbox:${state}`,
+    stateFile: resolve(dir, state),
+    reason: 'target',
+    rate: rate ?? entry.rate ?? Number.POSITIVE_INFINITY,
+    maxRequests: maxRequests ?? entry.maxRequests,
+    ...targetInputs(entry, dir),
+  };
+}
+
+/** What a target's manifests are made of, from its entry: paths resolved from the config's folder. */
+function targetInputs(entry: TargetConfig, dir: string): Pick<TargetBase, 'manifests' | 'variables' | 'envFile'> {
+  return {
+    ...(entry.manifests ? { manifests: entry.manifests.map((m) => resolve(dir, m)) } : {}),
+    ...(entry.variables ? { variables: entry.variables } : {}),
+    ...(entry.envFile ? { envFile: resolve(dir, entry.envFile) } : {}),
+  };
 }
 
 function sandboxTarget(input: ResolveInput, reason: SandboxTarget['reason'], rate: number | undefined, maxRequests: number | undefined): SandboxTarget {
@@ -224,12 +251,16 @@ function targetCredentials(
 export function describeTargetManifests(config: TargetsConfig | undefined, name: string): Pick<TargetBase, 'name' | 'manifests' | 'variables' | 'envFile'> {
   const entry = config?.targets[name];
   if (!config || !entry) throw new ErpsyncError('CONFIG', `unknown target '${name}'`, { details: [`targets in the config: ${Object.keys(config?.targets ?? {}).join(', ') || 'none'}`] });
-  return {
-    name,
-    ...(entry.manifests ? { manifests: entry.manifests.map((m) => resolve(config.dir, m)) } : {}),
-    ...(entry.variables ? { variables: entry.variables } : {}),
-    ...(entry.envFile ? { envFile: resolve(config.dir, entry.envFile) } : {}),
-  };
+  return { name, ...targetInputs(entry, config.dir) };
+}
+
+/**
+ * The state file of a sandbox target (`sandbox: true`), relative to the config: one per target, so
+ * each is an account of its own. A '/' of the name becomes '.', which names cannot hold: no two
+ * targets share a file.
+ */
+export function defaultSandboxState(name: string): string {
+  return `.erpsync/sandbox-${name.replaceAll('/', '.')}.json`;
 }
 
 /** Each named target keeps its own refresh token: one login per store. */
@@ -274,6 +305,7 @@ export function resolveLoginTarget(input: Omit<ResolveInput, 'fileExists'>): {
   }
   const entry = input.config?.targets[targetName];
   if (!input.config || !entry) throw new ErpsyncError('CONFIG', `unknown target '${targetName}'`);
+  if (entry.sandbox) throw new ErpsyncError('USAGE', `target '${targetName}' is a sandbox account: it needs no login`);
   const baseUrl = normalizeBaseUrl(explicitBaseUrl ?? entry.baseUrl ?? DEFAULT_BASE_URL);
   const endpoints = deriveOAuthEndpoints(baseUrl);
   const c = entry.credentials;
@@ -306,10 +338,11 @@ export function describeTarget(target: ResolvedTarget, cwd: string, account: Acc
     return `${head} · ${new URL(target.baseUrl).host} · ${via}`;
   }
   const state = relativeOrAbsolute(target.stateFile, cwd);
-  if (target.server !== undefined) return `${head} · sandbox server ${new URL(target.server).host} (state in ${state})`;
+  const named = target.reason === 'target' ? ` · target ${target.name}` : '';
+  if (target.server !== undefined) return `${head} · sandbox server ${new URL(target.server).host} (state in ${state})${named}`;
   return target.reason === 'no-credentials'
     ? `${head} · local sandbox (state in ${state}; no credentials configured: set BLING_ACCESS_TOKEN or run \`erpsync login\` to use a real account)`
-    : `${head} · local sandbox (state in ${state})`;
+    : `${head} · local sandbox (state in ${state})${named}`;
 }
 
 function relativeOrAbsolute(path: string, cwd: string): string {
@@ -317,97 +350,8 @@ function relativeOrAbsolute(path: string, cwd: string): string {
   return path.startsWith(prefix) ? path.slice(prefix.length) : path;
 }
 
-const knownTargetKeys: ReadonlySet<string> = new Set(['description', 'baseUrl', 'rate', 'reserve', 'maxRequests', 'manifests', 'credentials', 'variables', 'envFile']);
-const knownCredentialKeys: ReadonlySet<string> = new Set(['tokenEnv', 'clientId', 'clientIdEnv', 'clientSecretEnv', 'file', 'tokenUrl', 'authorizeUrl']);
-const secretLookingKeys = /^(token|accessToken|refreshToken|clientSecret|secret|password)$/i;
-
-/** Where a path of the config file is, `file:line:col`, when the caller kept positions. */
-export type ConfigLocator = (path: readonly (string | number)[]) => string;
-
-/**
- * Reads the `targets` section of an already parsed erpsync.config.yaml (the schema in
- * src/manifest/config-schema.ts checked its shape first, with positions; these checks stand on
- * their own too). `dir` is the config file's folder.
- */
-export function parseTargetsConfig(raw: unknown, dir: string, file: string, locate: ConfigLocator = () => file): TargetsConfig {
-  let at: (string | number)[] = [];
-  const fail = (message: string, details: string[] = []): never => {
-    throw new ErpsyncError('CONFIG', `${locate(at)}: ${message}`, { details });
-  };
-  if (raw === null || raw === undefined) return { dir, targets: {} };
-  if (!isPlainRecord(raw)) return fail('expected a mapping at the top level');
-  const section = raw.targets;
-  if (section === undefined || section === null) return { dir, targets: {} };
-  if (!isPlainRecord(section)) return fail('`targets` must be a mapping of target names');
-  const targets: Record<string, TargetConfig> = {};
-  for (const [name, value] of Object.entries(section)) {
-    const where = `targets.${name}`;
-    at = ['targets', name];
-    if (!/^[A-Za-z0-9][A-Za-z0-9_-]*(\/[A-Za-z0-9][A-Za-z0-9_-]*)*$/.test(name)) fail(`${where}: target names use letters, digits, '-' and '_', in segments separated by '/'`);
-    if (!isPlainRecord(value)) return fail(`${where} must be a mapping`);
-    for (const key of Object.keys(value)) {
-      if (!knownTargetKeys.has(key)) fail(`${where}.${key} is not a target setting`, [`known: ${[...knownTargetKeys].join(', ')}`]);
-    }
-    const entry: TargetConfig = {};
-    if (value.baseUrl !== undefined) {
-      if (typeof value.baseUrl !== 'string') fail(`${where}.baseUrl must be a string`);
-      entry.baseUrl = normalizeBaseUrl(value.baseUrl as string);
-    }
-    if (value.rate !== undefined) {
-      if (typeof value.rate !== 'number' || !(value.rate > 0)) fail(`${where}.rate must be a positive number of requests per second`);
-      entry.rate = value.rate as number;
-    }
-    if (value.reserve !== undefined) {
-      const reserve = value.reserve;
-      if (typeof reserve !== 'number' || !(reserve >= 0 && reserve < ACCOUNT_RATE_LIMIT)) fail(`${where}.reserve must be a number of requests per second from 0 to below ${ACCOUNT_RATE_LIMIT}`);
-      entry.reserve = reserve as number;
-    }
-    if (value.maxRequests !== undefined) {
-      if (!Number.isInteger(value.maxRequests) || (value.maxRequests as number) < 1) fail(`${where}.maxRequests must be a positive integer`);
-      entry.maxRequests = value.maxRequests as number;
-    }
-    if (value.manifests !== undefined) {
-      const list = typeof value.manifests === 'string' ? [value.manifests] : value.manifests;
-      if (!Array.isArray(list) || !list.every((m) => typeof m === 'string')) fail(`${where}.manifests must be a path or a list of paths`);
-      entry.manifests = list as string[];
-    }
-    if (typeof value.description === 'string') entry.description = value.description;
-    if (value.variables !== undefined) {
-      at = ['targets', name, 'variables'];
-      if (!isPlainRecord(value.variables)) return fail(`${where}.variables must be a mapping of variable names to values`);
-      entry.variables = Object.fromEntries(Object.entries(value.variables).map(([k, v]) => [k, String(v)]));
-    }
-    if (value.envFile !== undefined) {
-      at = ['targets', name, 'envFile'];
-      if (typeof value.envFile !== 'string' || value.envFile === '') fail(`${where}.envFile must be a path`);
-      entry.envFile = value.envFile as string;
-    }
-    at = ['targets', name, 'credentials'];
-    if (value.credentials !== undefined) entry.credentials = parseCredentialsConfig(value.credentials, `${where}.credentials`, fail);
-    targets[name] = entry;
-  }
-  return { dir, targets };
-}
-
-function parseCredentialsConfig(raw: unknown, where: string, fail: (message: string, details?: string[]) => never): CredentialsConfig {
-  if (!isPlainRecord(raw)) return fail(`${where} must be a mapping`);
-  const out: CredentialsConfig = {};
-  for (const [key, value] of Object.entries(raw)) {
-    if (secretLookingKeys.test(key)) {
-      fail(`${where}.${key}: secrets do not belong in the config file (it is committed to git)`, [
-        'name the variable that holds the secret instead: tokenEnv, clientSecretEnv',
-      ]);
-    }
-    if (!knownCredentialKeys.has(key)) fail(`${where}.${key} is not a credentials setting`, [`known: ${[...knownCredentialKeys].join(', ')}`]);
-    if (typeof value !== 'string' || value === '') fail(`${where}.${key} must be a non-empty string`);
-    if (key.endsWith('Env') && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(value as string)) fail(`${where}.${key} must be an environment variable name`);
-    if (key === 'tokenUrl' || key === 'authorizeUrl') parseSecureUrl(value as string, `${where}.${key}`);
-    out[key as keyof CredentialsConfig] = value as string;
-  }
-  return out;
-}
-
-function normalizeBaseUrl(raw: string): string {
+/** A base URL as erpsync keeps it: checked (https, or http on loopback) and without a trailing slash. */
+export function normalizeBaseUrl(raw: string): string {
   const url = parseSecureUrl(raw);
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }

@@ -33,14 +33,16 @@ export async function runTargetsCommand(args: string[], io: RunIO): Promise<numb
 }
 
 function baseUrlOf(name: string, config: TargetsConfig | undefined): string {
-  return config?.targets[name]?.baseUrl ?? DEFAULT_BASE_URL;
+  const entry = config?.targets[name];
+  return entry?.sandbox ? `sandbox:${entry.sandbox.state}` : (entry?.baseUrl ?? DEFAULT_BASE_URL);
 }
 
 function describeEntry(name: string, config: TargetsConfig | undefined): string {
   const entry = config?.targets[name];
   const credentials = entry?.credentials?.tokenEnv ? `token from ${entry.credentials.tokenEnv}` : `OAuth (${entry?.credentials?.file ?? 'erpsync login --target ' + name})`;
   const manifests = entry?.manifests?.join(' + ') ?? '(paths on the command line)';
-  return `${name}  ${baseUrlOf(name, config)}  ${credentials}  manifests: ${manifests}${entry?.description ? `  — ${entry.description}` : ''}`;
+  const where = entry?.sandbox ? `sandbox (state in ${entry.sandbox.state})` : `${baseUrlOf(name, config)}  ${credentials}`;
+  return `${name}  ${where}  manifests: ${manifests}${entry?.description ? `  — ${entry.description}` : ''}`;
 }
 
 /**

@@ -34,12 +34,22 @@ export { claimStateFile, ownerFileOf } from './state-owner.js';
 export type { StateClaim, StateOwner } from './state-owner.js';
 export { defaultOAuthClient } from './oauth.js';
 
+/**
+ * The state the emulator starts from: the state file when it exists (the account it holds, id and
+ * all), else a new account seeded from `seed` with a company id of its own, which the state file
+ * then keeps. So every state file is an account of its own, as every emulator without one is.
+ */
 async function loadInitial(options: EmulatorOptions): Promise<StateFile> {
   if (options.stateFile) {
     const existing = await readStateFile(options.stateFile);
     if (existing) return existing;
   }
-  const seed = options.seed ?? 'fresh';
+  const seeded = await readSeed(options.seed ?? 'fresh');
+  seeded.state.empresa = { ...seeded.state.empresa, id: generateSecret().slice(0, 32) };
+  return seeded;
+}
+
+async function readSeed(seed: string): Promise<StateFile> {
   if (seed === 'fresh' || seed === 'empty') return { formatVersion: 1, state: buildSeed(seed), auth: { access: [], refresh: [] } };
   let text: string;
   try {
@@ -59,9 +69,6 @@ function checkLimit(name: string, value: number): number {
 export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const now = options.now ?? Date.now;
   const initial = await loadInitial(options);
-  // Each account has an id of its own: an emulator without a state file is a new account each
-  // time; a state file keeps the id it was seeded with (the sandbox stays the same account).
-  if (!options.stateFile) initial.state.empresa = { ...initial.state.empresa, id: generateSecret().slice(0, 32) };
   if (options.company) initial.state.empresa = { ...initial.state.empresa, ...options.company };
   const token = options.token ?? generateSecret();
   const auth = createAuthStore(initial.auth);

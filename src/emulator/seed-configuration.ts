@@ -63,6 +63,7 @@ export function addSystemConfiguration(): SystemConfiguration {
     ],
     contatos: [],
     empresa: {
+      // A placeholder: createEmulator gives every new account (and state file) an id of its own.
       id: '5f0c1d7e9a2b4c6d8e0f1a3b5c7d9e1f',
       nome: 'Loja Sandbox Ltda',
       cnpj: '12.345.678/0001-90',

@@ -1,16 +1,39 @@
 // The JSON Schema of erpsync.config.yaml (published as schemas/config.schema.json, documented in
-// docs/config.md): the targets a repository deploys to. The config names secrets by variable and
-// never holds one, so credentials settings are an explicit list (a `token:` key is refused).
+// docs/config.md): the targets a repository deploys to. It is the config's only validator: every
+// rule is here, and load-config.ts adds the one a schema cannot say (plain http only to a loopback
+// host, for every field of `url`'s form). The config names secrets by variable and never holds
+// one: a secret-looking credentials key is refused with its reason.
 import type { JsonSchema } from '../kinds/kind.js';
 
 export const configSchemaFileName = 'config.schema.json';
 
+/** The form of every URL field; load-config.ts also refuses http:// to a host that is not loopback. */
+export const urlPattern = '^https?://';
+
 const envName = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' };
-const url = { type: 'string', pattern: '^https?://' };
-const paths = { oneOf: [{ type: 'string', minLength: 1 }, { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } }] };
+const url = { type: 'string', pattern: urlPattern };
+const path = { type: 'string', minLength: 1 };
+const paths = { type: ['string', 'array'], minLength: 1, minItems: 1, items: path };
 
 /** Target names: path-like segments, so a fleet can group stores (`lojas/centro`) and select them by glob. */
 export const targetNamePattern = '^[A-Za-z0-9][A-Za-z0-9_-]*(/[A-Za-z0-9][A-Za-z0-9_-]*)*$';
+
+/**
+ * A key the schema refuses with its reason: `not: {}` fails whatever the value, and the
+ * description is what the diagnostic says (validate-schema.ts), and what an editor shows.
+ */
+function refusedKey(reason: string): JsonSchema {
+  return { not: {}, description: reason };
+}
+
+/** Keys that would hold a secret, in any case (`token`, `Token`, `TOKEN` …): a pattern has no flags. */
+const secretKeyPattern = `^(${['token', 'accessToken', 'refreshToken', 'clientSecret', 'secret', 'password'].map(anyCase).join('|')})$`;
+
+function anyCase(word: string): string {
+  return [...word].map((c) => `[${c.toUpperCase()}${c.toLowerCase()}]`).join('');
+}
+
+const sandboxConflict = refusedKey('a sandbox target has no base URL or credentials: remove `sandbox` to deploy to a real account, or this key to try the target in a sandbox');
 
 export const configSchema: JsonSchema = {
   title: 'erpsync config (erpsync.config.yaml)',
@@ -33,6 +56,13 @@ export const configSchema: JsonSchema = {
       properties: {
         description: { type: 'string' },
         baseUrl: { ...url, description: 'API base URL (default https://api.bling.com.br/Api/v3); http:// only on loopback.' },
+        sandbox: {
+          description:
+            'Deploy to a sandbox account instead of a real one (no Bling account needed): true keeps its state in .erpsync/sandbox-<name>.json next to the config, where each state file is an account of its own.',
+          type: ['boolean', 'object'],
+          additionalProperties: false,
+          properties: { state: { ...path, description: 'The sandbox state file, relative to the config.' } },
+        },
         rate: { type: 'number', exclusiveMinimum: 0, description: 'Requests per second (default 2.9: the account allows 3, shared by every integration, and a 429 slows erpsync down by itself).' },
         reserve: {
           type: 'number',
@@ -48,21 +78,27 @@ export const configSchema: JsonSchema = {
           propertyNames: { pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
           additionalProperties: { type: ['string', 'number', 'boolean'] },
         },
-        envFile: { type: 'string', minLength: 1, description: 'A KEY=value file (relative to the config) with more variables, e.g. secrets kept out of git.' },
+        envFile: { ...path, description: 'A KEY=value file (relative to the config) with more variables, e.g. secrets kept out of git.' },
         credentials: {
           type: 'object',
           additionalProperties: false,
           properties: {
             tokenEnv: { ...envName, description: 'Variable holding a bearer token.' },
-            file: { type: 'string', minLength: 1, description: 'OAuth credentials file written by `erpsync login --target NAME`.' },
+            file: { ...path, description: 'OAuth credentials file written by `erpsync login --target NAME`.' },
             clientId: { type: 'string', minLength: 1 },
             clientIdEnv: envName,
             clientSecretEnv: envName,
             tokenUrl: url,
             authorizeUrl: url,
           },
+          patternProperties: {
+            [secretKeyPattern]: refusedKey('secrets do not belong in the config file (it is committed to git): name the variable that holds it instead: tokenEnv, clientSecretEnv'),
+          },
         },
       },
+      // A sandbox target is its own account: a base URL or credentials would contradict it.
+      if: { type: 'object', required: ['sandbox'], properties: { sandbox: { not: { const: false } } } },
+      then: { type: 'object', properties: { baseUrl: sandboxConflict, credentials: sandboxConflict } },
     },
   },
 };

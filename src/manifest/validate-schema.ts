@@ -86,6 +86,12 @@ function toDiagnostic(error: ErrorObject, locate: Locator, sources: ValueSources
     }
     case 'enum':
       return enumDiagnostic(context);
+    case 'not':
+      return refusedKeyDiagnostic(context) ?? invalidValueDiagnostic(context);
+    case 'minLength': {
+      const limit = (error.params as { limit: number }).limit;
+      return { ...base, code: 'invalid-value', message: limit === 1 ? `${fieldName(path)} must not be empty` : `${fieldName(path)} must have at least ${limit} characters`, position: locate(path) };
+    }
     case 'type': {
       const expected = (error.params as { type: string | string[] }).type;
       const wanted = Array.isArray(expected) ? expected.join(' or ') : expected;
@@ -111,13 +117,12 @@ function toDiagnostic(error: ErrorObject, locate: Locator, sources: ValueSources
         position: locate(path),
       };
     default:
-      return {
-        ...base,
-        code: 'invalid-value',
-        message: `${fieldName(path)} ${error.message ?? 'is invalid'}`,
-        position: locate(path),
-      };
+      return invalidValueDiagnostic(context);
   }
+}
+
+function invalidValueDiagnostic({ error, path, locate, base }: ErrorContext): Diagnostic {
+  return { ...base, code: 'invalid-value', message: `${fieldName(path)} ${error.message ?? 'is invalid'}`, position: locate(path) };
 }
 
 function invalidNameDiagnostic({ error, path, locate, base }: ErrorContext, name: string): Diagnostic {
@@ -144,6 +149,17 @@ function unknownKeyDiagnostic({ error, path, locate, base }: ErrorContext, key: 
     position: locate(keyPath, 'key'),
     ...(suggestion ? { hint: `did you mean \`${suggestion}\`?` } : topLevel ? { hint: `top-level keys are: ${parentProperties.join(', ')}` } : {}),
   };
+}
+
+/**
+ * A key the schema refuses whatever its value (`{ not: {}, description }`, see config-schema.ts
+ * refusedKey): the description is the reason, at the key. Any other `not` says what ajv says.
+ */
+function refusedKeyDiagnostic({ error, path, locate, base }: ErrorContext): Diagnostic | undefined {
+  const reason = (error.parentSchema as { description?: unknown } | undefined)?.description;
+  const refusesAll = typeof error.schema === 'object' && error.schema !== null && Object.keys(error.schema as object).length === 0;
+  if (!refusesAll || typeof reason !== 'string') return undefined;
+  return { ...base, code: 'refused-field', message: `${fieldName(path)}: ${reason}`, position: locate(path, 'key') };
 }
 
 function enumDiagnostic({ error, path, locate, base, described }: ErrorContext): Diagnostic {

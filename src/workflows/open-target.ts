@@ -13,18 +13,17 @@ import {
   createStaticTokenProvider,
   DEFAULT_CONFIG_FILE,
   describeTarget,
-  parseTargetsConfig,
   readAccountIdentity,
   readCredentialsFile,
   resolveTarget,
 } from '../api/index.js';
 import type { ApiClient, ApiClientOptions, ApiEvent, CredentialProvider, RemoteTarget, ResolvedTarget, SandboxTarget, TargetBase, TargetFlags, TargetsConfig } from '../api/index.js';
-import { checkConfigText } from '../manifest/load-config.js';
+import { readTargetsConfig } from '../manifest/load-config.js';
 import { parseEnvFile } from '../manifest/env-file.js';
 import { displayPath } from '../manifest/find-files.js';
 import type { AccountIdentity } from '../model/account.js';
 import type { Diagnostic } from '../model/diagnostics.js';
-import { formatPosition, hasErrors } from '../model/diagnostics.js';
+import { hasErrors } from '../model/diagnostics.js';
 import { renderDiagnosticsText } from '../report/diagnostics-report.js';
 import { ErpsyncError } from '../model/errors.js';
 import type { RunIO } from './run-io.js';
@@ -151,10 +150,9 @@ export async function loadTargetsConfig(flags: TargetFlags, io: RunIO): Promise<
     throw new ErpsyncError('CONFIG', `cannot read the config file ${file}`, { cause: error });
   }
   const shown = displayPath(file, io.cwd);
-  const checked = checkConfigText(shown, bytes);
-  throwOnDiagnostics(checked.diagnostics, `${shown} is not a valid erpsync config (see docs/config.md)`);
-  const locate = checked.locate;
-  return parseTargetsConfig(checked.value, dirname(file), shown, locate ? (path) => formatPosition(locate(path, 'key')) : undefined);
+  const read = readTargetsConfig(shown, bytes, dirname(file));
+  throwOnDiagnostics(read.diagnostics, `${shown} is not a valid erpsync config (see docs/config.md)`);
+  return read.config;
 }
 
 /**

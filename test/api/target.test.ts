@@ -60,19 +60,36 @@ describe('openTarget', () => {
     await expect(resolveRunTarget({ target: 'loja-norte' }, io)).rejects.toMatchObject({ code: 'CONFIG' });
   });
 
+  it('opens a sandbox target of erpsync.config.yaml under CI: its own state file next to the config, its own account', async () => {
+    const cwd = await tempDir();
+    await mkdir(join(cwd, 'conf'));
+    await writeFile(join(cwd, 'conf', 'erp.yaml'), ['version: 1', 'targets:', '  lojas/centro:', '    sandbox: true', '  lojas/sul:', '    sandbox: { state: estado/sul.json }', ''].join('\n'));
+    const io = captureIO({ CI: 'true', ERPSYNC_CONFIG: 'conf/erp.yaml' }, cwd);
+    const centro = await openTarget({ target: 'lojas/centro' }, io);
+    onCleanup(() => centro.close());
+    expect(centro.target).toMatchObject({ mode: 'sandbox', name: 'lojas/centro', reason: 'target', stateFile: join(cwd, 'conf', '.erpsync', 'sandbox-lojas.centro.json') });
+    expect(centro.banner).toBe('Account: Loja Sandbox Ltda (CNPJ 12.345.678/0001-90) · local sandbox (state in conf/.erpsync/sandbox-lojas.centro.json) · target lojas/centro');
+    const sul = await openTarget({ target: 'lojas/sul' }, io);
+    onCleanup(() => sul.close());
+    expect(sul.target).toMatchObject({ id: 'sandbox:estado/sul.json', stateFile: join(cwd, 'conf', 'estado', 'sul.json') });
+    expect(sul.account.id).not.toBe(centro.account.id);
+  });
+
   it('reports a broken config file with its position, and a missing explicit one', async () => {
     const cwd = await tempDir();
     await mkdir(join(cwd, 'conf'));
     await writeFile(join(cwd, 'conf', 'erp.yaml'), 'targets:\n  a: [unclosed\n');
     await expect(resolveRunTarget({ config: 'conf/erp.yaml' }, captureIO({}, cwd))).rejects.toMatchObject({ code: 'CONFIG', details: [expect.stringMatching(/^conf\/erp\.yaml:\d+:\d+: error: /)] });
     // Like manifests: every problem at once, each at its line and column, with a hint for a typo.
-    await writeFile(join(cwd, 'conf', 'erp.yaml'), 'version: 1\ntargets:\n  loja:\n    baseUrl: https://api.example\n    rat: 3\n    credentials: { token: abc }\n  "bad name!": {}\n');
+    // The schema's refusals and the loopback-only http rule come in the same pass.
+    await writeFile(join(cwd, 'conf', 'erp.yaml'), 'version: 1\ntargets:\n  loja:\n    baseUrl: http://api.example\n    rat: 3\n    credentials: { token: abc }\n  "bad name!": {}\n');
     const problems = await resolveRunTarget({ config: 'conf/erp.yaml' }, captureIO({}, cwd)).then(() => [] as string[], (error: { details: string[] }) => error.details);
     expect(problems).toEqual(
       expect.arrayContaining([
+        'conf/erp.yaml:4:14: error: insecure-url: refusing to send credentials over plain http to api.example; use https',
         'conf/erp.yaml:5:5: error: unknown-field: unknown field `rat`',
         '    hint: did you mean `rate`?',
-        'conf/erp.yaml:6:20: error: unknown-field: unknown field `token`',
+        'conf/erp.yaml:6:20: error: refused-field: `token`: secrets do not belong in the config file (it is committed to git): name the variable that holds it instead: tokenEnv, clientSecretEnv',
       ]),
     );
     expect(problems.join('\n')).toContain('conf/erp.yaml:7:3');

@@ -1,5 +1,9 @@
 // GET /empresas/me/dados-basicos: the seeded company of a fresh account, the shape of the official
-// schema (EmpresasDadosBasicosDTO), and createEmulator's `company` option for a second account.
+// schema (EmpresasDadosBasicosDTO), createEmulator's `company` option for a second account, and a
+// company id of its own for every new state file.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEmulator } from '../../src/emulator/index.js';
 import type { Emulator } from '../../src/emulator/index.js';
@@ -26,5 +30,26 @@ describe('the company route', () => {
     });
     expect((await company(second)).body).toMatchObject({ data: { id: 'b'.repeat(32), nome: 'Loja Dois Ltda', cnpj: '12.345.678/0001-90' } });
     expect(second.snapshot().empresa?.nome).toBe('Loja Dois Ltda');
+  });
+
+  it('gives every new state file an account id of its own, and keeps it in the file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'erpsync-company-'));
+    try {
+      const idOf = async (stateFile: string): Promise<string> => {
+        const emulator = await createEmulator({ rateLimit: 0, stateFile });
+        const body = (await company(emulator)).body as { data: { id: string } };
+        await emulator.close();
+        return body.data.id;
+      };
+      const centro = await idOf(join(dir, 'centro.json'));
+      const sul = await idOf(join(dir, 'sul.json'));
+      expect(centro).toMatch(/^[0-9a-f]{32}$/);
+      expect(sul).not.toBe(centro);
+      expect(JSON.parse(await readFile(join(dir, 'centro.json'), 'utf8'))).toMatchObject({ state: { empresa: { id: centro } } });
+      // An existing state file is the same account on every start.
+      expect(await idOf(join(dir, 'centro.json'))).toBe(centro);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
