@@ -1,4 +1,5 @@
-// A fleet reviewed before it runs: 20 stores planned into a folder of saved plans (every store's
+// A fleet reviewed before it runs, with no Bling account at all: 20 sandbox accounts (each target
+// `sandbox: true`, its own company and state file) planned into a folder of saved plans (every store's
 // removals shown under its account line), then exactly those plans applied. A store changed by
 // hand in between is refused (exit 3) while the other 19 apply; a plan edited after it was saved
 // is refused for its store alone; the delete budget refuses in a fleet as it does for one store;
@@ -10,25 +11,26 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import type { FleetReport } from '../../src/model/fleet.js';
 import { runCli } from '../support/run-cli.js';
-import { openFleetAccounts } from '../support/fleet.js';
+import type { SandboxStore } from '../support/fleet.js';
+import { writeSandboxFleet } from '../support/fleet.js';
 
 const size = 20;
 let dir = '';
 let env: NodeJS.ProcessEnv = {};
-let stores: { name: string; emulator: Emulator }[] = [];
-let close: () => Promise<void> = async () => undefined;
+let stores: SandboxStore[] = [];
 
 function write(file: string, text: string): void {
   mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
   writeFileSync(path.join(dir, file), text);
 }
 const run = (args: string[], extra: NodeJS.ProcessEnv = {}) => runCli(args, { cwd: dir, env: { ...env, ...extra } });
-const groupsOf = (emulator: Emulator) => emulator.snapshot().gruposProdutos.map((g) => g.nome).sort();
+const groupsOf = (store: SandboxStore | undefined) => (store as SandboxStore).open((emulator: Emulator) => emulator.snapshot().gruposProdutos.map((g) => g.nome).sort());
 const rowsOf = (stdout: string) => new Map((JSON.parse(stdout) as FleetReport).rows.map((r) => [r.target, r]));
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'erpsync-fleet-plans-'));
-  ({ env, stores, close } = await openFleetAccounts(dir, size, (i) => ({ manifests: ['base'], variables: { LOJA: String(i) } })));
+  env = { ERPSYNC_LOCK_DIR: path.join(dir, '.locks'), CI: 'true' };
+  stores = writeSandboxFleet(dir, size, (i) => ({ manifests: ['base'], variables: { LOJA: String(i) } }));
   write('base/grupos.yaml', 'version: 1\ngruposProdutos:\n  - nome: Maquiagem\n  - nome: Perfumaria\n  - nome: Loja ${LOJA}\n');
   const applied = await run(['apply', '--all-targets', '--auto-approve']);
   expect(applied.code, applied.stdout + applied.stderr).toBe(0);
@@ -36,7 +38,6 @@ beforeAll(async () => {
   write('base/grupos.yaml', 'version: 1\ngruposProdutos:\n  - nome: Maquiagem\n  - nome: Perfumaria\n    ensure: absent\n  - nome: Cabelos\n  - nome: Loja ${LOJA}\n');
 });
 afterAll(async () => {
-  await close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -46,13 +47,15 @@ describe('a fleet of 20 stores reviewed through saved plans', () => {
     expect(planned.code, planned.stderr).toBe(0);
     for (const { name } of stores) {
       const section = planned.stdout.split(`== ${name} ==\n`)[1]?.split('\n== ')[0] ?? '';
-      expect(section, name).toMatch(/^Account: Loja \d+ Ltda .* · target lojas\/loja-\d\d\n/);
+      expect(section.split('\n')[0], name).toMatch(new RegExp(`^Account: Loja Sandbox Ltda .*local sandbox.* · target ${name}$`));
       expect(section, name).toContain('WARNING: 1 record(s) will be deleted or retired:\n  - gruposProdutos "Perfumaria" — delete: ensure: absent');
       expect(section, name).toContain('+ gruposProdutos "Cabelos" — create');
     }
     expect(planned.stdout).toContain(`Saved ${size} store plan(s) to plans`);
-    const index = JSON.parse(readFileSync(path.join(dir, 'plans/index.json'), 'utf8')) as { stores: { target: string; file: string; changes: number; removals: number }[] };
+    const index = JSON.parse(readFileSync(path.join(dir, 'plans/index.json'), 'utf8')) as { stores: { target: string; file: string; changes: number; removals: number; account: { id: string } }[] };
     expect(index.stores.map((s) => [s.target, s.file, s.changes, s.removals])).toEqual(stores.map((s) => [s.name, `${s.name}.json`, 2, 1]));
+    // Twenty sandbox accounts, each its own company.
+    expect(new Set(index.stores.map((s) => s.account.id)).size).toBe(size);
   });
 
   it('apply DIR refuses flags the plans already decided', async () => {
@@ -62,17 +65,18 @@ describe('a fleet of 20 stores reviewed through saved plans', () => {
   });
 
   it('apply DIR without --auto-approve under CI refuses before anything is written', async () => {
-    const refused = await run(['apply', 'plans'], { CI: 'true' });
+    const refused = await run(['apply', 'plans']);
     expect(refused.code).toBe(3);
     expect(refused.stderr).toContain('pass --auto-approve');
-    for (const { emulator } of stores) expect(groupsOf(emulator)).toContain('Perfumaria');
+    for (const store of stores) expect(await groupsOf(store)).toContain('Perfumaria');
   });
 
   it('applies exactly the saved plans; a store changed in between, or a plan edited since, is refused while the others apply', async () => {
     // By hand in store 07: the group the plan creates now exists.
-    const seven = stores[6]?.emulator as Emulator;
-    const created = await fetch(`${seven.baseUrl}/grupos-produtos`, { method: 'POST', headers: { authorization: `Bearer ${seven.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ nome: 'Cabelos' }) });
-    expect(created.status).toBe(201);
+    const created = await stores[6]?.open((seven) =>
+      fetch(`${seven.baseUrl}/grupos-produtos`, { method: 'POST', headers: { authorization: `Bearer ${seven.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ nome: 'Cabelos' }) }),
+    );
+    expect(created?.status).toBe(201);
     // And store 03's saved plan is edited after it was written.
     const file = path.join(dir, 'plans/lojas/loja-03.json');
     writeFileSync(file, readFileSync(file, 'utf8').replace('"Cabelos"', '"Cabelos e barba"'));
@@ -84,15 +88,15 @@ describe('a fleet of 20 stores reviewed through saved plans', () => {
     expect(rows.get('lojas/loja-07')?.error).toContain('the account changed since the plan was made');
     expect(rows.get('lojas/loja-03')?.exitCode).toBe(3);
     expect(rows.get('lojas/loja-03')?.error).toContain('is not the plan the index recorded');
-    stores.forEach(({ name, emulator }, index) => {
+    for (const [index, store] of stores.entries()) {
       const i = index + 1;
-      if (name === 'lojas/loja-07') expect(groupsOf(emulator)).toEqual(['Cabelos', 'Loja 7', 'Maquiagem', 'Perfumaria']);
-      else if (name === 'lojas/loja-03') expect(groupsOf(emulator)).toEqual(['Loja 3', 'Maquiagem', 'Perfumaria']);
+      if (store.name === 'lojas/loja-07') expect(await groupsOf(store)).toEqual(['Cabelos', 'Loja 7', 'Maquiagem', 'Perfumaria']);
+      else if (store.name === 'lojas/loja-03') expect(await groupsOf(store)).toEqual(['Loja 3', 'Maquiagem', 'Perfumaria']);
       else {
-        expect(rows.get(name)?.exitCode, name).toBe(0);
-        expect(groupsOf(emulator), name).toEqual(['Cabelos', `Loja ${i}`, 'Maquiagem']);
+        expect(rows.get(store.name)?.exitCode, store.name).toBe(0);
+        expect(await groupsOf(store), store.name).toEqual(['Cabelos', `Loja ${i}`, 'Maquiagem']);
       }
-    });
+    }
   });
 
   it('--max-deletes 0 refuses in a fleet exactly as for one store', async () => {
@@ -105,8 +109,8 @@ describe('a fleet of 20 stores reviewed through saved plans', () => {
     expect(rows.get('lojas/loja-07')?.exitCode).toBe(3);
     expect(rows.get('lojas/loja-07')?.error).toContain('more than the budget of 0');
     expect(rows.get('lojas/loja-03')?.exitCode).toBe(3);
-    expect(groupsOf(stores[6]?.emulator as Emulator)).toContain('Perfumaria');
-    expect(groupsOf(stores[2]?.emulator as Emulator)).toContain('Perfumaria');
+    expect(await groupsOf(stores[6])).toContain('Perfumaria');
+    expect(await groupsOf(stores[2])).toContain('Perfumaria');
   });
 
   it('a fleet apply from manifests shows every store\'s removals before it writes anything', async () => {
@@ -120,6 +124,6 @@ describe('a fleet of 20 stores reviewed through saved plans', () => {
       expect(applied.stdout.slice(at, firstProgress)).toContain('- gruposProdutos "Perfumaria" — delete: ensure: absent');
     }
     expect(applied.stdout).toContain('Fleet apply: 9 store(s), 2 changed, 0 failed');
-    for (const { emulator } of stores) expect(groupsOf(emulator)).not.toContain('Perfumaria');
+    for (const store of stores) expect(await groupsOf(store)).not.toContain('Perfumaria');
   });
 });

@@ -30,3 +30,38 @@ export async function openFleetAccounts(dir: string, size: number, entry: (i: nu
   writeFileSync(path.join(dir, 'erpsync.config.yaml'), `${config.join('\n')}\n`);
   return { env, stores, close: async () => void (await Promise.all(stores.map((s) => s.emulator.close()))) };
 }
+
+/** A store of a sandbox fleet: its account lives in its state file, opened only between CLI runs. */
+export interface SandboxStore {
+  name: string;
+  stateFile: string;
+  /** Opens the store's account (no CLI run may be on it), lets `use` look or change it, and saves it. */
+  open<T>(use: (emulator: Emulator) => Promise<T> | T): Promise<T>;
+}
+
+/** `size` sandbox targets (`sandbox: true`): accounts of their own with no Bling account at all. */
+export function writeSandboxFleet(dir: string, size: number, entry: (i: number) => { manifests: string[]; variables?: Record<string, string> }): SandboxStore[] {
+  const config = ['version: 1', 'targets:'];
+  const stores: SandboxStore[] = [];
+  for (let i = 1; i <= size; i += 1) {
+    const name = storeName(i);
+    const stateFile = path.join(dir, `.erpsync/sandbox-${name.replaceAll('/', '.')}.json`);
+    const { manifests, variables } = entry(i);
+    config.push(`  ${name}:`, '    sandbox: true', `    manifests: [${manifests.join(', ')}]`);
+    if (variables) config.push(`    variables: { ${Object.entries(variables).map(([k, v]) => `${k}: "${v}"`).join(', ')} }`);
+    stores.push({
+      name,
+      stateFile,
+      async open(use) {
+        const emulator = await createEmulator({ rateLimit: 0, stateFile });
+        try {
+          return await use(emulator);
+        } finally {
+          await emulator.close();
+        }
+      },
+    });
+  }
+  writeFileSync(path.join(dir, 'erpsync.config.yaml'), `${config.join('\n')}\n`);
+  return stores;
+}
