@@ -42,7 +42,7 @@ describe('resolving the target', () => {
   });
 
   it('uses BLING_ACCESS_TOKEN without ever holding its value', () => {
-    const target = resolveTarget(input({ env: { BLING_ACCESS_TOKEN: 'tok-123456', ERPSYNC_RATE: '1.5', ERPSYNC_MAX_REQUESTS: '100' } }));
+    const target = resolveTarget(input({ env: { BLING_ACCESS_TOKEN: 'tok-123456' }, flags: { rate: '1.5', 'max-requests': '100' } }));
     expect(target).toEqual({
       mode: 'remote',
       name: 'default',
@@ -65,7 +65,7 @@ describe('resolving the target', () => {
   });
 
   it('errors instead of falling back when a URL was asked for explicitly without credentials', () => {
-    expect(() => resolveTarget(input({ env: { ERPSYNC_BASE_URL: 'https://example.test/Api/v3' } }))).toThrow(expect.objectContaining({ code: 'AUTH_MISSING' }));
+    expect(() => resolveTarget(input({ flags: { 'base-url': 'https://example.test/Api/v3' } }))).toThrow(expect.objectContaining({ code: 'AUTH_MISSING' }));
     expect(() => resolveTarget(input({ flags: { 'base-url': 'http://example.test/Api/v3' }, env: { BLING_ACCESS_TOKEN: 'x' } }))).toThrow(
       expect.objectContaining({ code: 'INSECURE_URL' }),
     );
@@ -74,7 +74,7 @@ describe('resolving the target', () => {
   it('picks named targets from the config with their own credentials, rate and manifests', () => {
     const prod = resolveTarget(input({ flags: { target: 'producao' }, env: { PROD_TOKEN: 'p' }, config }));
     expect(prod).toMatchObject({ mode: 'remote', name: 'producao', rate: 2, manifests: ['/repo/stores/main'], credentials: { type: 'token', tokenEnv: 'PROD_TOKEN' } });
-    const filial = resolveTarget(input({ env: { ERPSYNC_TARGET: 'filial' }, config, fileExists: (p) => p === '/repo/secrets/filial.json' }));
+    const filial = resolveTarget(input({ flags: { target: 'filial' }, config, fileExists: (p) => p === '/repo/secrets/filial.json' }));
     expect(filial).toMatchObject({
       name: 'filial',
       maxRequests: 500,
@@ -116,7 +116,7 @@ describe('sandbox targets of erpsync.config.yaml', () => {
       envFile: '/repo/centro.env',
     });
     expect(describeTarget(centro, cwd, account)).toBe('Account: Loja Nova Ltda (CNPJ 12.345.678/0001-90) · local sandbox (state in .erpsync/sandbox-lojas.centro.json) · target lojas/centro');
-    const sul = resolveTarget(input({ env: { ERPSYNC_TARGET: 'lojas/sul' }, config })) as SandboxTarget;
+    const sul = resolveTarget(input({ flags: { target: 'lojas/sul' }, config })) as SandboxTarget;
     expect(sul).toMatchObject({ name: 'lojas/sul', id: 'sandbox:sandboxes/sul.json', stateFile: '/repo/sandboxes/sul.json', rate: 5, maxRequests: 900 });
     expect(resolveTarget(input({ flags: { target: 'lojas/sul', rate: '2', 'max-requests': '10' }, config }))).toMatchObject({ rate: 2, maxRequests: 10 });
     expect(describeTarget({ ...sul, server: 'http://127.0.0.1:4000/Api/v3' }, cwd, account)).toBe(

@@ -15,7 +15,7 @@ export const DEFAULT_CREDENTIALS_FILE = '.erpsync/credentials.json';
 export const DEFAULT_SANDBOX_STATE = '.erpsync/sandbox.json';
 export const DEFAULT_CONFIG_FILE = 'erpsync.config.yaml';
 
-/** The target flags as node:util parseArgs returns them (see src/cli/target.ts). */
+/** The target flags, their environment twins already read (the flag table, src/cli/flags.ts). */
 export interface TargetFlags {
   'base-url'?: string;
   sandbox?: boolean;
@@ -125,12 +125,12 @@ export interface ResolveInput {
 
 export function resolveTarget(input: ResolveInput): ResolvedTarget {
   const { flags, env } = input;
-  const targetName = nonEmpty(flags.target) ?? nonEmpty(env.ERPSYNC_TARGET);
-  const explicitBaseUrl = nonEmpty(flags['base-url']) ?? nonEmpty(env.ERPSYNC_BASE_URL);
-  const rateOverride = parseRate(flags.rate ?? env.ERPSYNC_RATE);
-  const maxRequestsOverride = parseCount(flags['max-requests'] ?? env.ERPSYNC_MAX_REQUESTS, '--max-requests');
+  const targetName = nonEmpty(flags.target);
+  const explicitBaseUrl = nonEmpty(flags['base-url']);
+  const rateOverride = parseRate(flags.rate);
+  const maxRequestsOverride = parseCount(flags['max-requests'], '--max-requests');
 
-  if (flags.sandbox === true || isTrue(env.ERPSYNC_SANDBOX)) {
+  if (flags.sandbox === true) {
     if (targetName !== undefined || nonEmpty(flags['base-url']) !== undefined) {
       throw new ErpsyncError('USAGE', '--sandbox cannot be combined with --target or --base-url', {
         details: [`to try a target in a sandbox, give it \`sandbox: true\` in ${DEFAULT_CONFIG_FILE} (see docs/config.md)`],
@@ -212,7 +212,7 @@ function targetInputs(entry: TargetConfig, dir: string): Pick<TargetBase, 'manif
 }
 
 function sandboxTarget(input: ResolveInput, reason: SandboxTarget['reason'], rate: number | undefined, maxRequests: number | undefined): SandboxTarget {
-  const state = nonEmpty(input.flags['sandbox-state']) ?? nonEmpty(input.env.ERPSYNC_SANDBOX_STATE) ?? DEFAULT_SANDBOX_STATE;
+  const state = nonEmpty(input.flags['sandbox-state']) ?? DEFAULT_SANDBOX_STATE;
   const stateFile = resolve(input.cwd, state);
   return { mode: 'sandbox', name: 'sandbox', id: `sandbox:${state}`, stateFile, reason, rate: rate ?? Number.POSITIVE_INFINITY, maxRequests };
 }
@@ -290,8 +290,8 @@ export function resolveLoginTarget(input: Omit<ResolveInput, 'fileExists'>): {
 } {
   const { flags, env, cwd } = input;
   if (flags.sandbox === true) throw new ErpsyncError('USAGE', 'login is for real accounts; the sandbox needs no login');
-  const targetName = nonEmpty(flags.target) ?? nonEmpty(env.ERPSYNC_TARGET);
-  const explicitBaseUrl = nonEmpty(flags['base-url']) ?? nonEmpty(env.ERPSYNC_BASE_URL);
+  const targetName = nonEmpty(flags.target);
+  const explicitBaseUrl = nonEmpty(flags['base-url']);
   if (targetName === undefined) {
     const baseUrl = normalizeBaseUrl(explicitBaseUrl ?? DEFAULT_BASE_URL);
     return {
@@ -372,10 +372,6 @@ function parseCount(raw: string | undefined, flag: string): number | undefined {
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value;
-}
-
-function isTrue(value: string | undefined): boolean {
-  return value !== undefined && /^(1|true|yes)$/i.test(value.trim());
 }
 
 /**

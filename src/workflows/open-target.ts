@@ -55,7 +55,7 @@ export async function openTarget(flags: TargetFlags, io: RunIO, options: OpenTar
 
 /** Opens a target already resolved (a fleet resolves all of its stores first), and names its account. */
 export async function openResolvedTarget(target: ResolvedTarget, flags: Pick<TargetFlags, 'debug'>, io: RunIO, options: OpenTargetOptions = {}): Promise<OpenedTarget> {
-  const debug = flags.debug === true || io.env.ERPSYNC_DEBUG === '1';
+  const debug = flags.debug === true;
   let client: ApiClient | undefined;
   const onEvent = (event: ApiEvent): void => {
     if (debug && client) writeLine(io.stderr, client.redact(formatApiEvent(event)));
@@ -138,9 +138,9 @@ export async function resolveRunTarget(flags: TargetFlags, io: RunIO, config?: T
   return resolveTarget({ flags, env: io.env, cwd: io.cwd, config: config ?? (await loadTargetsConfig(flags, io)), fileExists: existsSync });
 }
 
-/** Reads erpsync.config.yaml (or --config / ERPSYNC_CONFIG); undefined when the default file is absent. */
+/** Reads erpsync.config.yaml (or --config, whose env twin the flag table read); undefined when the default file is absent. */
 export async function loadTargetsConfig(flags: TargetFlags, io: RunIO): Promise<TargetsConfig | undefined> {
-  const explicit = flags.config ?? io.env.ERPSYNC_CONFIG;
+  const explicit = flags.config;
   const file = resolve(io.cwd, explicit ?? DEFAULT_CONFIG_FILE);
   let bytes: Uint8Array;
   try {

@@ -64,12 +64,12 @@ describe('openTarget', () => {
     const cwd = await tempDir();
     await mkdir(join(cwd, 'conf'));
     await writeFile(join(cwd, 'conf', 'erp.yaml'), ['version: 1', 'targets:', '  lojas/centro:', '    sandbox: true', '  lojas/sul:', '    sandbox: { state: estado/sul.json }', ''].join('\n'));
-    const io = captureIO({ CI: 'true', ERPSYNC_CONFIG: 'conf/erp.yaml' }, cwd);
-    const centro = await openTarget({ target: 'lojas/centro' }, io);
+    const io = captureIO({ CI: 'true' }, cwd);
+    const centro = await openTarget({ target: 'lojas/centro', config: 'conf/erp.yaml' }, io);
     onCleanup(() => centro.close());
     expect(centro.target).toMatchObject({ mode: 'sandbox', name: 'lojas/centro', reason: 'target', stateFile: join(cwd, 'conf', '.erpsync', 'sandbox-lojas.centro.json') });
     expect(centro.banner).toBe('Account: Loja Sandbox Ltda (CNPJ 12.345.678/0001-90) · local sandbox (state in conf/.erpsync/sandbox-lojas.centro.json) · target lojas/centro');
-    const sul = await openTarget({ target: 'lojas/sul' }, io);
+    const sul = await openTarget({ target: 'lojas/sul', config: 'conf/erp.yaml' }, io);
     onCleanup(() => sul.close());
     expect(sul.target).toMatchObject({ id: 'sandbox:estado/sul.json', stateFile: join(cwd, 'conf', 'estado', 'sul.json') });
     expect(sul.account.id).not.toBe(centro.account.id);
@@ -93,7 +93,7 @@ describe('openTarget', () => {
       ]),
     );
     expect(problems.join('\n')).toContain('conf/erp.yaml:7:3');
-    await expect(resolveRunTarget({}, captureIO({ ERPSYNC_CONFIG: 'missing.yaml' }, cwd))).rejects.toMatchObject({ code: 'CONFIG' });
+    await expect(resolveRunTarget({ config: 'missing.yaml' }, captureIO({}, cwd))).rejects.toMatchObject({ code: 'CONFIG' });
   });
 
   it('traces every request on stderr with --debug', async () => {
