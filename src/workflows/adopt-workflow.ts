@@ -8,13 +8,12 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { planAdoption, rewriteManifest } from '../drift/adopt-drift.js';
 import type { AdoptionInput, FieldEdit, NotAdopted } from '../drift/adopt-drift.js';
-import type { Diagnostic } from '../model/diagnostics.js';
 import { hasErrors } from '../model/diagnostics.js';
 import type { RunIO } from './run-io.js';
 import { writeFileAtomically } from '../model/write-file-atomically.js';
 import { appendTo } from '../model/collections.js';
 import { ErpsyncError, isErpsyncError } from '../model/errors.js';
-import type { FileReaders } from './file-readers.js';
+import type { FileReaders, Revalidation } from './file-readers.js';
 
 export interface AdoptedFile {
   file: string;
@@ -27,11 +26,6 @@ export interface SharedFileRefusal {
   /** The other targets that read it. */
   readers: string[];
   subjects: string[];
-}
-
-export interface Revalidation {
-  target: string;
-  diagnostics: Diagnostic[];
 }
 
 export interface AdoptOutcome {

@@ -7,9 +7,15 @@ import type { TargetsConfig } from '../api/index.js';
 import { describeTargetManifests } from '../api/index.js';
 import { findManifestFiles } from '../manifest/find-files.js';
 import { appendTo } from '../model/collections.js';
-import type { Revalidation } from './adopt-workflow.js';
+import type { Diagnostic } from '../model/diagnostics.js';
 import { loadDesired } from './read-and-plan.js';
 import type { RunIO } from './run-io.js';
+
+/** A target loaded again after files it reads changed: its diagnostics (errors mean the change broke it). */
+export interface Revalidation {
+  target: string;
+  diagnostics: Diagnostic[];
+}
 
 export interface FileReaders {
   /** The targets that read this file (absolute path), sorted. */
