@@ -202,7 +202,8 @@ function checkCardData(records: readonly ManifestRecord[]): CheckFinding[] {
   const findings: CheckFinding[] = [];
   for (const record of records) {
     const { tipoPagamento: type, dadosCartao } = record.value;
-    if (dadosCartao === undefined || cardPaymentTypes.includes(type as number)) continue;
+    // No type (left out of a record whose tipoPagamento has an error of its own): nothing to say.
+    if (dadosCartao === undefined || type === undefined || cardPaymentTypes.includes(type as number)) continue;
     findings.push({
       severity: 'error',
       code: 'card-data-without-card-type',

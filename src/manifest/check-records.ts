@@ -135,6 +135,8 @@ function reportDuplicates(definition: KindDefinition, nameField: string, identif
   const seen = new Map<string, IdentifiedRecord>();
   const folded = new Map<string, IdentifiedRecord>();
   for (const r of identified) {
+    // A record whose name is missing or has an error of its own has no identity to compare.
+    if (r.name === '') continue;
     const first = seen.get(r.identity);
     if (first) {
       diagnostics.push({

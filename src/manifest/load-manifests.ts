@@ -184,8 +184,9 @@ function looksLikeManifest(documents: readonly ParsedDocument[], registry: Regis
 /** Reads one file into `gathered`; false when a scanned file is skipped for not being a manifest. */
 function gatherFile(shown: string, bytes: Uint8Array, language: Language, options: LoadOptions, gathered: Gathered, from: { layer: number; scanned: boolean }): boolean {
   const parsed = parseYamlFile(shown, bytes);
+  const clean = parsed.diagnostics.length === 0 && parsed.documents.every((d) => d.problems.length === 0);
   // A folder may hold other YAML (CI workflows, compose files): only what looks like a manifest is read.
-  if (from.scanned && parsed.diagnostics.length === 0 && parsed.documents.some((d) => !d.empty) && !looksLikeManifest(parsed.documents, language.registry)) {
+  if (from.scanned && clean && parsed.documents.some((d) => !d.empty) && !looksLikeManifest(parsed.documents, language.registry)) {
     gathered.diagnostics.push({
       severity: 'note',
       code: 'not-a-manifest',
@@ -198,6 +199,7 @@ function gatherFile(shown: string, bytes: Uint8Array, language: Language, option
   gathered.diagnostics.push(...parsed.diagnostics);
   if (parsed.documents.length === 0 && parsed.diagnostics.length === 0) gathered.emptyFiles.push({ position: { file: shown, line: 1, col: 1 }, what: 'the file is empty' });
   for (const doc of parsed.documents) {
+    gathered.diagnostics.push(...doc.problems);
     if (doc.empty) {
       gathered.emptyFiles.push({ position: doc.locate([]), what: 'the document is empty' });
       continue;
@@ -226,14 +228,15 @@ function gatherDocument(shown: string, doc: ParsedDocument, language: Language, 
   });
   gathered.diagnostics.push(...interpolated.diagnostics);
   gathered.references.push(...interpolated.references);
-  // A scalar whose variable is unset or of the wrong type is reported once, by interpolation.
-  const reported = new Set(interpolated.diagnostics.filter((d) => d.severity === 'error').map((d) => d.path));
+  // A scalar whose variable is unset or of the wrong type, or whose tag is foreign, is reported once, there.
+  const reported = new Set([...interpolated.diagnostics, ...doc.problems].filter((d) => d.severity === 'error').map((d) => d.path));
   const schemaProblems = diagnosticsOf(language.validate, interpolated.value, doc.locate, interpolated.sources);
   gathered.diagnostics.push(...schemaProblems.filter((d) => !reported.has(d.path)));
-  // One pass: the checks across records run on every record that is sound, so a run reports the
-  // duplicates, cycles and secrets beside the schema errors. A record with a problem of its own is
-  // left out of them (its fields cannot be trusted), and so is a policy block with one.
-  const isBroken = brokenPathTest([...schemaProblems, ...interpolated.diagnostics]);
+  // One pass: the checks across records run on every record, those with problems of their own
+  // included, on the part of it that is sound: a field with an error is left out of them (its
+  // value cannot be trusted), the rest is checked. So a run reports the duplicates, defaults,
+  // cycles and secrets beside the schema errors, whatever else is wrong with the same records.
+  const spoiled = spoiledPaths([...schemaProblems, ...interpolated.diagnostics, ...doc.problems]);
   const variablesOf = groupByRecord(interpolated.variables, (v) => v.path);
   const interpolatedPathsOf = groupByRecord(interpolated.interpolatedPaths, (p) => p);
   if (Object.keys(interpolated.value as Record<string, unknown>).every((key) => key === 'version')) {
@@ -242,7 +245,7 @@ function gatherDocument(shown: string, doc: ParsedDocument, language: Language, 
   for (const [key, content] of Object.entries(interpolated.value as Record<string, unknown>)) {
     if (key === 'version') continue;
     if (key === 'policy') {
-      if (!isBroken(['policy'])) gathered.policies.push({ value: content as Record<string, unknown>, locate: doc.locate, layer });
+      if (isPlainRecord(content) && !spoiled.at(['policy'])) gathered.policies.push({ value: soundPart(content, ['policy'], spoiled) as Record<string, unknown>, locate: doc.locate, layer });
       continue;
     }
     const definition = registry.kinds.find((k) => k.key === key);
@@ -251,10 +254,10 @@ function gatherDocument(shown: string, doc: ParsedDocument, language: Language, 
     if (definition.shape === 'list' && !Array.isArray(content)) continue;
     const items: [PathSegment[], unknown][] = definition.shape === 'singleton' ? [[[key], content]] : (content as unknown[]).map((item, i) => [[key, i], item]);
     for (const [recordPath, item] of items) {
-      if (isBroken(recordPath) || !isPlainRecord(item)) continue;
+      if (!isPlainRecord(item) || spoiled.at(recordPath)) continue;
       const record: ManifestRecord = {
         kind: definition.key,
-        value: normalizeEnumLabels(item as Record<string, unknown>, definition.enums),
+        value: normalizeEnumLabels(soundPart(item, recordPath, spoiled) as Record<string, unknown>, definition.enums),
         pointer: `/${recordPath.join('/')}`,
         file: shown,
         interpolatedPaths: pathsUnder(interpolatedPathsOf(recordPath), recordPath),
@@ -274,19 +277,38 @@ function gatherDocument(shown: string, doc: ParsedDocument, language: Language, 
   }
 }
 
+/** Where a document's errors make its values untrustworthy: at a path, or somewhere below it. */
+interface SpoiledPaths {
+  at(path: readonly PathSegment[]): boolean;
+  below(path: readonly PathSegment[]): boolean;
+}
+
 /**
- * Whether a record (or block) at `path` has an error of its own, at it or inside it. Every error's
- * pointer and each of its ancestors go in one set, so the test per record does not scan the errors.
+ * The values the errors spoil: each error's own value. A missing field spoils nothing (the
+ * object is sound without it). Every spoiled pointer's ancestors go in a set of their own, so
+ * the test per value does not scan the errors.
  */
-function brokenPathTest(problems: readonly Diagnostic[]): (path: readonly PathSegment[]) => boolean {
-  const broken = new Set<string>();
+function spoiledPaths(problems: readonly Diagnostic[]): SpoiledPaths {
+  const at = new Set<string>();
+  const above = new Set<string>();
   for (const problem of problems) {
-    if (problem.severity !== 'error') continue;
-    const pointer = problem.path ?? '';
-    broken.add(pointer);
-    for (let at = pointer.indexOf('/'); at >= 0; at = pointer.indexOf('/', at + 1)) broken.add(pointer.slice(0, at));
+    if (problem.severity !== 'error' || problem.code === 'missing-field' || problem.path === undefined) continue;
+    const pointer = problem.path === '/' ? '' : problem.path;
+    at.add(pointer);
+    for (let cut = pointer.lastIndexOf('/'); cut >= 0; cut = pointer.lastIndexOf('/', cut - 1)) {
+      above.add(pointer.slice(0, cut));
+      if (cut === 0) break;
+    }
   }
-  return (path) => broken.size > 0 && broken.has(toPointer(path));
+  return { at: (path) => at.size > 0 && at.has(toPointer(path)), below: (path) => above.size > 0 && above.has(toPointer(path)) };
+}
+
+/** The value without its spoiled parts: a spoiled key is left out, a spoiled list item becomes null (the others keep their places). */
+function soundPart(value: unknown, path: readonly PathSegment[], spoiled: SpoiledPaths): unknown {
+  if (!spoiled.below(path)) return value;
+  if (Array.isArray(value)) return value.map((item: unknown, index) => (spoiled.at([...path, index]) ? null : soundPart(item, [...path, index], spoiled)));
+  if (!isPlainRecord(value)) return value;
+  return Object.fromEntries(Object.entries(value).flatMap(([key, item]) => (spoiled.at([...path, key]) ? [] : [[key, soundPart(item, [...path, key], spoiled)]])));
 }
 
 /**
@@ -441,10 +463,12 @@ function mergePolicies(declarations: readonly PolicyDeclaration[], diagnostics: 
   }
   if (!first) return defaultPolicy;
   const value = first.value;
+  // A policy with errors is read for its sound part (see soundPart): spoiled list items are null.
+  const kinds = (list: unknown, fallback: readonly KindKey[]) => (Array.isArray(list) ? list.filter((k): k is KindKey => typeof k === 'string') : fallback);
   return {
-    prune: (value.prune as KindKey[] | undefined) ?? defaultPolicy.prune,
+    prune: kinds(value.prune, defaultPolicy.prune),
     ...(typeof value.maxDeletes === 'number' ? { maxDeletes: value.maxDeletes } : {}),
-    retireInsteadOfDelete: (value.retireInsteadOfDelete as KindKey[] | undefined) ?? defaultPolicy.retireInsteadOfDelete,
-    ignore: (value.ignore as Policy['ignore'] | undefined) ?? defaultPolicy.ignore,
+    retireInsteadOfDelete: kinds(value.retireInsteadOfDelete, defaultPolicy.retireInsteadOfDelete),
+    ignore: Array.isArray(value.ignore) ? (value.ignore.filter(isPlainRecord) as unknown as Policy['ignore']) : defaultPolicy.ignore,
   };
 }

@@ -39,6 +39,17 @@ describe('broken manifests', () => {
     for (const code of ['wrong-type', 'unknown-field', 'card-data-without-card-type', 'duplicate-record', 'reference-cycle', 'secret-not-from-variable']) expect(codes).toContain(code);
   });
 
+  it('checks records with schema errors of their own across records, on their sound part', async () => {
+    const result = await loadManifests(['37-broken-records-still-checked.yaml'], { cwd: fixtures, env: {} });
+    expect(result.diagnostics.map((d) => `${d.position?.line ?? 0}: ${d.code}`)).toEqual([
+      '10: wrong-type',
+      '12: invalid-value',
+      '15: multiple-defaults',
+      '18: unknown-field',
+      '19: duplicate-record',
+    ]);
+  });
+
   it('treats an empty secret variable as unset', async () => {
     const result = await loadManifests(['34-secret-unset.yaml'], { cwd: fixtures, env: { NFSE_SENHA: '' } });
     expect(result.desired).toBeUndefined();
