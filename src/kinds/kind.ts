@@ -294,6 +294,16 @@ export function referencesOf(unit: KindAdapter): readonly ReferenceField[] {
   return unit.definition?.references ?? unit.references ?? [];
 }
 
+/**
+ * Where the name a reference holds is scoped: the field the reference names as its scope, or, for
+ * a reference within the kind itself, the kind's own scope field (a situation's base is in its
+ * module). The one rule for the loader's offline check and the planner's resolution.
+ */
+export function referenceScopePath(ref: ReferenceField, definition: KindDefinition | undefined): readonly string[] | undefined {
+  if (ref.scope) return ref.scope;
+  return definition?.scopeField && ref.target === definition.key ? [definition.scopeField] : undefined;
+}
+
 /** A unit kind nested in another kind's records; the parent's defineKind lists it under `nested`. */
 export function defineNestedKind(spec: NestedKindSpec): NestedKindSpec {
   return spec;

@@ -15,10 +15,11 @@ import type { Diagnostic, SourcePosition } from '../model/diagnostics.js';
 import { compareDiagnostics, hasErrors } from '../model/diagnostics.js';
 import type { KindKey } from '../model/kinds.js';
 import { appendTo } from '../model/collections.js';
-import { normalizeName } from '../model/names.js';
+import { normalizeName, pathSeparator } from '../model/names.js';
+import { suggestClose } from '../model/suggest.js';
 import { isPlainRecord, toPointer } from '../model/paths.js';
-import { checkCrossReferences, checkSecrets, identifyRecords } from './check-records.js';
-import type { IdentifiedRecord, LocatedRecord } from './check-records.js';
+import { checkCrossReferences, checkPinnedIds, checkSecrets, identifyRecords } from './check-records.js';
+import type { DeclaredNames, IdentifiedRecord, LocatedRecord } from './check-records.js';
 import { displayPath, findManifestFiles, readManifestFile } from './find-files.js';
 import { interpolateDocument } from './interpolate.js';
 import type { VariableReference } from './interpolate.js';
@@ -386,7 +387,9 @@ function checkKinds(registry: Registry, byKind: Map<KindKey, LocatedRecord[]>, d
       }
     }
     checkSecrets(definition, records, diagnostics);
-    identified.set(definition.key, identifyRecords(definition, records, diagnostics));
+    const ofKind = identifyRecords(definition, records, diagnostics);
+    identified.set(definition.key, ofKind);
+    checkPinnedIds(definition, ofKind, diagnostics);
     for (const finding of definition.checkRecords?.(records.map((r) => r.record)) ?? []) {
       const located = records.find((r) => r.record === finding.record);
       diagnostics.push({
@@ -399,13 +402,32 @@ function checkKinds(registry: Registry, byKind: Map<KindKey, LocatedRecord[]>, d
       });
     }
   }
-  const declaredNames = (kind: KindKey, scope: string | undefined): ReadonlySet<string> => {
-    const definition = registry.kind(kind);
-    const inScope = (r: IdentifiedRecord) => !definition.scopeField || scope === undefined || normalizeName(String(r.record.value[definition.scopeField] ?? '')) === scope;
-    return new Set((identified.get(kind) ?? []).filter(inScope).map((r) => r.name));
-  };
+  const declaredNames = declaredNamesOf(registry, identified);
   for (const definition of registry.kinds) checkCrossReferences(definition, byKind.get(definition.key) ?? [], declaredNames, diagnostics);
   return identified;
+}
+
+/**
+ * What references may name, per kind and scope: each declared record by its name and by its
+ * identity from the scope (`Maquiagem > Rosto` for a tree), as the planner resolves them. Built
+ * once per kind and scope: references ask for the same ones many times over.
+ */
+function declaredNamesOf(registry: Registry, identified: ReadonlyMap<KindKey, readonly IdentifiedRecord[]>): (kind: KindKey, scope: string | undefined) => DeclaredNames {
+  const built = new Map<string, DeclaredNames>();
+  return (kind, scope) => {
+    const key = `${kind}\u0000${scope ?? '\u0001'}`;
+    const known = built.get(key);
+    if (known) return known;
+    const definition = registry.kind(kind);
+    const scoped = definition.scopeField !== undefined && scope !== undefined;
+    const inScope = (identified.get(kind) ?? []).filter((r) => r.name !== '' && (!scoped || normalizeName(String(r.record.value[definition.scopeField ?? ''] ?? '')) === scope));
+    const prefix = scoped ? `${scope}${pathSeparator}` : '';
+    const fromScope = inScope.map((r) => (prefix !== '' && r.identity.startsWith(prefix) ? r.identity.slice(prefix.length) : r.identity));
+    const names = new Set([...inScope.map((r) => r.name), ...fromScope]);
+    const declared: DeclaredNames = { has: (name) => names.has(name), closeTo: (name) => suggestClose(name, fromScope) };
+    built.set(key, declared);
+    return declared;
+  };
 }
 
 /**
