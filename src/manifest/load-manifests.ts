@@ -25,7 +25,7 @@ import { interpolateDocument } from './interpolate.js';
 import type { VariableReference } from './interpolate.js';
 import { buildManifestSchema, schemaAtPath } from './manifest-schema.js';
 import type { JsonSchema } from '../kinds/kind.js';
-import { isCredentialVariable, isSecretCredentialVariable } from '../model/secret-mask.js';
+import { isCredentialVariable } from '../model/secret-mask.js';
 import { parseYamlFile } from './parse-yaml.js';
 import type { ParsedDocument } from './parse-yaml.js';
 import { diagnosticsOf, manifestValidator } from './validate-schema.js';
@@ -53,11 +53,6 @@ export interface LoadResult {
   desired?: DesiredState;
   diagnostics: Diagnostic[];
   files: readonly string[];
-  /**
-   * Values no output may show: those of the variables that feed secret fields, and of
-   * erpsync's own credential variables. The CLI masks them wherever they turn up.
-   */
-  secretValues: string[];
 }
 
 interface PolicyDeclaration {
@@ -105,19 +100,19 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
     }
   }
   const diagnostics = gathered.diagnostics;
-  const secretValues = checkVariableUses(gathered.references, options.env, diagnostics);
+  checkVariableUses(gathered.references, diagnostics);
   const topLayer = Math.max(-1, ...gathered.policies.map((d) => d.layer));
   const policy = mergePolicies(gathered.policies.filter((d) => d.layer === topLayer), diagnostics);
   checkPruneDeclarations(policy, gathered, diagnostics);
   const identified = checkKinds(registry, gathered.byKind, diagnostics, gathered.layerOf);
   diagnostics.sort(compareDiagnostics);
-  if (hasErrors(diagnostics)) return { diagnostics, files, secretValues };
+  if (hasErrors(diagnostics)) return { diagnostics, files };
   const records = new Map<KindKey, DesiredRecord[]>();
   for (const [kind, list] of identified) {
     const secretPaths = registry.kind(kind).secretFields.map((p) => p.join('.'));
     records.set(kind, list.map((r) => toDesiredRecord(r, secretPaths)));
   }
-  return { desired: { files, digest: hash.digest('hex'), declaredKinds: gathered.declaredKinds, records, policy }, diagnostics, files, secretValues };
+  return { desired: { files, digest: hash.digest('hex'), declaredKinds: gathered.declaredKinds, records, policy }, diagnostics, files };
 }
 
 /** Whether a document path is a secret field of some kind (`configuracoesNfse.adicionais…senha`). */
@@ -144,9 +139,10 @@ function manifestSchemaOf(kinds: readonly KindDefinition[]): JsonSchema {
 /**
  * Which variable may go where, across the whole set: a variable that feeds a secret field, and
  * erpsync's own credential variables, may not also fill an ordinary field (a plan posted as a
- * pull-request comment would show it). Returns the values every output must mask.
+ * pull-request comment would show it). So a secret value sits only in secret fields, where every
+ * output leaves it out by the field (plans, drift, export), never by searching the text for it.
  */
-function checkVariableUses(references: readonly VariableReference[], env: NodeJS.ProcessEnv, diagnostics: Diagnostic[]): string[] {
+function checkVariableUses(references: readonly VariableReference[], diagnostics: Diagnostic[]): void {
   const secretNames = new Set(references.filter((r) => r.secret).map((r) => r.name));
   for (const r of references) {
     if (r.secret) continue;
@@ -163,11 +159,6 @@ function checkVariableUses(references: readonly VariableReference[], env: NodeJS
       path: toPointer(r.path),
     });
   }
-  const credentialNames = Object.keys(env).filter(isSecretCredentialVariable);
-  return [...new Set([...secretNames, ...credentialNames])].flatMap((name) => {
-    const value = env[name];
-    return value === undefined || value === '' ? [] : [value];
-  });
 }
 
 function describeTopLevel(value: unknown): string {

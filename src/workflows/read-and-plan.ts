@@ -50,7 +50,6 @@ export async function loadDesired(paths: readonly string[], io: RunIO, target?: 
   const chosen = manifestPathsOf(paths, target);
   const env = target ? await readTargetVariables(target, io) : io.env;
   const result = await loadManifests(chosen.paths, { cwd: io.cwd, env, registry, layers: chosen.layers, offline });
-  for (const value of result.secretValues) io.mask?.add(value);
   const diagnostics = result.diagnostics.filter((d) => d.severity !== 'note');
   return { ...(result.desired ? { desired: result.desired } : {}), diagnostics, files: [...result.files] };
 }
