@@ -12,7 +12,10 @@ import { loadManifests } from '../manifest/load-manifests.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import { ErpsyncError } from '../model/errors.js';
 import { buildPlan } from '../plan/build-plan.js';
-import type { PlanResult } from '../plan/build-plan.js';
+import type { KindMatching, PlanResult } from '../plan/build-plan.js';
+import { selectionTargetsOf } from '../plan/select-changes.js';
+import type { Selection } from '../model/selection.js';
+import { unmatchedPatterns } from '../model/selection.js';
 import { deriveDesiredUnits, readsEveryRecord, selectUnitKinds } from '../kinds/desired-units.js';
 import type { LiveState } from '../model/live.js';
 import type { DesiredState } from '../model/desired.js';
@@ -101,4 +104,17 @@ export function makePlan(desired: DesiredState, live: LiveState, opened: OpenedT
     today: settings.today,
     ...(settings.selection ? { selection: settings.selection } : {}),
   });
+}
+
+/**
+ * A targeted run (--only / --exclude) whose patterns each take in some record the manifests
+ * declare or the account holds: a pattern that names nothing is a mistake (exit 1, with the
+ * closest identities), not a partial plan of nothing that reads like "no changes".
+ */
+export function requireSelectionMatches(selection: Selection | undefined, matching: readonly KindMatching[]): void {
+  if (!selection) return;
+  const unmatched = unmatchedPatterns(selection, selectionTargetsOf(matching, registry.units));
+  if (unmatched.length === 0) return;
+  const [first, ...rest] = unmatched;
+  throw new ErpsyncError('USAGE', first ?? '', { details: [...rest, 'patterns are KIND[/IDENTITY] (globs allowed), matched against identities as plans show them'] });
 }
