@@ -345,6 +345,12 @@ function canonicalizePaymentMethod(fields: Record<string, unknown>): Record<stri
   return { ...comparable, dadosCartao: { ...comparable.dadosCartao, cnpjCredenciadora: digitsOnly(comparable.dadosCartao.cnpjCredenciadora) } };
 }
 
+/** A create sends `padrao: fiado` (by the PATCH after the POST) though no comparison sees it: shown with the rest. */
+function paymentMethodCreateFields(fields: Record<string, unknown>): Record<string, unknown> {
+  const canonical = canonicalizePaymentMethod(fields);
+  return fields.padrao === padraoLabels.fiado ? { ...canonical, padrao: fields.padrao } : canonical;
+}
+
 /**
  * `situacao` and `padrao` have their own PATCH endpoints; the rest is one PUT. The API can give
  * the default to a method but not take it away (it moves when another method gets it), so a
@@ -500,6 +506,7 @@ export const formasPagamentos = defineKind({
   settlesBy: defaultMovesAway,
   readLive: readPaymentMethods,
   canonicalize: canonicalizePaymentMethod,
+  createFields: paymentMethodCreateFields,
   splitUpdate: splitPaymentMethodUpdate,
   retire: 'status',
   isRetired: (record) => record.fields.situacao === situacaoFormaPagamentoLabels.inativa,

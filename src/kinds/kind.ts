@@ -163,6 +163,12 @@ export interface KindAdapter {
   /** Values compared as equal although written differently (colour case, number types). */
   canonicalize?(fields: Record<string, unknown>): Record<string, unknown>;
   /**
+   * The fields a create sends, as its plan shows them, where that is more than the canonical form:
+   * a value the API takes when a record is made but never reads back (a payment method's
+   * `padrao: fiado`) is left out of every comparison, yet sent, so shown. Absent: the canonical form.
+   */
+  createFields?(fields: Record<string, unknown>): Record<string, unknown>;
+  /**
    * Turns field differences of a matched pair into changes: most kinds send one update, payment
    * methods move `situacao` and `padrao` to their own PATCH calls. `live` is the record changed
    * (what the API allows may depend on it: a native carrier's services only switch on or off).
