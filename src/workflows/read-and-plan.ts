@@ -14,6 +14,7 @@ import { ErpsyncError } from '../model/errors.js';
 import { buildPlan } from '../plan/build-plan.js';
 import type { KindMatching, PlanResult } from '../plan/build-plan.js';
 import { selectionTargetsOf } from '../plan/select-changes.js';
+import { findNameHints } from '../plan/name-hints.js';
 import type { Selection } from '../model/selection.js';
 import { unmatchedPatterns } from '../model/selection.js';
 import { deriveDesiredUnits, readsEveryRecord, selectUnitKinds } from '../kinds/desired-units.js';
@@ -96,7 +97,7 @@ export function readToday(env: NodeJS.ProcessEnv, now = new Date()): string {
 export function makePlan(desired: DesiredState, live: LiveState, opened: OpenedTarget, settings: PlanSettings): PlanResult {
   const rate = Number.isFinite(opened.target.rate) ? opened.target.rate : projectedRate;
   // Naming the account cost requests too: the plan's read cost counts them.
-  return buildPlan(desired, { ...live, reads: live.reads + opened.identityReads }, registry.units, {
+  const result = buildPlan(desired, { ...live, reads: live.reads + opened.identityReads }, registry.units, {
     target: planTargetOf(opened),
     allowReplace: settings.allowReplace,
     ...(settings.maxDeletes !== undefined ? { maxDeletes: settings.maxDeletes } : {}),
@@ -104,6 +105,8 @@ export function makePlan(desired: DesiredState, live: LiveState, opened: OpenedT
     today: settings.today,
     ...(settings.selection ? { selection: settings.selection } : {}),
   });
+  // Names the planner cannot judge by identity alone: a likely rename, a twin of a live record.
+  return { ...result, diagnostics: [...result.diagnostics, ...findNameHints(result.plan, desired, live, registry.units)] };
 }
 
 /**
