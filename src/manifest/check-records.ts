@@ -1,7 +1,9 @@
 // Checks across records that a schema can't express, common to every kind: identities (with
-// parent paths for tree kinds), duplicates and near-duplicates, parent cycles, references to
-// records no manifest declares (a note offline; the plan must resolve them), secrets that did not
-// come from ${VAR}. Then each kind's own checks (checkRecords in its adapter).
+// parent paths for tree kinds), duplicates and near-duplicates, ids pinned twice, parent cycles,
+// references to records no manifest declares (a note offline, with the declared names close to
+// it; the plan must resolve them), secrets that did not come from ${VAR}. Then each kind's own
+// checks (checkRecords in its adapter). Records may carry errors of their own: they come here
+// without the fields that have them, so every check reads only what is sound.
 import type { Diagnostic, SourcePosition } from '../model/diagnostics.js';
 import type { KindDefinition } from '../kinds/kind.js';
 import { referenceScopePath } from '../kinds/kind.js';
