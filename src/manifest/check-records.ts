@@ -100,7 +100,8 @@ function resolveParentPaths(definition: KindDefinition, records: readonly Locate
   for (const r of records) parentPathOf(r);
   // Close names are looked for once every path is known: a typo is likely close to a full path.
   const declaredPaths = records.filter((r) => nameOf(r) !== '' && !cyclic.has(r)).map((r) => joinPath(fullPath(r)));
-  for (const [r, { segments, matching }] of unresolved) reportParent(r, segments, matching, parentRef?.path ?? [], declaredPaths, diagnostics);
+  const closeTo = memoize((written: string) => suggestClose(written, declaredPaths));
+  for (const [r, { segments, matching }] of unresolved) reportParent(r, segments, matching, parentRef?.path ?? [], closeTo, diagnostics);
   for (const r of cyclic) {
     diagnostics.push({
       severity: 'error',
@@ -114,7 +115,14 @@ function resolveParentPaths(definition: KindDefinition, records: readonly Locate
   return paths;
 }
 
-function reportParent(child: LocatedRecord, segments: readonly string[], matching: readonly string[][], refPath: readonly string[], declaredPaths: readonly string[], diagnostics: Diagnostic[]): void {
+function reportParent(
+  child: LocatedRecord,
+  segments: readonly string[],
+  matching: readonly string[][],
+  refPath: readonly string[],
+  closeTo: (written: string) => string[],
+  diagnostics: Diagnostic[],
+): void {
   const path = `${child.record.pointer}/${refPath.join('/')}`;
   if (matching.length > 1) {
     diagnostics.push({
@@ -128,7 +136,21 @@ function reportParent(child: LocatedRecord, segments: readonly string[], matchin
     return;
   }
   const written = segments.join(pathSeparator);
-  diagnostics.push(undeclaredNote(written, suggestClose(written, declaredPaths), child.locate(refPath), path));
+  diagnostics.push(undeclaredNote(written, closeTo(written), child.locate(refPath), path));
+}
+
+/**
+ * `compute` remembered per argument: many records name the same undeclared record (children of a
+ * default category), and looking for close names compares with every declared one.
+ */
+export function memoize<T>(compute: (key: string) => T): (key: string) => T {
+  const known = new Map<string, T>();
+  return (key) => {
+    if (known.has(key)) return known.get(key) as T;
+    const value = compute(key);
+    known.set(key, value);
+    return value;
+  };
 }
 
 /**

@@ -18,7 +18,7 @@ import { appendTo } from '../model/collections.js';
 import { normalizeName, pathSeparator } from '../model/names.js';
 import { suggestClose } from '../model/suggest.js';
 import { isPlainRecord, toPointer } from '../model/paths.js';
-import { checkCrossReferences, checkPinnedIds, checkSecrets, identifyRecords } from './check-records.js';
+import { checkCrossReferences, checkPinnedIds, checkSecrets, identifyRecords, memoize } from './check-records.js';
 import type { DeclaredNames, IdentifiedRecord, LocatedRecord } from './check-records.js';
 import { displayPath, findManifestFiles, readManifestFile } from './find-files.js';
 import { interpolateDocument } from './interpolate.js';
@@ -415,7 +415,7 @@ function declaredNamesOf(registry: Registry, identified: ReadonlyMap<KindKey, re
     const prefix = scoped ? `${scope}${pathSeparator}` : '';
     const fromScope = inScope.map((r) => (prefix !== '' && r.identity.startsWith(prefix) ? r.identity.slice(prefix.length) : r.identity));
     const names = new Set([...inScope.map((r) => r.name), ...fromScope]);
-    const declared: DeclaredNames = { has: (name) => names.has(name), closeTo: (name) => suggestClose(name, fromScope) };
+    const declared: DeclaredNames = { has: (name) => names.has(name), closeTo: memoize((name) => suggestClose(name, fromScope)) };
     built.set(key, declared);
     return declared;
   };
