@@ -13,7 +13,7 @@ import { printable } from '../model/printable.js';
 import { readPath, readPathValues } from '../model/paths.js';
 import { isReadOnlyKind } from '../model/kinds.js';
 import type { ManifestRecord, PathSegment } from '../model/desired.js';
-import { appendTo } from '../model/collections.js';
+import { appendTo, memoize } from '../model/collections.js';
 import { didYouMean, suggestClose } from '../model/suggest.js';
 
 export interface LocatedRecord {
@@ -137,20 +137,6 @@ function reportParent(
   }
   const written = segments.join(pathSeparator);
   diagnostics.push(undeclaredNote(written, closeTo(written), child.locate(refPath), path));
-}
-
-/**
- * `compute` remembered per argument: many records name the same undeclared record (children of a
- * default category), and looking for close names compares with every declared one.
- */
-export function memoize<T>(compute: (key: string) => T): (key: string) => T {
-  const known = new Map<string, T>();
-  return (key) => {
-    if (known.has(key)) return known.get(key) as T;
-    const value = compute(key);
-    known.set(key, value);
-    return value;
-  };
 }
 
 /**
