@@ -17,7 +17,7 @@ import type { KindKey } from '../model/kinds.js';
 import { appendTo, memoize } from '../model/collections.js';
 import { normalizeName, pathSeparator } from '../model/names.js';
 import { suggestClose } from '../model/suggest.js';
-import { isPlainRecord, toPointer } from '../model/paths.js';
+import { isPlainRecord, parsePointer, removePath, toPointer } from '../model/paths.js';
 import { checkCrossReferences, checkPinnedIds, checkSecrets, identifyRecords } from './check-records.js';
 import type { DeclaredNames, IdentifiedRecord, LocatedRecord } from './check-records.js';
 import { displayPath, findManifestFiles, readManifestFile } from './find-files.js';
@@ -100,7 +100,8 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
     }
   }
   const diagnostics = gathered.diagnostics;
-  checkVariableUses(gathered.references, diagnostics);
+  const misplaced = checkVariableUses(gathered.references, registry, diagnostics);
+  leaveOutValues(misplaced, gathered.byKind);
   const topLayer = Math.max(-1, ...gathered.policies.map((d) => d.layer));
   const policy = mergePolicies(gathered.policies.filter((d) => d.layer === topLayer), diagnostics);
   checkPruneDeclarations(policy, gathered, diagnostics);
@@ -137,27 +138,49 @@ function manifestSchemaOf(kinds: readonly KindDefinition[]): JsonSchema {
 }
 
 /**
- * Which variable may go where, across the whole set: a variable that feeds a secret field, and
- * erpsync's own credential variables, may not also fill an ordinary field (a plan posted as a
+ * Which variable may go where, across the whole set: a variable that feeds a secret field (or that
+ * a kind names for one, such as NFSE_SENHA_PREFEITURA), and erpsync's own credential variables,
+ * may not also fill an ordinary field (a plan posted as a
  * pull-request comment would show it). So a secret value sits only in secret fields, where every
  * output leaves it out by the field (plans, drift, export), never by searching the text for it.
  */
-function checkVariableUses(references: readonly VariableReference[], diagnostics: Diagnostic[]): void {
-  const secretNames = new Set(references.filter((r) => r.secret).map((r) => r.name));
+function checkVariableUses(references: readonly VariableReference[], registry: Registry, diagnostics: Diagnostic[]): VariableReference[] {
+  // The kinds' own secret variables (NFSE_SENHA_PREFEITURA, which export writes) are secret by name, used or not.
+  const kindSecrets = registry.units.flatMap((unit) => Object.values(unit.secretVariables ?? {}));
+  const secretNames = new Set([...references.filter((r) => r.secret).map((r) => r.name), ...kindSecrets]);
+  const misplaced: VariableReference[] = [];
   for (const r of references) {
     if (r.secret) continue;
     const credential = isCredentialVariable(r.name);
     if (!credential && !secretNames.has(r.name)) continue;
+    misplaced.push(r);
     diagnostics.push({
       severity: 'error',
       code: credential ? 'credential-variable' : 'secret-variable-in-plain-field',
       message: credential
         ? `${r.name} holds one of erpsync's own credentials and may not fill an ordinary field`
-        : `${r.name} feeds a secret field, so it may not also fill an ordinary field`,
+        : `${r.name} is the variable of a secret field, so it may not also fill an ordinary field`,
       hint: 'ordinary fields show up in plans and reports; use another variable here',
       position: r.position,
       path: toPointer(r.path),
     });
+  }
+  return misplaced;
+}
+
+/**
+ * A value made with a secret or credential variable where it may not go is left out of the
+ * record before any check reads it, as a field with an error of its own is: no message quotes
+ * it (an undeclared reference, a duplicate name …).
+ */
+function leaveOutValues(references: readonly VariableReference[], byKind: ReadonlyMap<KindKey, LocatedRecord[]>): void {
+  if (references.length === 0) return;
+  for (const located of [...byKind.values()].flat()) {
+    const { record } = located;
+    for (const r of references) {
+      const inside = r.position.file === record.file && toPointer(r.path).startsWith(`${record.pointer}/`);
+      if (inside) record.value = removePath(record.value, r.path.slice(parsePointer(record.pointer).length));
+    }
   }
 }
 

@@ -109,7 +109,15 @@ describe('which variable may go where', () => {
 
   it('refuses a variable that feeds a secret field in an ordinary field, in any file of the set', async () => {
     const result = await load({ 'n.yaml': nfse, 'g.yaml': groupNamed('"Grupo ${SENHA}"') }, { SENHA: '98765432' });
-    expect(shown(result.diagnostics)).toEqual(['g.yaml:3:18: secret-variable-in-plain-field: SENHA feeds a secret field, so it may not also fill an ordinary field']);
+    expect(shown(result.diagnostics)).toEqual(['g.yaml:3:18: secret-variable-in-plain-field: SENHA is the variable of a secret field, so it may not also fill an ordinary field']);
+  });
+
+  it("refuses a kind's own secret variable in an ordinary field when no secret field uses it, and quotes its value nowhere", async () => {
+    const result = await load({ 'c.yaml': 'version: 1\ncategoriasProdutos:\n  - descricao: Olhos\n    categoriaPai: ${NFSE_SENHA_PREFEITURA}\n' }, { NFSE_SENHA_PREFEITURA: 'Segr3do-123' });
+    expect(shown(result.diagnostics)).toEqual([
+      'c.yaml:4:19: secret-variable-in-plain-field: NFSE_SENHA_PREFEITURA is the variable of a secret field, so it may not also fill an ordinary field',
+    ]);
+    expect(JSON.stringify(result.diagnostics)).not.toContain('Segr3do');
   });
 
   it('lets validate go on without a secret variable, with a warning', async () => {
