@@ -1,16 +1,17 @@
-// Every byte a command writes to the terminal passes through the run's secret mask (see
-// model/secret-mask): the values of erpsync's credential variables from the start, and the
-// values of the variables that feed secret fields once the manifests are loaded. Messages are
-// written not to quote such values in the first place; this is the net under them.
+// Every byte a command writes passes through a mask of erpsync's own credentials (access and
+// refresh tokens, the client secret: see model/secret-mask). Nothing erpsync prints holds them —
+// they never enter the data a command shows, and the API layer redacts them from what it reports
+// — so this is only the net under a library's message. It masks text, which is safe for tokens
+// alone: they are long random strings, so every occurrence is the token and its replacement
+// lands inside a string of any format. Manifest secrets (an NFS-e password such as `true`) are
+// not masked here: they are left out of the data before it is serialised (plans, drift, export,
+// diagnostics), where a field is known to be secret.
 import type { RunIO } from '../workflows/run-io.js';
-import { registry } from '../kinds/registry.js';
 import { createSecretMask, isSecretCredentialVariable } from '../model/secret-mask.js';
 import type { SecretMask } from '../model/secret-mask.js';
 
-/** The variables known before any manifest is read: credentials, and the kinds' own secret variables (a saved plan names them). */
-function knownSecretVariables(env: NodeJS.ProcessEnv): string[] {
-  const kindVariables = registry.units.flatMap((unit) => Object.values(unit.secretVariables ?? {}));
-  return [...Object.keys(env).filter(isSecretCredentialVariable), ...kindVariables];
+function credentialVariables(env: NodeJS.ProcessEnv): string[] {
+  return Object.keys(env).filter(isSecretCredentialVariable);
 }
 
 /** A stream like `stream` (same TTY facts, events, methods) whose writes are masked. */
@@ -28,9 +29,9 @@ function maskStream<T extends RunIO['stdout']>(stream: T, mask: SecretMask): T {
   });
 }
 
-/** `io` with a secret mask over stdout and stderr; commands add the values they learn to `io.mask`. */
+/** `io` with the credential mask over stdout and stderr. */
 export function withOutputMask(io: RunIO): RunIO {
-  const mask = createSecretMask(knownSecretVariables(io.env).map((name) => io.env[name]));
+  const mask = createSecretMask(credentialVariables(io.env).map((name) => io.env[name]));
   // No spread: it would read stdin, which builds the process's stdin stream for every command.
   return {
     stdout: maskStream(io.stdout, mask),

@@ -20,7 +20,6 @@ export async function runValidateCommand(args: string[], io: RunIO): Promise<num
   const paths = layered ?? (parsed.positionals.length > 0 ? parsed.positionals : ['.']);
   const env = target ? await readTargetVariables(target, io) : io.env;
   const result = await loadManifests(paths, { cwd: io.cwd, env, offline: true, layers: layered !== undefined });
-  for (const value of result.secretValues) io.mask?.add(value);
   const shown = parsed.flags.quiet ? result.diagnostics.filter((d) => d.severity !== 'note') : result.diagnostics;
   const counts = countDiagnostics(result.diagnostics);
   const valid = !hasErrors(result.diagnostics);

@@ -47,6 +47,8 @@ export interface DriftResult {
   report: DriftReport;
   /** Problems of the manifests found while matching (unresolved references …); errors mean no report. */
   diagnostics: Diagnostic[];
+  /** How the manifests' records paired with the account's, per kind (what a selection can name). */
+  matching: KindMatching[];
 }
 
 type Units = KindMatching['units'];
@@ -349,5 +351,5 @@ export function findDrift(input: DriftInput): DriftResult {
     reads: input.live.reads,
     warnings,
   };
-  return { report, diagnostics };
+  return { report, diagnostics, matching: current.result.matching };
 }

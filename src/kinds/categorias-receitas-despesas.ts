@@ -19,7 +19,8 @@ import { defineEnum, defineListRecord, defineName, defineParentReference, toolKe
 import type { Change } from '../model/plan.js';
 import type { LiveRecord } from '../model/live.js';
 import { defineKind } from './kind.js';
-import type { ReadScope, WriteContext } from './kind.js';
+import type { CheckFinding, ReadScope, WriteContext } from './kind.js';
+import type { ManifestRecord } from '../model/desired.js';
 
 const tipoWritableLabels = { despesa: 1, receita: 2, 'receita-e-despesa': 3 } as const;
 export const tipoCategoriaLabels = {
@@ -129,7 +130,9 @@ function parentIdOf(desired: Record<string, unknown>, context: WriteContext): nu
 
 async function createCategory(change: Change, context: WriteContext): Promise<{ id: number }> {
   const desired = change.desired ?? {};
-  const body = compact({ descricao: desired.descricao, tipo: desired.tipo, idCategoriaPai: parentIdOf(desired, context), grupoDRE: desired.grupoDRE });
+  // A child's group is its parent's whatever is sent (checkCategories warns): not sent, as not shown.
+  const grupo = desired.categoriaPai === undefined ? desired.grupoDRE : undefined;
+  const body = compact({ descricao: desired.descricao, tipo: desired.tipo, idCategoriaPai: parentIdOf(desired, context), grupoDRE: grupo });
   return postRecord(context.client, resource, kind, body);
 }
 
@@ -149,6 +152,28 @@ async function updateCategory(change: Change, context: WriteContext): Promise<vo
     grupoDRE: desired.grupoDRE ?? readInteger(idGrupoDre),
   };
   await context.client.request({ method: 'PUT', path: `${resource}/${id}`, body: compact(body), kind });
+}
+
+/**
+ * A DRE group declared on a child category is dropped by the service, which gives every child its
+ * parent's group (api-facts §7.5, real-observations #5: "derived from the parent, not editable"):
+ * a warning where it is written, so the manifest does not claim what the account will not hold.
+ */
+function checkCategories(records: readonly ManifestRecord[]): CheckFinding[] {
+  return records.flatMap((record) => {
+    const { categoriaPai, grupoDRE: group } = record.value;
+    if (typeof categoriaPai !== 'string' || group === undefined || record.value.ensure === 'absent') return [];
+    return [
+      {
+        severity: 'warning' as const,
+        code: 'derived-field',
+        message: `grupoDRE is ignored on a child category: the service gives it the DRE group of its parent (\`${categoriaPai}\`)`,
+        hint: 'remove grupoDRE here, and set it on the root category of this branch',
+        record,
+        path: ['grupoDRE'],
+      },
+    ];
+  });
 }
 
 interface ChartRoot {
@@ -266,6 +291,7 @@ export const categoriasReceitasDespesas = defineKind({
   secretFields: [],
   nameField: 'descricao',
   references: [{ path: ['categoriaPai'], target: 'categoriasReceitasDespesas', parent: true }],
+  checkRecords: checkCategories,
   readLive: readCategories,
   canonicalize: canonicalizeCategory,
   retire: 'none',

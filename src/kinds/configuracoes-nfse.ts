@@ -546,6 +546,9 @@ function buildSettingsBody(raw: Record<string, unknown>, desired: Record<string,
 /** The PUT both creates and changes the settings; they are never deleted. */
 async function putSettings(change: Change, context: WriteContext): Promise<void> {
   const desired = change.desired ?? {};
+  // The new password travels in this request: whatever the service says back must not show it.
+  const senha = readPath(desired, ['adicionais', 'cadastroPrefeitura', 'senha']);
+  if (typeof senha === 'string' && senha !== '') context.client.registerSecret(senha);
   const natureza = readPath(desired, naturezaPath);
   const withIds = natureza === undefined ? desired : writePath(desired, naturezaPath, referenceId(context, 'naturezasOperacoes', natureza));
   const body = buildSettingsBody(context.live?.raw ?? {}, withIds);

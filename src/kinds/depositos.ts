@@ -126,6 +126,8 @@ export const depositos = defineKind({
   nameField: 'descricao',
   references: [],
   checkRecords: checkDepositos,
+  // The API needs all four fields: a create fills the ones a manifest leaves out, and shows them.
+  createFields: (fields) => warehouseBody({}, fields),
   settlesBy: defaultMovesAway,
   readLive: readWarehouses,
   retire: 'status',

@@ -202,7 +202,8 @@ function checkCardData(records: readonly ManifestRecord[]): CheckFinding[] {
   const findings: CheckFinding[] = [];
   for (const record of records) {
     const { tipoPagamento: type, dadosCartao } = record.value;
-    if (dadosCartao === undefined || cardPaymentTypes.includes(type as number)) continue;
+    // No type (left out of a record whose tipoPagamento has an error of its own): nothing to say.
+    if (dadosCartao === undefined || type === undefined || cardPaymentTypes.includes(type as number)) continue;
     findings.push({
       severity: 'error',
       code: 'card-data-without-card-type',
@@ -342,6 +343,12 @@ function canonicalizePaymentMethod(fields: Record<string, unknown>): Record<stri
   const comparable = padrao === padraoLabels.fiado ? rest : fields;
   if (!isPlainRecord(comparable.dadosCartao) || comparable.dadosCartao.cnpjCredenciadora === undefined) return comparable;
   return { ...comparable, dadosCartao: { ...comparable.dadosCartao, cnpjCredenciadora: digitsOnly(comparable.dadosCartao.cnpjCredenciadora) } };
+}
+
+/** A create sends `padrao: fiado` (by the PATCH after the POST) though no comparison sees it: shown with the rest. */
+function paymentMethodCreateFields(fields: Record<string, unknown>): Record<string, unknown> {
+  const canonical = canonicalizePaymentMethod(fields);
+  return fields.padrao === padraoLabels.fiado ? { ...canonical, padrao: fields.padrao } : canonical;
 }
 
 /**
@@ -499,6 +506,7 @@ export const formasPagamentos = defineKind({
   settlesBy: defaultMovesAway,
   readLive: readPaymentMethods,
   canonicalize: canonicalizePaymentMethod,
+  createFields: paymentMethodCreateFields,
   splitUpdate: splitPaymentMethodUpdate,
   retire: 'status',
   isRetired: (record) => record.fields.situacao === situacaoFormaPagamentoLabels.inativa,

@@ -163,6 +163,12 @@ export interface KindAdapter {
   /** Values compared as equal although written differently (colour case, number types). */
   canonicalize?(fields: Record<string, unknown>): Record<string, unknown>;
   /**
+   * The fields a create sends, as its plan shows them, where that is more than the canonical form:
+   * a value the API takes when a record is made but never reads back (a payment method's
+   * `padrao: fiado`) is left out of every comparison, yet sent, so shown. Absent: the canonical form.
+   */
+  createFields?(fields: Record<string, unknown>): Record<string, unknown>;
+  /**
    * Turns field differences of a matched pair into changes: most kinds send one update, payment
    * methods move `situacao` and `padrao` to their own PATCH calls. `live` is the record changed
    * (what the API allows may depend on it: a native carrier's services only switch on or off).
@@ -292,6 +298,16 @@ export function defineReadOnlyKind(spec: ReadOnlyKindSpec): KindAdapter {
 /** The references of a unit kind: its definition's, or a nested unit's own. */
 export function referencesOf(unit: KindAdapter): readonly ReferenceField[] {
   return unit.definition?.references ?? unit.references ?? [];
+}
+
+/**
+ * Where the name a reference holds is scoped: the field the reference names as its scope, or, for
+ * a reference within the kind itself, the kind's own scope field (a situation's base is in its
+ * module). The one rule for the loader's offline check and the planner's resolution.
+ */
+export function referenceScopePath(ref: ReferenceField, definition: KindDefinition | undefined): readonly string[] | undefined {
+  if (ref.scope) return ref.scope;
+  return definition?.scopeField && ref.target === definition.key ? [definition.scopeField] : undefined;
 }
 
 /** A unit kind nested in another kind's records; the parent's defineKind lists it under `nested`. */

@@ -412,6 +412,13 @@ function exportService(record: LiveRecord): Record<string, unknown> {
   return compact({ ...rest, aliases: Array.isArray(aliases) && aliases.length > 0 ? aliases : undefined, ativo: ativo === false ? false : undefined });
 }
 
+/** Aliases are a set of names (their order means nothing); the carrier by name or id compares by what it names. */
+function canonicalizeService(fields: Record<string, unknown>): Record<string, unknown> {
+  const aliases = readAliases(fields.aliases);
+  const carrier = isPlainRecord(fields.transportador) ? { transportador: fields.transportador.id } : {};
+  return { ...fields, ...(aliases ? { aliases: [...aliases].sort() } : {}), ...carrier };
+}
+
 const logisticasServicos = defineNestedKind({
   kind: 'logisticasServicos',
   field: 'servicos',
@@ -422,11 +429,11 @@ const logisticasServicos = defineNestedKind({
     { path: ['transportador'], target: 'contatos', parent: false },
     { path: ['transportador', 'id'], target: 'contatos', parent: false },
   ],
-  // Aliases are a set of names: their order means nothing.
-  canonicalize: (fields) => {
-    const aliases = readAliases(fields.aliases);
-    const carrier = isPlainRecord(fields.transportador) ? { transportador: fields.transportador.id } : {};
-    return { ...fields, ...(aliases ? { aliases: [...aliases].sort() } : {}), ...carrier };
+  canonicalize: canonicalizeService,
+  // The body always carries aliases (serviceBody): none, when a manifest leaves them out.
+  createFields: (fields) => {
+    const canonical = canonicalizeService(fields);
+    return { ...canonical, aliases: canonical.aliases ?? [] };
   },
   splitUpdate: splitServiceUpdate,
   retire: 'status',

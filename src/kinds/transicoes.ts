@@ -129,6 +129,11 @@ async function readTransitions(client: ApiClient, scope: ReadScope): Promise<Liv
 }
 
 /** The full body POST and PUT take: situations and actions as ids, the record's module kept. */
+/** Actions are a set of names: their order means nothing. */
+function canonicalizeTransition(fields: Record<string, unknown>): Record<string, unknown> {
+  return Array.isArray(fields.acoes) ? { ...fields, acoes: [...fields.acoes].map(String).sort() } : fields;
+}
+
 function transitionBody(desired: Record<string, unknown>, context: WriteContext): Record<string, unknown> {
   const live = context.live;
   const situation = (field: 'de' | 'para', liveField: string) =>
@@ -178,7 +183,9 @@ export const transicoes = defineKind({
   ],
   readLive: readTransitions,
   // Actions are a set: their order means nothing.
-  canonicalize: (fields) => (Array.isArray(fields.acoes) ? { ...fields, acoes: [...fields.acoes].map(String).sort() } : fields),
+  canonicalize: canonicalizeTransition,
+  // A create sends the actions and the switch even when a manifest leaves them out (none, on).
+  createFields: (fields) => ({ ...canonicalizeTransition(fields), acoes: canonicalizeTransition(fields).acoes ?? [], ativo: fields.ativo ?? true }),
   // Another module, or other ends, is another transition.
   immutableFields: ['modulo', 'de', 'para'],
   retire: 'none',

@@ -1,16 +1,20 @@
 // Checks across records that a schema can't express, common to every kind: identities (with
-// parent paths for tree kinds), duplicates and near-duplicates, parent cycles, references to
-// records no manifest declares (a note offline; the plan must resolve them), secrets that did not
-// come from ${VAR}. Then each kind's own checks (checkRecords in its adapter).
+// parent paths for tree kinds), duplicates and near-duplicates, ids pinned twice, parent cycles,
+// references to records no manifest declares (a note offline, with the declared names close to
+// it; the plan must resolve them), secrets that did not come from ${VAR}. Then each kind's own
+// checks (checkRecords in its adapter). Records may carry errors of their own: they come here
+// without the fields that have them, so every check reads only what is sound.
 import type { Diagnostic, SourcePosition } from '../model/diagnostics.js';
 import type { KindDefinition } from '../kinds/kind.js';
+import { referenceScopePath } from '../kinds/kind.js';
 import { findNameHazards, foldLookalikeName } from '../model/name-hazards.js';
-import { composeIdentity, normalizeName, pathSeparator } from '../model/names.js';
+import { composeIdentity, joinPath, normalizeName, pathSeparator } from '../model/names.js';
 import { printable } from '../model/printable.js';
 import { readPath, readPathValues } from '../model/paths.js';
 import { isReadOnlyKind } from '../model/kinds.js';
 import type { ManifestRecord, PathSegment } from '../model/desired.js';
-import { appendTo } from '../model/collections.js';
+import { appendTo, memoize } from '../model/collections.js';
+import { didYouMean, suggestClose } from '../model/suggest.js';
 
 export interface LocatedRecord {
   record: ManifestRecord;
@@ -66,7 +70,7 @@ function resolveParentPaths(definition: KindDefinition, records: readonly Locate
   const paths = new Map<LocatedRecord, string[]>();
   const inProgress = new Set<LocatedRecord>();
   const cyclic = new Set<LocatedRecord>();
-  const reported = new Set<LocatedRecord>();
+  const unresolved = new Map<LocatedRecord, { segments: string[]; matching: string[][] }>();
   const fullPath = (r: LocatedRecord): string[] => [...parentPathOf(r), nameOf(r)];
   const parentPathOf = (r: LocatedRecord): string[] => {
     const known = paths.get(r);
@@ -86,8 +90,7 @@ function resolveParentPaths(definition: KindDefinition, records: readonly Locate
       if (matching.length === 1 && matching[0]) result = fullPath(matching[0]);
       else {
         result = segments;
-        if (!reported.has(r)) reportParent(r, segments, matching.map(fullPath), parentRef.path, diagnostics);
-        reported.add(r);
+        if (!unresolved.has(r)) unresolved.set(r, { segments, matching: matching.map(fullPath) });
       }
     }
     inProgress.delete(r);
@@ -95,6 +98,10 @@ function resolveParentPaths(definition: KindDefinition, records: readonly Locate
     return result;
   };
   for (const r of records) parentPathOf(r);
+  // Close names are looked for once every path is known: a typo is likely close to a full path.
+  const declaredPaths = records.filter((r) => nameOf(r) !== '' && !cyclic.has(r)).map((r) => joinPath(fullPath(r)));
+  const closeTo = memoize((written: string) => suggestClose(written, declaredPaths));
+  for (const [r, { segments, matching }] of unresolved) reportParent(r, segments, matching, parentRef?.path ?? [], closeTo, diagnostics);
   for (const r of cyclic) {
     diagnostics.push({
       severity: 'error',
@@ -108,7 +115,14 @@ function resolveParentPaths(definition: KindDefinition, records: readonly Locate
   return paths;
 }
 
-function reportParent(child: LocatedRecord, segments: readonly string[], matching: readonly string[][], refPath: readonly string[], diagnostics: Diagnostic[]): void {
+function reportParent(
+  child: LocatedRecord,
+  segments: readonly string[],
+  matching: readonly string[][],
+  refPath: readonly string[],
+  closeTo: (written: string) => string[],
+  diagnostics: Diagnostic[],
+): void {
   const path = `${child.record.pointer}/${refPath.join('/')}`;
   if (matching.length > 1) {
     diagnostics.push({
@@ -121,13 +135,24 @@ function reportParent(child: LocatedRecord, segments: readonly string[], matchin
     });
     return;
   }
-  diagnostics.push({
+  const written = segments.join(pathSeparator);
+  diagnostics.push(undeclaredNote(written, closeTo(written), child.locate(refPath), path));
+}
+
+/**
+ * A name no manifest declares: true offline (the account may hold it; the plan decides), with the
+ * declared names close to it — the hint `plan` gives for the same typo, less the account's records.
+ */
+function undeclaredNote(name: string, close: readonly string[], position: SourcePosition, path: string): Diagnostic {
+  const hint = didYouMean(close);
+  return {
     severity: 'note',
     code: 'unresolved-reference',
-    message: `\`${segments.join(pathSeparator)}\` is not declared in these manifests; it must exist in the account when you plan`,
-    position: child.locate(refPath),
+    message: `\`${name}\` is not declared in these manifests; it must exist in the account when you plan`,
+    ...(hint ? { hint } : {}),
+    position,
     path,
-  });
+  };
 }
 
 /** The same identity twice is an error; identities that differ only in case or accents, a warning. */
@@ -135,6 +160,8 @@ function reportDuplicates(definition: KindDefinition, nameField: string, identif
   const seen = new Map<string, IdentifiedRecord>();
   const folded = new Map<string, IdentifiedRecord>();
   for (const r of identified) {
+    // A record whose name is missing or has an error of its own has no identity to compare.
+    if (r.name === '') continue;
     const first = seen.get(r.identity);
     if (first) {
       diagnostics.push({
@@ -219,31 +246,66 @@ export function checkSecrets(definition: KindDefinition, records: readonly Locat
   }
 }
 
-/** References to records of another kind (e.g. a situation's base): a note when not declared. */
+/** What the manifests declare of one kind within one scope, as references may name it. */
+export interface DeclaredNames {
+  /** A bare name, or a path from the scope (`Maquiagem > Rosto`), that names a declared record. */
+  has(name: string): boolean;
+  /** Declared identities (from the scope) close to a name that matched none. */
+  closeTo(name: string): string[];
+}
+
+/**
+ * References to records of another kind (e.g. a situation's base, a custom field's product
+ * categories): a note when no manifest declares the name, with the declared names close to it.
+ */
 export function checkCrossReferences(
   definition: KindDefinition,
   records: readonly LocatedRecord[],
-  declaredNames: (kind: KindDefinition['key'], scope: string | undefined) => ReadonlySet<string>,
+  declaredNames: (kind: KindDefinition['key'], scope: string | undefined) => DeclaredNames,
   diagnostics: Diagnostic[],
 ): void {
   for (const ref of definition.references) {
     // Read-only records are never declared: the plan resolves their names against the account.
     const target = ref.target;
     if (ref.parent || isReadOnlyKind(target)) continue;
+    const scopePath = referenceScopePath(ref, definition);
     for (const r of records) {
       const values = readPathValues(r.record.value, ref.path);
-      const scope = definition.scopeField ? normalizeName(String(r.record.value[definition.scopeField] ?? '')) : undefined;
+      const scope = scopePath ? normalizeName(String(readPath(r.record.value, scopePath) ?? '')) : undefined;
       for (const name of values) {
         if (typeof name !== 'string' || name.trim() === '') continue;
-        if (declaredNames(target, scope).has(normalizeName(name))) continue;
-        diagnostics.push({
-          severity: 'note',
-          code: 'unresolved-reference',
-          message: `\`${normalizeName(name)}\` is not declared in these manifests; it must exist in the account when you plan`,
-          position: r.locate(ref.path.includes('*') ? ref.path.slice(0, ref.path.indexOf('*')) : ref.path),
-          path: `${r.record.pointer}/${ref.path.join('/')}`,
-        });
+        const normalized = normalizeName(name);
+        const declared = declaredNames(target, scope);
+        if (declared.has(normalized)) continue;
+        const at = ref.path.includes('*') ? ref.path.slice(0, ref.path.indexOf('*')) : ref.path;
+        diagnostics.push(undeclaredNote(normalized, declared.closeTo(normalized), r.locate(at), `${r.record.pointer}/${ref.path.join('/')}`));
       }
     }
+  }
+}
+
+/**
+ * One live record can be managed by one manifest record only: an `id:` pinned twice within a
+ * kind is an error offline, where the manifests say it (the planner keeps the same rule for a
+ * desired state that did not come through this loader).
+ */
+export function checkPinnedIds(definition: KindDefinition, records: readonly IdentifiedRecord[], diagnostics: Diagnostic[]): void {
+  const pinnedBy = new Map<number, IdentifiedRecord>();
+  for (const r of records) {
+    const id = r.record.value.id;
+    if (typeof id !== 'number') continue;
+    const first = pinnedBy.get(id);
+    if (!first) {
+      pinnedBy.set(id, r);
+      continue;
+    }
+    diagnostics.push({
+      severity: 'error',
+      code: 'duplicate-pinned-id',
+      message: `id ${id} is pinned by two ${definition.key} records: \`${r.identity}\` here and \`${first.identity}\` at ${where(first.locate(['id']))}`,
+      hint: 'a live record can be managed by one manifest record only; remove one of the pins',
+      position: r.locate(['id']),
+      path: `${r.record.pointer}/id`,
+    });
   }
 }

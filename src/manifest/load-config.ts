@@ -24,7 +24,7 @@ export interface CheckedConfig {
 
 export function checkConfigText(shown: string, bytes: Uint8Array): CheckedConfig {
   const parsed = parseYamlFile(shown, bytes);
-  const diagnostics = [...parsed.diagnostics];
+  const diagnostics = [...parsed.diagnostics, ...parsed.documents.flatMap((d) => d.problems)];
   const documents = parsed.documents.filter((d) => !d.empty);
   const [doc, extra] = documents;
   if (extra) diagnostics.push({ severity: 'error', code: 'multiple-documents', message: 'the config file holds more than one YAML document', position: extra.locate([]) });

@@ -14,17 +14,18 @@ import { defaultPolicy } from '../model/desired.js';
 import type { Diagnostic, SourcePosition } from '../model/diagnostics.js';
 import { compareDiagnostics, hasErrors } from '../model/diagnostics.js';
 import type { KindKey } from '../model/kinds.js';
-import { appendTo } from '../model/collections.js';
-import { normalizeName } from '../model/names.js';
-import { isPlainRecord, toPointer } from '../model/paths.js';
-import { checkCrossReferences, checkSecrets, identifyRecords } from './check-records.js';
-import type { IdentifiedRecord, LocatedRecord } from './check-records.js';
+import { appendTo, memoize } from '../model/collections.js';
+import { normalizeName, pathSeparator } from '../model/names.js';
+import { suggestClose } from '../model/suggest.js';
+import { isPlainRecord, parsePointer, removePath, toPointer } from '../model/paths.js';
+import { checkCrossReferences, checkPinnedIds, checkSecrets, identifyRecords } from './check-records.js';
+import type { DeclaredNames, IdentifiedRecord, LocatedRecord } from './check-records.js';
 import { displayPath, findManifestFiles, readManifestFile } from './find-files.js';
 import { interpolateDocument } from './interpolate.js';
 import type { VariableReference } from './interpolate.js';
 import { buildManifestSchema, schemaAtPath } from './manifest-schema.js';
 import type { JsonSchema } from '../kinds/kind.js';
-import { isCredentialVariable, isSecretCredentialVariable } from '../model/secret-mask.js';
+import { isCredentialVariable } from '../model/secret-mask.js';
 import { parseYamlFile } from './parse-yaml.js';
 import type { ParsedDocument } from './parse-yaml.js';
 import { diagnosticsOf, manifestValidator } from './validate-schema.js';
@@ -52,11 +53,6 @@ export interface LoadResult {
   desired?: DesiredState;
   diagnostics: Diagnostic[];
   files: readonly string[];
-  /**
-   * Values no output may show: those of the variables that feed secret fields, and of
-   * erpsync's own credential variables. The CLI masks them wherever they turn up.
-   */
-  secretValues: string[];
 }
 
 interface PolicyDeclaration {
@@ -104,19 +100,20 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
     }
   }
   const diagnostics = gathered.diagnostics;
-  const secretValues = checkVariableUses(gathered.references, options.env, diagnostics);
+  const misplaced = checkVariableUses(gathered.references, registry, diagnostics);
+  leaveOutValues(misplaced, gathered.byKind);
   const topLayer = Math.max(-1, ...gathered.policies.map((d) => d.layer));
   const policy = mergePolicies(gathered.policies.filter((d) => d.layer === topLayer), diagnostics);
   checkPruneDeclarations(policy, gathered, diagnostics);
   const identified = checkKinds(registry, gathered.byKind, diagnostics, gathered.layerOf);
   diagnostics.sort(compareDiagnostics);
-  if (hasErrors(diagnostics)) return { diagnostics, files, secretValues };
+  if (hasErrors(diagnostics)) return { diagnostics, files };
   const records = new Map<KindKey, DesiredRecord[]>();
   for (const [kind, list] of identified) {
     const secretPaths = registry.kind(kind).secretFields.map((p) => p.join('.'));
     records.set(kind, list.map((r) => toDesiredRecord(r, secretPaths)));
   }
-  return { desired: { files, digest: hash.digest('hex'), declaredKinds: gathered.declaredKinds, records, policy }, diagnostics, files, secretValues };
+  return { desired: { files, digest: hash.digest('hex'), declaredKinds: gathered.declaredKinds, records, policy }, diagnostics, files };
 }
 
 /** Whether a document path is a secret field of some kind (`configuracoesNfse.adicionais…senha`). */
@@ -141,32 +138,50 @@ function manifestSchemaOf(kinds: readonly KindDefinition[]): JsonSchema {
 }
 
 /**
- * Which variable may go where, across the whole set: a variable that feeds a secret field, and
- * erpsync's own credential variables, may not also fill an ordinary field (a plan posted as a
- * pull-request comment would show it). Returns the values every output must mask.
+ * Which variable may go where, across the whole set: a variable that feeds a secret field (or that
+ * a kind names for one, such as NFSE_SENHA_PREFEITURA), and erpsync's own credential variables,
+ * may not also fill an ordinary field (a plan posted as a
+ * pull-request comment would show it). So a secret value sits only in secret fields, where every
+ * output leaves it out by the field (plans, drift, export), never by searching the text for it.
  */
-function checkVariableUses(references: readonly VariableReference[], env: NodeJS.ProcessEnv, diagnostics: Diagnostic[]): string[] {
-  const secretNames = new Set(references.filter((r) => r.secret).map((r) => r.name));
+function checkVariableUses(references: readonly VariableReference[], registry: Registry, diagnostics: Diagnostic[]): VariableReference[] {
+  // The kinds' own secret variables (NFSE_SENHA_PREFEITURA, which export writes) are secret by name, used or not.
+  const kindSecrets = registry.units.flatMap((unit) => Object.values(unit.secretVariables ?? {}));
+  const secretNames = new Set([...references.filter((r) => r.secret).map((r) => r.name), ...kindSecrets]);
+  const misplaced: VariableReference[] = [];
   for (const r of references) {
     if (r.secret) continue;
     const credential = isCredentialVariable(r.name);
     if (!credential && !secretNames.has(r.name)) continue;
+    misplaced.push(r);
     diagnostics.push({
       severity: 'error',
       code: credential ? 'credential-variable' : 'secret-variable-in-plain-field',
       message: credential
         ? `${r.name} holds one of erpsync's own credentials and may not fill an ordinary field`
-        : `${r.name} feeds a secret field, so it may not also fill an ordinary field`,
+        : `${r.name} is the variable of a secret field, so it may not also fill an ordinary field`,
       hint: 'ordinary fields show up in plans and reports; use another variable here',
       position: r.position,
       path: toPointer(r.path),
     });
   }
-  const credentialNames = Object.keys(env).filter(isSecretCredentialVariable);
-  return [...new Set([...secretNames, ...credentialNames])].flatMap((name) => {
-    const value = env[name];
-    return value === undefined || value === '' ? [] : [value];
-  });
+  return misplaced;
+}
+
+/**
+ * A value made with a secret or credential variable where it may not go is left out of the
+ * record before any check reads it, as a field with an error of its own is: no message quotes
+ * it (an undeclared reference, a duplicate name …).
+ */
+function leaveOutValues(references: readonly VariableReference[], byKind: ReadonlyMap<KindKey, LocatedRecord[]>): void {
+  if (references.length === 0) return;
+  for (const located of [...byKind.values()].flat()) {
+    const { record } = located;
+    for (const r of references) {
+      const inside = r.position.file === record.file && toPointer(r.path).startsWith(`${record.pointer}/`);
+      if (inside) record.value = removePath(record.value, r.path.slice(parsePointer(record.pointer).length));
+    }
+  }
 }
 
 function describeTopLevel(value: unknown): string {
@@ -184,8 +199,9 @@ function looksLikeManifest(documents: readonly ParsedDocument[], registry: Regis
 /** Reads one file into `gathered`; false when a scanned file is skipped for not being a manifest. */
 function gatherFile(shown: string, bytes: Uint8Array, language: Language, options: LoadOptions, gathered: Gathered, from: { layer: number; scanned: boolean }): boolean {
   const parsed = parseYamlFile(shown, bytes);
+  const clean = parsed.diagnostics.length === 0 && parsed.documents.every((d) => d.problems.length === 0);
   // A folder may hold other YAML (CI workflows, compose files): only what looks like a manifest is read.
-  if (from.scanned && parsed.diagnostics.length === 0 && parsed.documents.some((d) => !d.empty) && !looksLikeManifest(parsed.documents, language.registry)) {
+  if (from.scanned && clean && parsed.documents.some((d) => !d.empty) && !looksLikeManifest(parsed.documents, language.registry)) {
     gathered.diagnostics.push({
       severity: 'note',
       code: 'not-a-manifest',
@@ -198,6 +214,7 @@ function gatherFile(shown: string, bytes: Uint8Array, language: Language, option
   gathered.diagnostics.push(...parsed.diagnostics);
   if (parsed.documents.length === 0 && parsed.diagnostics.length === 0) gathered.emptyFiles.push({ position: { file: shown, line: 1, col: 1 }, what: 'the file is empty' });
   for (const doc of parsed.documents) {
+    gathered.diagnostics.push(...doc.problems);
     if (doc.empty) {
       gathered.emptyFiles.push({ position: doc.locate([]), what: 'the document is empty' });
       continue;
@@ -226,14 +243,15 @@ function gatherDocument(shown: string, doc: ParsedDocument, language: Language, 
   });
   gathered.diagnostics.push(...interpolated.diagnostics);
   gathered.references.push(...interpolated.references);
-  // A scalar whose variable is unset or of the wrong type is reported once, by interpolation.
-  const reported = new Set(interpolated.diagnostics.filter((d) => d.severity === 'error').map((d) => d.path));
+  // A scalar whose variable is unset or of the wrong type, or whose tag is foreign, is reported once, there.
+  const reported = new Set([...interpolated.diagnostics, ...doc.problems].filter((d) => d.severity === 'error').map((d) => d.path));
   const schemaProblems = diagnosticsOf(language.validate, interpolated.value, doc.locate, interpolated.sources);
   gathered.diagnostics.push(...schemaProblems.filter((d) => !reported.has(d.path)));
-  // One pass: the checks across records run on every record that is sound, so a run reports the
-  // duplicates, cycles and secrets beside the schema errors. A record with a problem of its own is
-  // left out of them (its fields cannot be trusted), and so is a policy block with one.
-  const isBroken = brokenPathTest([...schemaProblems, ...interpolated.diagnostics]);
+  // One pass: the checks across records run on every record, those with problems of their own
+  // included, on the part of it that is sound: a field with an error is left out of them (its
+  // value cannot be trusted), the rest is checked. So a run reports the duplicates, defaults,
+  // cycles and secrets beside the schema errors, whatever else is wrong with the same records.
+  const spoiled = spoiledPaths([...schemaProblems, ...interpolated.diagnostics, ...doc.problems]);
   const variablesOf = groupByRecord(interpolated.variables, (v) => v.path);
   const interpolatedPathsOf = groupByRecord(interpolated.interpolatedPaths, (p) => p);
   if (Object.keys(interpolated.value as Record<string, unknown>).every((key) => key === 'version')) {
@@ -242,7 +260,7 @@ function gatherDocument(shown: string, doc: ParsedDocument, language: Language, 
   for (const [key, content] of Object.entries(interpolated.value as Record<string, unknown>)) {
     if (key === 'version') continue;
     if (key === 'policy') {
-      if (!isBroken(['policy'])) gathered.policies.push({ value: content as Record<string, unknown>, locate: doc.locate, layer });
+      if (isPlainRecord(content) && !spoiled.at(['policy'])) gathered.policies.push({ value: soundPart(content, ['policy'], spoiled) as Record<string, unknown>, locate: doc.locate, layer });
       continue;
     }
     const definition = registry.kinds.find((k) => k.key === key);
@@ -251,10 +269,10 @@ function gatherDocument(shown: string, doc: ParsedDocument, language: Language, 
     if (definition.shape === 'list' && !Array.isArray(content)) continue;
     const items: [PathSegment[], unknown][] = definition.shape === 'singleton' ? [[[key], content]] : (content as unknown[]).map((item, i) => [[key, i], item]);
     for (const [recordPath, item] of items) {
-      if (isBroken(recordPath) || !isPlainRecord(item)) continue;
+      if (!isPlainRecord(item) || spoiled.at(recordPath)) continue;
       const record: ManifestRecord = {
         kind: definition.key,
-        value: normalizeEnumLabels(item as Record<string, unknown>, definition.enums),
+        value: normalizeEnumLabels(soundPart(item, recordPath, spoiled) as Record<string, unknown>, definition.enums),
         pointer: `/${recordPath.join('/')}`,
         file: shown,
         interpolatedPaths: pathsUnder(interpolatedPathsOf(recordPath), recordPath),
@@ -274,19 +292,38 @@ function gatherDocument(shown: string, doc: ParsedDocument, language: Language, 
   }
 }
 
+/** Where a document's errors make its values untrustworthy: at a path, or somewhere below it. */
+interface SpoiledPaths {
+  at(path: readonly PathSegment[]): boolean;
+  below(path: readonly PathSegment[]): boolean;
+}
+
 /**
- * Whether a record (or block) at `path` has an error of its own, at it or inside it. Every error's
- * pointer and each of its ancestors go in one set, so the test per record does not scan the errors.
+ * The values the errors spoil: each error's own value. A missing field spoils nothing (the
+ * object is sound without it). Every spoiled pointer's ancestors go in a set of their own, so
+ * the test per value does not scan the errors.
  */
-function brokenPathTest(problems: readonly Diagnostic[]): (path: readonly PathSegment[]) => boolean {
-  const broken = new Set<string>();
+function spoiledPaths(problems: readonly Diagnostic[]): SpoiledPaths {
+  const at = new Set<string>();
+  const above = new Set<string>();
   for (const problem of problems) {
-    if (problem.severity !== 'error') continue;
-    const pointer = problem.path ?? '';
-    broken.add(pointer);
-    for (let at = pointer.indexOf('/'); at >= 0; at = pointer.indexOf('/', at + 1)) broken.add(pointer.slice(0, at));
+    if (problem.severity !== 'error' || problem.code === 'missing-field' || problem.path === undefined) continue;
+    const pointer = problem.path === '/' ? '' : problem.path;
+    at.add(pointer);
+    for (let cut = pointer.lastIndexOf('/'); cut >= 0; cut = pointer.lastIndexOf('/', cut - 1)) {
+      above.add(pointer.slice(0, cut));
+      if (cut === 0) break;
+    }
   }
-  return (path) => broken.size > 0 && broken.has(toPointer(path));
+  return { at: (path) => at.size > 0 && at.has(toPointer(path)), below: (path) => above.size > 0 && above.has(toPointer(path)) };
+}
+
+/** The value without its spoiled parts: a spoiled key is left out, a spoiled list item becomes null (the others keep their places). */
+function soundPart(value: unknown, path: readonly PathSegment[], spoiled: SpoiledPaths): unknown {
+  if (!spoiled.below(path)) return value;
+  if (Array.isArray(value)) return value.map((item: unknown, index) => (spoiled.at([...path, index]) ? null : soundPart(item, [...path, index], spoiled)));
+  if (!isPlainRecord(value)) return value;
+  return Object.fromEntries(Object.entries(value).flatMap(([key, item]) => (spoiled.at([...path, key]) ? [] : [[key, soundPart(item, [...path, key], spoiled)]])));
 }
 
 /**
@@ -364,7 +401,9 @@ function checkKinds(registry: Registry, byKind: Map<KindKey, LocatedRecord[]>, d
       }
     }
     checkSecrets(definition, records, diagnostics);
-    identified.set(definition.key, identifyRecords(definition, records, diagnostics));
+    const ofKind = identifyRecords(definition, records, diagnostics);
+    identified.set(definition.key, ofKind);
+    checkPinnedIds(definition, ofKind, diagnostics);
     for (const finding of definition.checkRecords?.(records.map((r) => r.record)) ?? []) {
       const located = records.find((r) => r.record === finding.record);
       diagnostics.push({
@@ -377,13 +416,32 @@ function checkKinds(registry: Registry, byKind: Map<KindKey, LocatedRecord[]>, d
       });
     }
   }
-  const declaredNames = (kind: KindKey, scope: string | undefined): ReadonlySet<string> => {
-    const definition = registry.kind(kind);
-    const inScope = (r: IdentifiedRecord) => !definition.scopeField || scope === undefined || normalizeName(String(r.record.value[definition.scopeField] ?? '')) === scope;
-    return new Set((identified.get(kind) ?? []).filter(inScope).map((r) => r.name));
-  };
+  const declaredNames = declaredNamesOf(registry, identified);
   for (const definition of registry.kinds) checkCrossReferences(definition, byKind.get(definition.key) ?? [], declaredNames, diagnostics);
   return identified;
+}
+
+/**
+ * What references may name, per kind and scope: each declared record by its name and by its
+ * identity from the scope (`Maquiagem > Rosto` for a tree), as the planner resolves them. Built
+ * once per kind and scope: references ask for the same ones many times over.
+ */
+function declaredNamesOf(registry: Registry, identified: ReadonlyMap<KindKey, readonly IdentifiedRecord[]>): (kind: KindKey, scope: string | undefined) => DeclaredNames {
+  const built = new Map<string, DeclaredNames>();
+  return (kind, scope) => {
+    const key = `${kind}\u0000${scope ?? '\u0001'}`;
+    const known = built.get(key);
+    if (known) return known;
+    const definition = registry.kind(kind);
+    const scoped = definition.scopeField !== undefined && scope !== undefined;
+    const inScope = (identified.get(kind) ?? []).filter((r) => r.name !== '' && (!scoped || normalizeName(String(r.record.value[definition.scopeField ?? ''] ?? '')) === scope));
+    const prefix = scoped ? `${scope}${pathSeparator}` : '';
+    const fromScope = inScope.map((r) => (prefix !== '' && r.identity.startsWith(prefix) ? r.identity.slice(prefix.length) : r.identity));
+    const names = new Set([...inScope.map((r) => r.name), ...fromScope]);
+    const declared: DeclaredNames = { has: (name) => names.has(name), closeTo: memoize((name) => suggestClose(name, fromScope)) };
+    built.set(key, declared);
+    return declared;
+  };
 }
 
 /**
@@ -441,10 +499,12 @@ function mergePolicies(declarations: readonly PolicyDeclaration[], diagnostics: 
   }
   if (!first) return defaultPolicy;
   const value = first.value;
+  // A policy with errors is read for its sound part (see soundPart): spoiled list items are null.
+  const kinds = (list: unknown, fallback: readonly KindKey[]) => (Array.isArray(list) ? list.filter((k): k is KindKey => typeof k === 'string') : fallback);
   return {
-    prune: (value.prune as KindKey[] | undefined) ?? defaultPolicy.prune,
+    prune: kinds(value.prune, defaultPolicy.prune),
     ...(typeof value.maxDeletes === 'number' ? { maxDeletes: value.maxDeletes } : {}),
-    retireInsteadOfDelete: (value.retireInsteadOfDelete as KindKey[] | undefined) ?? defaultPolicy.retireInsteadOfDelete,
-    ignore: (value.ignore as Policy['ignore'] | undefined) ?? defaultPolicy.ignore,
+    retireInsteadOfDelete: kinds(value.retireInsteadOfDelete, defaultPolicy.retireInsteadOfDelete),
+    ignore: Array.isArray(value.ignore) ? (value.ignore.filter(isPlainRecord) as unknown as Policy['ignore']) : defaultPolicy.ignore,
   };
 }

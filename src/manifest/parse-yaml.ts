@@ -1,7 +1,10 @@
 // Turns one file's bytes into plain values plus a locator from value paths back to line:col.
-// Broken bytes and broken YAML become diagnostics here; nothing is thrown for bad input.
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments } from 'yaml';
+// Broken bytes and broken YAML become diagnostics here; nothing is thrown for bad input. A
+// document whose only fault is one the value survives (a key given twice, a tag erpsync does not
+// read) is still returned with its problems, so the checks after it run on what parsed.
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments } from 'yaml';
 import type { Node } from 'yaml';
+import { toPointer } from '../model/paths.js';
 import type { Diagnostic, SourcePosition } from '../model/diagnostics.js';
 import type { Locator, PathSegment } from '../model/desired.js';
 
@@ -15,7 +18,19 @@ export interface ParsedDocument {
   locate: Locator;
   /** The raw source text of a scalar at a path (for column math inside interpolated strings). */
   sourceOf: (path: readonly PathSegment[]) => { text: string; offset: number; quoted: boolean } | undefined;
+  /** Errors inside the document that left its value usable; each with the path it spoils, where known. */
+  problems: Diagnostic[];
 }
+
+/**
+ * The tags of plain JSON values. Any other tag — an application tag (`!secret`), or YAML 1.1's
+ * `!!binary`, `!!timestamp`, `!!set` — would either be dropped silently (the value read as its
+ * text) or make a value no manifest field takes, so it is an error where it is written.
+ */
+const plainTags = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((name) => `tag:yaml.org,2002:${name}`));
+
+/** Errors after which the document's value is still what the text says (the later key wins). */
+const recoverableErrors = new Set(['DUPLICATE_KEY']);
 
 export interface ParsedFile {
   documents: ParsedDocument[];
@@ -104,8 +119,9 @@ export function parseYamlFile(file: string, bytes: Uint8Array): ParsedFile {
   const docs = Array.isArray(parsed) ? parsed : [parsed];
 
   for (const doc of docs) {
+    const problems: Diagnostic[] = [];
     for (const error of doc.errors) {
-      diagnostics.push({
+      problems.push({
         severity: 'error',
         code: error.code === 'DUPLICATE_KEY' ? 'duplicate-key' : error.code === 'TAB_AS_INDENT' ? 'tab-indent' : 'yaml-syntax',
         message: describeYamlError(error.code, error.message),
@@ -113,7 +129,10 @@ export function parseYamlFile(file: string, bytes: Uint8Array): ParsedFile {
         ...(error.code === 'TAB_AS_INDENT' ? { hint: 'indent with spaces; YAML does not allow tabs for indentation' } : {}),
       });
     }
-    if (doc.errors.length > 0) continue;
+    if (!doc.errors.every((error) => recoverableErrors.has(error.code))) {
+      diagnostics.push(...problems);
+      continue;
+    }
 
     const root = doc.contents;
     const { locate, sourceOf } = locatorsOf(root, text, positionAt);
@@ -130,9 +149,36 @@ export function parseYamlFile(file: string, bytes: Uint8Array): ParsedFile {
       });
       continue;
     }
-    documents.push({ value, empty: root === null || value === null || value === undefined, locate, sourceOf });
+    findForeignTags(root, [], positionAt, problems);
+    documents.push({ value, empty: root === null || value === null || value === undefined, locate, sourceOf, problems });
   }
   return { documents, diagnostics };
+}
+
+/** Every node whose tag is not a plain JSON one (see plainTags), as an error at the node. */
+function findForeignTags(node: unknown, path: PathSegment[], positionAt: (offset: number) => SourcePosition, problems: Diagnostic[]): void {
+  if (isAlias(node) || !node || typeof node !== 'object') return;
+  const { tag, range } = node as Node;
+  if (tag !== undefined && !plainTags.has(tag)) {
+    problems.push({
+      severity: 'error',
+      code: 'unknown-tag',
+      message: `the YAML tag \`${tag.replace(/^tag:yaml\.org,2002:/, '!!')}\` has no meaning in a manifest`,
+      hint: 'remove the tag: manifests hold plain text, numbers, true/false, lists and mappings',
+      position: positionAt(range?.[0] ?? 0),
+      path: toPointer(path),
+    });
+  }
+  if (isMap(node)) {
+    for (const item of node.items) {
+      if (!isPair(item)) continue;
+      const key = isScalar(item.key) ? item.key.value : item.key;
+      findForeignTags(item.key, path, positionAt, problems);
+      findForeignTags(item.value, [...path, String(key)], positionAt, problems);
+    }
+  } else if (isSeq(node)) {
+    node.items.forEach((item, index) => findForeignTags(item, [...path, index], positionAt, problems));
+  }
 }
 
 /** Where a value path starts in the text (its key's position with `at: 'key'`), and a scalar's raw source. */

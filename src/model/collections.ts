@@ -9,3 +9,17 @@ export function appendTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   if (list) list.push(value);
   else map.set(key, [value]);
 }
+
+/**
+ * `compute` remembered per argument: many records name the same undeclared record (children of a
+ * default category), and looking for close names compares with every declared one.
+ */
+export function memoize<T>(compute: (key: string) => T): (key: string) => T {
+  const known = new Map<string, T>();
+  return (key) => {
+    if (known.has(key)) return known.get(key) as T;
+    const value = compute(key);
+    known.set(key, value);
+    return value;
+  };
+}

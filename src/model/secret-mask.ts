@@ -1,15 +1,25 @@
-// Values no output may show — the values of variables that feed secret fields, and of erpsync's
-// own credential variables — masked wherever they turn up, whatever put them there (a message, a
-// record of the account that happens to hold the same text, a library's error). A value travels
-// in more forms than its own: JSON string escapes, URL and form encoding, base64, XML/HTML escapes
-// (JUnit and Markdown reports), and the escapes printable() writes for control characters; every
-// form is masked. The API layer's redactor masks with the same core.
+// Masks of secret values in text. Two users, two rules:
+//  - the API layer's redactor (api/redact) masks every registered secret, in every form it may
+//    travel in (JSON escapes, URL and form encoding, base64, markup escapes, printable()'s
+//    escapes), inside the messages and debug lines it builds — free text of its own;
+//  - the output mask (cli/output-mask) is the net over a command's whole output, and holds only
+//    erpsync's credential tokens: long random strings, so an occurrence is always the token and
+//    its replacement keeps the output valid. A value shorter than minTokenLength is not masked
+//    there: it could be a word, a number or a JSON literal of the output itself (the password
+//    `true` once turned `"ativo": true` into `"ativo": [redacted]`, invalid JSON that named it).
 import { printable } from './printable.js';
 
 export const REDACTED = '[redacted]';
 
 /** Shorter values are not masked: masking "1" everywhere would mangle every message. */
 export const minSecretLength = 4;
+
+/**
+ * The output mask masks credentials of at least this length only. Bling's tokens and client
+ * secrets are far longer (40 hex characters, JWTs of thousands); no text of erpsync's own output
+ * holds 16 such characters by chance.
+ */
+export const minTokenLength = 16;
 
 /** erpsync's own credential settings (`BLING_ACCESS_TOKEN`, `BLING_CLIENT_ID`, …) live in these variables. */
 export function isCredentialVariable(name: string): boolean {
@@ -46,10 +56,11 @@ export interface SecretMask {
   mask(text: string): string;
 }
 
+/** The output mask over credential tokens (see the top of this file). */
 export function createSecretMask(initial: Iterable<string | undefined> = []): SecretMask {
   const forms = new Set<string>();
   const add = (secret: string | undefined): void => {
-    if (secret === undefined || secret.length < minSecretLength) return;
+    if (secret === undefined || secret.length < minTokenLength) return;
     for (const form of encodedForms(secret)) forms.add(form);
   };
   for (const secret of initial) add(secret);

@@ -4,6 +4,7 @@
 // identity as plans show it (`Revenda > Nacionais`). A unit nested in another record (a logistics
 // service) is selected with its container too. Pure.
 import { ErpsyncError } from './errors.js';
+import { suggestClose } from './suggest.js';
 import { kindKeys, nestedUnitKinds } from './kinds.js';
 import type { UnitKind } from './kinds.js';
 
@@ -68,4 +69,32 @@ export function selectorOf(selection: Selection): (target: SelectionTarget) => b
 /** `--only a --exclude b`: how a partial run names its selection on its first line. */
 export function describeSelection(selection: Selection): string {
   return [...selection.only.map((p) => `--only ${p}`), ...selection.exclude.map((p) => `--exclude ${p}`)].join(' ');
+}
+
+/**
+ * The patterns that take in no record at all — none the manifests declare, none this run read —
+ * each as a line with the closest identities of its kind: a typo'd `--only` would otherwise give
+ * a partial plan of nothing, which reads like "nothing to do". An `--exclude` that names nothing
+ * is as likely a typo, and excludes nothing it was meant to.
+ */
+export function unmatchedPatterns(selection: Selection, targets: readonly SelectionTarget[]): string[] {
+  const lines: string[] = [];
+  for (const [flag, patterns] of [['--only', selection.only], ['--exclude', selection.exclude]] as const) {
+    for (const pattern of patterns) {
+      const compiled = compile(pattern);
+      if (targets.some((t) => matchesOne(compiled, t))) continue;
+      const ofKind = [...new Set(targets.filter((t) => compiled.kind.test(t.kind)).map((t) => `${t.kind}/${t.key}`))];
+      const slash = pattern.indexOf('/');
+      const closest = slash === -1 ? [] : suggestClose(pattern, ofKind);
+      const kindPart = slash === -1 ? pattern : pattern.slice(0, slash);
+      lines.push(
+        closest.length > 0
+          ? `${flag} ${pattern} matches no record; the closest: ${closest.join(', ')}`
+          : ofKind.length > 0
+            ? `${flag} ${pattern} matches no record of ${kindPart} (${ofKind.length} declared or read, none close to it)`
+            : `${flag} ${pattern} matches no record: the manifests declare no ${kindPart} record, and the account holds none this run read`,
+      );
+    }
+  }
+  return lines;
 }

@@ -23,6 +23,10 @@ function fold(text: string): string {
 
 /** How far a candidate is from the input, when it is close enough to be a likely typo. */
 function closeness(needle: string, candidate: string): number | undefined {
+  // Lengths bound the distance from below: most candidates are ruled out before folding (an
+  // offline check compares each undeclared name with every declared one). Folding keeps the
+  // length of composed Latin text, but not always (a lower-cased İ grows), hence the slack.
+  if (Math.abs(candidate.length - needle.length) > Math.max(2, Math.floor(Math.max(needle.length, candidate.length) / 3)) + 1) return undefined;
   const folded = fold(candidate);
   const distance = editDistance(needle, folded);
   const allowed = Math.max(2, Math.floor(Math.max(needle.length, folded.length) / 3));
@@ -46,4 +50,9 @@ export function suggestClose(input: string, candidates: Iterable<string>, limit 
   }
   scored.sort((a, b) => a.distance - b.distance || a.index - b.index);
   return scored.slice(0, limit).map((s) => s.candidate);
+}
+
+/** The hint for names close to an unknown one (`did you mean \`A\`, \`B\`?`); undefined when none is. */
+export function didYouMean(suggestions: readonly string[]): string | undefined {
+  return suggestions.length > 0 ? `did you mean ${suggestions.map((s) => `\`${s}\``).join(', ')}?` : undefined;
 }

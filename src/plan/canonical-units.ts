@@ -5,7 +5,7 @@
 // records (see kinds/kind.ts) resolve the same way; a number there is an id, and becomes the
 // record's identity when that list was read, as the live side's references do.
 import type { KindAdapter, ReferenceField } from '../kinds/kind.js';
-import { referencesOf } from '../kinds/kind.js';
+import { referenceScopePath, referencesOf } from '../kinds/kind.js';
 import type { DesiredUnit } from '../model/desired.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { UnitKind } from '../model/kinds.js';
@@ -13,7 +13,7 @@ import { isReadOnlyKind } from '../model/kinds.js';
 import type { LiveRecord } from '../model/live.js';
 import { composeIdentity, lastSegment, normalizeName, pathSeparator } from '../model/names.js';
 import { mapPath, readPath, writePath } from '../model/paths.js';
-import { suggestClose } from '../model/suggest.js';
+import { didYouMean, suggestClose } from '../model/suggest.js';
 import { appendTo } from '../model/collections.js';
 
 /** live identity → identity after this plan, per unit kind, for records the plan renames or moves. */
@@ -129,11 +129,10 @@ export function canonicalizeUnits(units: readonly DesiredUnit[], adapter: KindAd
   return units.map(canonical);
 }
 
-/** The scope a reference's name lives in: its own scope field, or the kind's scope for references within the kind. */
+/** The scope a reference's name lives in (kinds/kind referenceScopePath). */
 function scopeOf(ref: ReferenceField, fields: Record<string, unknown>, adapter: KindAdapter): string | undefined {
-  const definition = adapter.definition;
-  if (ref.scope) return readName(fields, ref.scope);
-  return definition?.scopeField && ref.target === definition.key ? readName(fields, [definition.scopeField]) : undefined;
+  const path = referenceScopePath(ref, adapter.definition);
+  return path ? readName(fields, path) : undefined;
 }
 
 /**
@@ -174,7 +173,7 @@ function reportUnresolved(unit: DesiredUnit, path: readonly string[], value: str
   const missing = found.readOnlyTitle
     ? `\`${value}\` is not one of the account's ${found.readOnlyTitle}`
     : `\`${value}\` is declared in no manifest and does not exist in the account`;
-  const hint = candidates.length > 1 ? 'name it by its path, e.g. `Pai > Filho`' : suggestions.length > 0 ? `did you mean ${suggestions.map((s) => `\`${s}\``).join(', ')}?` : undefined;
+  const hint = candidates.length > 1 ? 'name it by its path, e.g. `Pai > Filho`' : didYouMean(suggestions);
   diagnostics.push({
     severity: 'error',
     code: candidates.length > 1 ? 'ambiguous-reference' : 'unresolved-reference',

@@ -61,6 +61,11 @@ function canonicalOf(adapter: KindAdapter): (fields: Record<string, unknown>) =>
   return adapter.canonicalize ?? ((fields) => fields);
 }
 
+/** Every field a create sends, as the plan shows it (KindAdapter.createFields). */
+function sentOnCreate(adapter: KindAdapter, fields: Record<string, unknown>): Record<string, unknown> {
+  return adapter.createFields ? adapter.createFields(fields) : canonicalOf(adapter)(fields);
+}
+
 /** What a matched (or unmatched) desired unit asks for: a create, updates, a removal, or nothing. */
 export function planMatch(match: Match, context: KindPlanContext): Change[] {
   const { adapter, policy } = context;
@@ -69,7 +74,7 @@ export function planMatch(match: Match, context: KindPlanContext): Change[] {
   if (findIgnoreRule(policy.ignore, ignoreTarget)) return [];
   if (unit.tool.ensure === 'absent') return match.live ? planRemoval(adapter, match.live, 'tombstone', unit, policy.retireInsteadOfDelete) : [];
   const canon = canonicalOf(adapter);
-  if (!match.live) return [withSecrets(newChange('create', adapter.kind, unit.identity, 'missing', creationFields(canon(unit.fields), secretPathsOf(adapter)), unit.fields), unit)];
+  if (!match.live) return [withSecrets(newChange('create', adapter.kind, unit.identity, 'missing', creationFields(sentOnCreate(adapter, unit.fields), secretPathsOf(adapter)), unit.fields), unit)];
   const live = match.live;
   const parentRefPath = adapter.definition?.references.find((r) => r.parent)?.path;
   const liveFields = parentRefPath ? translateParentField(live.fields, parentRefPath, context.renames) : live.fields;
@@ -112,7 +117,7 @@ function planReplacement(unit: DesiredUnit, live: LiveRecord, differences: Field
   }
   return [
     { ...newChange('delete', adapter.kind, live.identity, 'replace', []), liveId: live.id, note: `replaced: ${paths} cannot change in place${loss === undefined ? '' : `; ${loss}`}` },
-    withSecrets(newChange('create', adapter.kind, unit.identity, 'replace', creationFields(canonicalOf(adapter)(unit.fields), secretPathsOf(adapter)), unit.fields), unit),
+    withSecrets(newChange('create', adapter.kind, unit.identity, 'replace', creationFields(sentOnCreate(adapter, unit.fields), secretPathsOf(adapter)), unit.fields), unit),
   ];
 }
 

@@ -3,7 +3,9 @@
 // when --exclude named it — a selected change cannot run without them — and records which were
 // added that way. It decides nothing else: preconditions and dependencies were computed over the
 // whole plan and stay as they are; waves keep their order.
+import type { KindAdapter } from '../kinds/kind.js';
 import type { Change, PlanSelection } from '../model/plan.js';
+import type { KindMatching } from './build-plan.js';
 import type { Selection, SelectionTarget } from '../model/selection.js';
 import { selectorOf } from '../model/selection.js';
 
@@ -30,4 +32,17 @@ export function selectChanges(changes: readonly Change[], selection: Selection, 
     changes: remaining.map((c) => ({ ...c, wave: waveOf.get(c.wave) ?? c.wave })),
     selection: { only: [...selection.only], exclude: [...selection.exclude], addedDependencies: added.sort() },
   };
+}
+
+/**
+ * Every record a selection could name in a run: the desired units and the live records of each
+ * planned kind, as --only/--exclude see them (kind, identity, and the record a nested unit sits in).
+ */
+export function selectionTargetsOf(matching: readonly KindMatching[], adapters: readonly KindAdapter[]): SelectionTarget[] {
+  const containerKind = new Map(adapters.flatMap((a) => (a.nestedIn ? [[a.kind, a.nestedIn] as const] : [])));
+  return matching.flatMap((m) => {
+    const container = containerKind.get(m.kind);
+    const target = (key: string, parent: string | undefined): SelectionTarget => ({ kind: m.kind, key, ...(container !== undefined && parent !== undefined ? { container: { kind: container, key: parent } } : {}) });
+    return [...m.units.map((u) => target(u.identity, u.parent)), ...m.units.flatMap((u) => (u.live ? [target(u.live.identity, u.live.parent)] : [])), ...m.unmatched.map((r) => target(r.identity, r.parent))];
+  });
 }

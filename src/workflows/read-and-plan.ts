@@ -12,7 +12,11 @@ import { loadManifests } from '../manifest/load-manifests.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import { ErpsyncError } from '../model/errors.js';
 import { buildPlan } from '../plan/build-plan.js';
-import type { PlanResult } from '../plan/build-plan.js';
+import type { KindMatching, PlanResult } from '../plan/build-plan.js';
+import { selectionTargetsOf } from '../plan/select-changes.js';
+import { findNameHints } from '../plan/name-hints.js';
+import type { Selection } from '../model/selection.js';
+import { unmatchedPatterns } from '../model/selection.js';
 import { deriveDesiredUnits, readsEveryRecord, selectUnitKinds } from '../kinds/desired-units.js';
 import type { LiveState } from '../model/live.js';
 import type { DesiredState } from '../model/desired.js';
@@ -50,7 +54,6 @@ export async function loadDesired(paths: readonly string[], io: RunIO, target?: 
   const chosen = manifestPathsOf(paths, target);
   const env = target ? await readTargetVariables(target, io) : io.env;
   const result = await loadManifests(chosen.paths, { cwd: io.cwd, env, registry, layers: chosen.layers, offline });
-  for (const value of result.secretValues) io.mask?.add(value);
   const diagnostics = result.diagnostics.filter((d) => d.severity !== 'note');
   return { ...(result.desired ? { desired: result.desired } : {}), diagnostics, files: [...result.files] };
 }
@@ -94,7 +97,7 @@ export function readToday(env: NodeJS.ProcessEnv, now = new Date()): string {
 export function makePlan(desired: DesiredState, live: LiveState, opened: OpenedTarget, settings: PlanSettings): PlanResult {
   const rate = Number.isFinite(opened.target.rate) ? opened.target.rate : projectedRate;
   // Naming the account cost requests too: the plan's read cost counts them.
-  return buildPlan(desired, { ...live, reads: live.reads + opened.identityReads }, registry.units, {
+  const result = buildPlan(desired, { ...live, reads: live.reads + opened.identityReads }, registry.units, {
     target: planTargetOf(opened),
     allowReplace: settings.allowReplace,
     ...(settings.maxDeletes !== undefined ? { maxDeletes: settings.maxDeletes } : {}),
@@ -102,4 +105,19 @@ export function makePlan(desired: DesiredState, live: LiveState, opened: OpenedT
     today: settings.today,
     ...(settings.selection ? { selection: settings.selection } : {}),
   });
+  // Names the planner cannot judge by identity alone: a likely rename, a twin of a live record.
+  return { ...result, diagnostics: [...result.diagnostics, ...findNameHints(result.plan, desired, live, registry.units)] };
+}
+
+/**
+ * A targeted run (--only / --exclude) whose patterns each take in some record the manifests
+ * declare or the account holds: a pattern that names nothing is a mistake (exit 1, with the
+ * closest identities), not a partial plan of nothing that reads like "no changes".
+ */
+export function requireSelectionMatches(selection: Selection | undefined, matching: readonly KindMatching[]): void {
+  if (!selection) return;
+  const unmatched = unmatchedPatterns(selection, selectionTargetsOf(matching, registry.units));
+  if (unmatched.length === 0) return;
+  const [first, ...rest] = unmatched;
+  throw new ErpsyncError('USAGE', first ?? '', { details: [...rest, 'patterns are KIND[/IDENTITY] (globs allowed), matched against identities as plans show them'] });
 }

@@ -24,7 +24,7 @@ import { runApplyWorkflow } from './apply-workflow.js';
 import type { FileReaders } from './file-readers.js';
 import type { OpenedTarget } from './open-target.js';
 import { openResolvedTarget } from './open-target.js';
-import { loadDesired, makePlan, planTargetOf, readAccount, readAccountForDrift } from './read-and-plan.js';
+import { loadDesired, makePlan, planTargetOf, readAccount, readAccountForDrift, requireSelectionMatches } from './read-and-plan.js';
 import type { RunIO } from './run-io.js';
 import type { StoreSettings } from './store-settings.js';
 import type { DesiredState } from '../model/desired.js';
@@ -109,6 +109,7 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
     const result = makePlan(desired, live, opened, job.settings.plan);
     facts.diagnostics = [...facts.diagnostics, ...result.diagnostics];
     if (hasErrors(result.diagnostics)) return { ...facts, status: 'invalid' };
+    requireSelectionMatches(job.settings.plan.selection, result.matching);
     plan = result.plan;
   }
   if (job.command === 'plan') return { ...facts, status: 'planned', plan };
@@ -157,6 +158,7 @@ async function driftStore(job: StoreJob, desired: DesiredState | undefined, open
   });
   facts.diagnostics = [...facts.diagnostics, ...found.diagnostics.filter((d) => d.severity !== 'note')];
   if (hasErrors(found.diagnostics)) return { ...facts, status: 'invalid' };
+  requireSelectionMatches(job.settings.plan.selection, found.matching);
   if (!drift.adopt) return { ...facts, status: 'drift', report: found.report };
   if (!job.readers) throw new ErpsyncError('INTERNAL', 'drift --adopt needs to know who reads the manifest files');
   const adoption = await adoptDrift({ report: found.report, desired, live, adapters: registry.units }, io, { target: job.target.name, readers: job.readers });

@@ -39,6 +39,34 @@ describe('broken manifests', () => {
     for (const code of ['wrong-type', 'unknown-field', 'card-data-without-card-type', 'duplicate-record', 'reference-cycle', 'secret-not-from-variable']) expect(codes).toContain(code);
   });
 
+  it('reports every kind of mistake of one file in one run, records with a mistake of their own included', async () => {
+    const result = await loadManifests(['39-every-kind-of-mistake.yaml'], { cwd: fixtures, env: {} });
+    expect(result.diagnostics.map((d) => `${d.position?.line ?? 0}: ${d.severity} ${d.code}`)).toEqual([
+      '12: error wrong-type',
+      '14: error invalid-value', // the enumeration label, with its did-you-mean
+      '17: error multiple-defaults', // both defaults are on records with a schema error of their own
+      '21: error reference-cycle',
+      '23: error duplicate-pinned-id',
+      '26: error unknown-field',
+      '27: error duplicate-record', // its twin has an unknown field
+      '28: error unknown-tag',
+      '35: warning derived-field',
+      '38: note unresolved-reference', // with a did-you-mean
+      '43: error secret-not-from-variable',
+    ]);
+  });
+
+  it('checks records with schema errors of their own across records, on their sound part', async () => {
+    const result = await loadManifests(['37-broken-records-still-checked.yaml'], { cwd: fixtures, env: {} });
+    expect(result.diagnostics.map((d) => `${d.position?.line ?? 0}: ${d.code}`)).toEqual([
+      '10: wrong-type',
+      '12: invalid-value',
+      '15: multiple-defaults',
+      '18: unknown-field',
+      '19: duplicate-record',
+    ]);
+  });
+
   it('treats an empty secret variable as unset', async () => {
     const result = await loadManifests(['34-secret-unset.yaml'], { cwd: fixtures, env: { NFSE_SENHA: '' } });
     expect(result.desired).toBeUndefined();

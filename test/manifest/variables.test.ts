@@ -51,13 +51,12 @@ describe('a variable value is text, never YAML', () => {
     }
   });
 
-  it.each(yamlLooking)('%j reaches a secret field as is, and is a value to mask', async (value) => {
+  it.each(yamlLooking)('%j reaches a secret field as is, which names its variable', async (value) => {
     const result = await load({ 'n.yaml': nfse }, { SENHA: value });
     expect(shown(result.diagnostics)).toEqual([]);
     const settings = result.desired?.records.get('configuracoesNfse')?.[0];
     expect((settings?.fields.adicionais as { cadastroPrefeitura: { senha: unknown } }).cadastroPrefeitura.senha).toBe(value);
     expect(settings?.secretVariables).toEqual({ 'adicionais.cadastroPrefeitura.senha': 'SENHA' });
-    expect(result.secretValues).toEqual([value]);
   });
 
   it('keeps text around a reference and reads $${ as a literal ${', async () => {
@@ -106,13 +105,19 @@ describe('which variable may go where', () => {
     expect(shown(result.diagnostics)).toEqual([
       "g.yaml:3:11: credential-variable: BLING_CLIENT_SECRET holds one of erpsync's own credentials and may not fill an ordinary field",
     ]);
-    expect(result.secretValues).toEqual(['cs-Segr3do']);
   });
 
   it('refuses a variable that feeds a secret field in an ordinary field, in any file of the set', async () => {
     const result = await load({ 'n.yaml': nfse, 'g.yaml': groupNamed('"Grupo ${SENHA}"') }, { SENHA: '98765432' });
-    expect(shown(result.diagnostics)).toEqual(['g.yaml:3:18: secret-variable-in-plain-field: SENHA feeds a secret field, so it may not also fill an ordinary field']);
-    expect(result.secretValues).toEqual(['98765432']);
+    expect(shown(result.diagnostics)).toEqual(['g.yaml:3:18: secret-variable-in-plain-field: SENHA is the variable of a secret field, so it may not also fill an ordinary field']);
+  });
+
+  it("refuses a kind's own secret variable in an ordinary field when no secret field uses it, and quotes its value nowhere", async () => {
+    const result = await load({ 'c.yaml': 'version: 1\ncategoriasProdutos:\n  - descricao: Olhos\n    categoriaPai: ${NFSE_SENHA_PREFEITURA}\n' }, { NFSE_SENHA_PREFEITURA: 'Segr3do-123' });
+    expect(shown(result.diagnostics)).toEqual([
+      'c.yaml:4:19: secret-variable-in-plain-field: NFSE_SENHA_PREFEITURA is the variable of a secret field, so it may not also fill an ordinary field',
+    ]);
+    expect(JSON.stringify(result.diagnostics)).not.toContain('Segr3do');
   });
 
   it('lets validate go on without a secret variable, with a warning', async () => {

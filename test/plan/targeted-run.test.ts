@@ -128,4 +128,20 @@ describe('targeted runs', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('--only grupos: no kind is called that');
   });
+
+  it('a pattern that takes in no record is a mistake (exit 1) naming the closest identities, in plan, apply and drift', async () => {
+    const { run } = await open();
+    for (const command of ['plan', 'apply', 'drift']) {
+      const typo = await run(command, 'm', '--only', 'gruposProdutos/Revnda', ...(command === 'apply' ? ['--auto-approve'] : []));
+      expect(typo.code, `${command}: ${typo.stdout}${typo.stderr}`).toBe(1);
+      expect(typo.stderr).toContain('erpsync: --only gruposProdutos/Revnda matches no record; the closest: gruposProdutos/Revenda');
+    }
+    const excluded = await run('plan', 'm', '--exclude', 'formasPagamentos/Pix da lojja');
+    expect(excluded.code).toBe(1);
+    expect(excluded.stderr).toContain('--exclude formasPagamentos/Pix da lojja matches no record; the closest: formasPagamentos/Pix da loja');
+    const undeclared = await run('plan', 'm', '--only', 'depositos');
+    expect(undeclared.code).toBe(1);
+    expect(undeclared.stderr).toContain('--only depositos matches no record: the manifests declare no depositos record, and the account holds none this run read');
+    expect(account?.emulator.snapshot().gruposProdutos).toEqual([]);
+  });
 });

@@ -167,7 +167,10 @@ async function runCase(index: number): Promise<void> {
   if (/\$\{(FUZZ_|NFSE_SENHA_PREFEITURA|BLING_)/.test(text)) tally.withVariables += 1;
   if (special) tally.withSpecialFile += 1;
   if (['\u0430', '\u043e', '\u03a1', '\u03bf', '\u200b', '\u200d', '\u00ad'].some((c) => text.includes(c))) tally.withLookalikes += 1;
-  const secrets = [env.NFSE_SENHA_PREFEITURA ?? '', clientSecret, emulator.token].flatMap((secret) => leakForms(secret));
+  // An ordinary variable may hold the password's very text: in an ordinary field it is a value like any other, printed as itself.
+  const password = env.NFSE_SENHA_PREFEITURA ?? '';
+  const sameAsPlain = password === env.FUZZ_TEXT || password === env.FUZZ_NUMBER;
+  const secrets = [...(sameAsPlain ? [] : [password]), clientSecret, emulator.token].flatMap((secret) => leakForms(secret));
   emulator.clearLog();
   const json = random.chance(0.5);
   const validated = await runCli(['validate', '.', ...(json ? ['--json'] : [])], { cwd: dir, env });

@@ -1,0 +1,76 @@
+// What validate says about references, offline: a note only for a name no manifest declares (by
+// its name or by its path), with the declared names close to it as `plan` would hint them; and
+// an `id:` pinned twice is an error before any request.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadManifests } from '../../src/manifest/load-manifests.js';
+import { renderDiagnosticsText } from '../../src/report/diagnostics-report.js';
+
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+const dir = mkdtempSync(path.join(tmpdir(), 'erpsync-references-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function diagnosticsOf(yaml: string): Promise<string[]> {
+  writeFileSync(path.join(dir, 'm.yaml'), yaml);
+  const result = await loadManifests(['m.yaml'], { cwd: dir, env: {}, offline: true });
+  return renderDiagnosticsText(result.diagnostics);
+}
+
+describe('references, offline', () => {
+  it('notes on the shipped example only the names the account holds of its own (default chart, built-in situations)', async () => {
+    const result = await loadManifests(['examples/loja-nova'], { cwd: repo, env: {}, offline: true });
+    const named = result.diagnostics.filter((d) => d.code === 'unresolved-reference').map((d) => /^`([^`]+)`/.exec(d.message)?.[1]);
+    expect([...new Set(named)].sort()).toEqual(['Atendido', 'Despesas administrativas', 'Despesas comerciais', 'Em aberto', 'Em andamento', 'Vendas de produtos', 'Vendas de serviços']);
+  });
+
+  it('takes a declared record named by its path, and hints the declared names close to a typo', async () => {
+    const lines = await diagnosticsOf(
+      [
+        'version: 1',
+        'categoriasProdutos:',
+        '  - descricao: Maquiagem',
+        '  - descricao: Rosto',
+        '    categoriaPai: Maquiagem',
+        '  - descricao: Olhos',
+        '    categoriaPai: Maquiagm',
+        'camposCustomizados:',
+        '  - modulo: Produtos',
+        '    nome: Tom de pele',
+        '    tipoCampo: Lista',
+        '    opcoes: [Claro]',
+        '    agrupadores:',
+        '      categoriasProdutos: [Maquiagem > Rosto, Rosto, Maquiagem > Rsto]',
+        '',
+      ].join('\n'),
+    );
+    expect(lines).toEqual([
+      'm.yaml:7:19: note: unresolved-reference: `Maquiagm` is not declared in these manifests; it must exist in the account when you plan',
+      '    hint: did you mean `Maquiagem`?',
+      'm.yaml:14:27: note: unresolved-reference: `Maquiagem > Rsto` is not declared in these manifests; it must exist in the account when you plan',
+      // Olhos is declared under the path its manifest gives (the account may hold `Maquiagm`): close too.
+      '    hint: did you mean `Maquiagem > Rosto`, `Maquiagm > Olhos`?',
+    ]);
+  });
+
+  it('hints names within the reference scope: a situation of the same module', async () => {
+    const lines = await diagnosticsOf(
+      'version: 1\nsituacoes:\n  - modulo: Vendas\n    nome: Separando\n    herdado: Em aberto\n  - modulo: Vendas\n    nome: Embalado\n    herdado: Separndo\n  - modulo: Compras\n    nome: Conferindo\n    herdado: Separando\n',
+    );
+    expect(lines.filter((l) => !l.includes('Em aberto'))).toEqual([
+      'm.yaml:8:14: note: unresolved-reference: `Separndo` is not declared in these manifests; it must exist in the account when you plan',
+      '    hint: did you mean `Separando`?',
+      'm.yaml:11:14: note: unresolved-reference: `Separando` is not declared in these manifests; it must exist in the account when you plan',
+    ]);
+  });
+
+  it('refuses an id pinned by two records of a kind, before any request', async () => {
+    const lines = await diagnosticsOf('version: 1\ngruposProdutos:\n  - nome: Cabelos\n    id: 7\n  - nome: Unhas\n    id: 7\n  - nome: Perfumes\n    id: 8\n');
+    expect(lines).toEqual([
+      'm.yaml:6:9: error: duplicate-pinned-id: id 7 is pinned by two gruposProdutos records: `Unhas` here and `Cabelos` at m.yaml:4:9',
+      '    hint: a live record can be managed by one manifest record only; remove one of the pins',
+    ]);
+  });
+});
