@@ -112,6 +112,20 @@ const cases: Case[] = [
       return status(call(e, 'DELETE', `/situacoes/${id}`));
     } },
   {
+    rule: 'category-in-use',
+    strict: 400,
+    lenient: 204,
+    probe: async (e) => {
+      const category = await create(e, '/categorias/produtos', { descricao: 'Boca' });
+      const store = e.snapshot().canaisVenda[0]?.id ?? 0;
+      await create(e, '/categorias/lojas', { loja: { id: store }, descricao: 'Boca', codigo: '12', categoriaProduto: { id: category } });
+      const answer = await status(call(e, 'DELETE', `/categorias/produtos/${category}`));
+      // Lenient: the link went with the category.
+      expect(e.snapshot().categoriasLojas.some((l) => l.idCategoriaProduto === category)).toBe(answer === 400);
+      return answer;
+    },
+  },
+  {
     rule: 'service-stays-in-logistics',
     strict: 400,
     lenient: 200,
