@@ -20,8 +20,10 @@ export interface LiveRecord {
    * Part of the set every new account starts with (the default chart of categories): never
    * pruned, changed or removed only when a manifest names it. `pristine` while still as the
    * account made it (drift and export leave those out too), `modified` once someone changed it.
+   * `holds-default`: the record that holds a default the account cannot be without (the default
+   * warehouse) — never pruned, so the account keeps one, but the user's own to drift and export.
    */
-  accountDefault?: 'pristine' | 'modified';
+  accountDefault?: 'pristine' | 'modified' | 'holds-default';
   /** Identity of the parent record (tree kinds, services), for ordering deletes. */
   parent?: string;
   detailLoaded: boolean;
