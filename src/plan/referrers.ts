@@ -249,7 +249,10 @@ function indexChanges(changes: readonly Change[]): Map<string, Change[]> {
 
 function noteUnread(toRead: ReferrerRead, verdict: Unread): void {
   for (const kind of verdict.kinds) if (!toRead.kinds.includes(kind)) toRead.kinds.push(kind);
-  for (const target of verdict.targets) toRead.removing.set(target.kind, [...(toRead.removing.get(target.kind) ?? []), { id: target.id, identity: target.identity }]);
+  for (const target of verdict.targets) {
+    const known = toRead.removing.get(target.kind) ?? [];
+    if (!known.some((r) => r.id === target.id)) toRead.removing.set(target.kind, [...known, { id: target.id, identity: target.identity }]);
+  }
 }
 
 function blockedRemoval(change: Change, note: string): Change {
