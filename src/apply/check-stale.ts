@@ -3,7 +3,8 @@
 import { fingerprintOf } from '../model/fingerprint.js';
 import type { UnitKind } from '../model/kinds.js';
 import type { LiveRecord, LiveState } from '../model/live.js';
-import type { Plan, Precondition } from '../model/plan.js';
+import type { Plan, Precondition, ReferrersPrecondition } from '../model/plan.js';
+import { indexReferrers } from '../kinds/referrers.js';
 import { isActionable } from '../model/plan.js';
 
 export function findStalePreconditions(plan: Plan, live: LiveState): string[] {
@@ -42,7 +43,16 @@ function checkPrecondition(
     const record = byIdentity.get(`${p.kind}\u0000${p.identity}`);
     return record ? `${p.kind} "${p.identity}" now exists (id ${record.id}); the plan would create it again` : undefined;
   }
+  if (p.type === 'referrers') return newReferrers(p, recordsOf);
   const known = new Set(p.children.map((c) => `${c.kind}\u0000${c.id}`));
   const added = p.childKinds.flatMap((kind) => recordsOf(kind).filter((r) => r.parent === p.parent && !known.has(`${kind}\u0000${r.id}`)));
   return added.length > 0 ? `${added.map((r) => `${r.kind} "${r.identity}" (id ${r.id})`).join(', ')} was added inside ${p.kind} "${p.parent}", which the plan removes` : undefined;
+}
+
+/** Records that name what a removal removes and were not there when the plan was made (they would be removed or orphaned with it). */
+function newReferrers(p: ReferrersPrecondition, recordsOf: (kind: UnitKind) => readonly LiveRecord[]): string | undefined {
+  const known = new Set(p.referrers.map((r) => `${r.kind}\u0000${r.id}`));
+  const added = p.namedBy.flatMap(({ kind, path }) => indexReferrers(recordsOf(kind), path)(p).filter((r) => !known.has(`${kind}\u0000${r.id}`)));
+  const names = [...new Set(added.map((r) => `${r.kind} "${r.identity}" (id ${r.id})`))];
+  return names.length > 0 ? `${names.join(', ')} now names ${p.kind} "${p.identity}", which the plan removes` : undefined;
 }

@@ -5,7 +5,7 @@ import type { KindAdapter } from '../kinds/kind.js';
 import { namedReadOnlyKinds, readBackKinds } from '../kinds/desired-units.js';
 import type { DesiredUnit } from '../model/desired.js';
 import type { UnitKind } from '../model/kinds.js';
-import type { LiveRecord, LiveState, ReadRequest } from '../model/live.js';
+import type { LiveRecord, LiveState, ReadRequest, RemovedRecord } from '../model/live.js';
 import { lastSegment } from '../model/names.js';
 import type { Plan } from '../model/plan.js';
 import { isActionable, needsReadBack } from '../model/plan.js';
@@ -29,12 +29,13 @@ function orderKinds(kinds: ReadonlySet<UnitKind>, adapters: readonly KindAdapter
   return adapters.filter((a) => needed.has(a.kind)).map((a) => a.kind);
 }
 
-/** The read that re-checks a saved plan's preconditions: every record they name, nothing more. */
+/** The read that re-checks a saved plan's preconditions: every record they name (and every record that may name what it removes), nothing more. */
 export function recheckRequest(plan: Plan, adapters: readonly KindAdapter[]): ReadRequest {
   const kinds = new Set<UnitKind>();
   const complete = new Set<UnitKind>();
   const desired = new Map<UnitKind, DesiredUnit[]>();
   const detailIds = new Map<UnitKind, Set<number>>();
+  const removing = new Map<UnitKind, RemovedRecord[]>();
   for (const change of plan.changes.filter(isActionable)) {
     for (const p of change.requires) {
       if (p.type === 'children') {
@@ -44,13 +45,19 @@ export function recheckRequest(plan: Plan, adapters: readonly KindAdapter[]): Re
         }
         continue;
       }
+      if (p.type === 'referrers') {
+        // The kinds that can name the removed record read every record that may (ReadRequest.removing).
+        for (const { kind } of p.namedBy) kinds.add(kind);
+        appendTo(removing, p.kind, { id: p.id, identity: p.identity });
+        continue;
+      }
       kinds.add(p.kind);
       // No desired fields: which details to read is the plan's record of what it read, not a guess.
       appendTo(desired, p.kind, unitAt(p.kind, p.identity, {}, p.type === 'record' ? p.id : undefined));
       if (p.type === 'record' && p.detail) detailIds.set(p.kind, new Set([...(detailIds.get(p.kind) ?? []), p.id]));
     }
   }
-  return { kinds: orderKinds(kinds, adapters), desired, complete: (kind) => complete.has(kind), detailIds };
+  return { kinds: orderKinds(kinds, adapters), desired, complete: (kind) => complete.has(kind), detailIds, ...(removing.size > 0 ? { removing } : {}) };
 }
 
 /**

@@ -77,6 +77,11 @@ export const flagTable = {
   }),
   'detailed-exitcode': defineFlag({ type: 'boolean', help: 'exit 2 when there are changes (0 none, 1 error)', read: readSwitch }),
   'allow-replace': defineFlag({ type: 'boolean', help: 'delete and re-create records the API cannot change in place', read: readSwitch }),
+  'allow-cascade': defineFlag({
+    type: 'boolean',
+    help: ['plan the removal of undeclared records that name a removed one (or of their', 'names of it) instead of blocking the removal'],
+    read: readSwitch,
+  }),
   'max-deletes': defineFlag({ type: 'string', value: 'N', help: 'delete budget of this run, per store (default: policy.maxDeletes, 10)', read: (raw, flag) => readCount(raw, flag) }),
   verbose: defineFlag({ type: 'boolean', help: 'show every field of every change (a terminal folds large plans harder)', read: readSwitch }),
   only: defineFlag({
@@ -244,8 +249,8 @@ function describeParseError(command: CommandName, error: Error & { code?: string
 export const targetFlags = ['target', 'all-targets', 'parallel', 'base-url', 'sandbox', 'sandbox-state', 'rate', 'max-requests', 'config', 'debug'] as const satisfies readonly FlagKey[];
 export const selectionFlags = ['only', 'exclude'] as const satisfies readonly FlagKey[];
 
-export const planFlags = ['json', 'plan-format', 'out', 'detailed-exitcode', 'allow-replace', 'max-deletes', 'verbose', ...selectionFlags, 'help', ...targetFlags] as const satisfies readonly FlagKey[];
-export const applyFlags = ['auto-approve', 'allow-replace', 'max-deletes', 'concurrency', 'lock-timeout', 'outcome-wait', 'json', ...selectionFlags, 'help', ...targetFlags] as const satisfies readonly FlagKey[];
+export const planFlags = ['json', 'plan-format', 'out', 'detailed-exitcode', 'allow-replace', 'allow-cascade', 'max-deletes', 'verbose', ...selectionFlags, 'help', ...targetFlags] as const satisfies readonly FlagKey[];
+export const applyFlags = ['auto-approve', 'allow-replace', 'allow-cascade', 'max-deletes', 'concurrency', 'lock-timeout', 'outcome-wait', 'json', ...selectionFlags, 'help', ...targetFlags] as const satisfies readonly FlagKey[];
 export const driftFlags = ['drift-format', 'json', 'out', 'baseline', 'include-builtin', 'markdown-limit', 'report-url', 'adopt', ...selectionFlags, 'help', ...targetFlags] as const satisfies readonly FlagKey[];
 export const exportFlags = ['kinds', 'out', 'schema', 'json', 'help', ...targetFlags] as const satisfies readonly FlagKey[];
 export const validateFlags = ['target', 'config', 'json', 'quiet', 'help', 'debug'] as const satisfies readonly FlagKey[];

@@ -18,6 +18,7 @@ export function readStoreSettings(flags: StoreFlags, env: NodeJS.ProcessEnv): St
   return {
     plan: {
       allowReplace: flags['allow-replace'] === true,
+      allowCascade: flags['allow-cascade'] === true,
       maxDeletes: flags['max-deletes'],
       selection: parseSelection(flags.only ?? [], flags.exclude ?? []),
       today: readToday(env),

@@ -65,7 +65,7 @@ function withoutIgnoreRules(desired: DesiredState): DesiredState {
 
 function viewPlan(desired: DesiredState, input: DriftInput): PlanView {
   // Rate and delete budget only shape the plan's cost line and warnings, which drift does not show.
-  const result = buildPlan(withoutIgnoreRules(desired), input.live, input.adapters, { target: input.target, allowReplace: false, rate: 1 });
+  const result = buildPlan(withoutIgnoreRules(desired), input.live, input.adapters, { target: input.target, allowReplace: false, allowCascade: false, rate: 1 });
   return { result, units: new Map(result.matching.map((m) => [m.kind, m.units])) };
 }
 

@@ -132,6 +132,12 @@ export const emulatorRules = {
     applies: 'strict',
     lenient: 'the record goes; its children become roots',
   },
+  'category-in-use': {
+    does: '400 when deleting a product category that a store category link (`/categorias/lojas`) or a custom field\'s grouping (`agrupadores`) names',
+    source: `real-observations #14 (DELETE of a record in use → 400, seen for another resource); that links and groupings make a category in use is ${inference}`,
+    applies: 'strict',
+    lenient: 'the category goes; the store links that name it go with it (a link to no category links nothing), and custom fields keep the grouping id, dangling',
+  },
   'in-use': {
     does: '400 when deleting a record that a seed marks as used by documents the emulator does not model (`emUso`)',
     source: 'api-facts §7.4 (a method in use by receivables), §6 (codes 62/63/84 seen), §8 (the exact error is unknown)',

@@ -7,8 +7,10 @@
 // each one a manifest could match is read. `situacao` has its own PATCH. Options are written by
 // name; the PUT sends a kept option with its id so the values chosen from it stay. Grouping
 // (`agrupadores`) depends on the module: product categories (by path) for `Produtos`, contact
-// types (read-only tiposContatos) for contacts — the module record's `modulo` says which. PUT
-// replaces the record: the live record is merged under the manifest. No other kind's quirks here.
+// types (read-only tiposContatos) for contacts — the module record's `modulo` says which. When a
+// product category is removed, every field of the modules grouping by categories is read with its
+// detail, to find the groupings that name it. PUT replaces the record: the live record is merged
+// under the manifest. No other kind's quirks here.
 import type { ApiClient } from '../api/client.js';
 import type { DesiredUnit } from '../model/desired.js';
 import type { LiveRecord } from '../model/live.js';
@@ -170,13 +172,21 @@ function toLiveRecord(module: LiveRecord, id: number, raw: Record<string, unknow
   };
 }
 
+/** Whether the read must find every field that groups by a product category: one is being removed (ReadScope.removing). */
+function seeksCategoryGroupings(scope: ReadScope): boolean {
+  return (scope.removing?.get('categoriasProdutos') ?? []).length > 0;
+}
+
+const groupsByCategories = (module: LiveRecord) => groupingByModule[readName(module.raw.modulo)]?.key === 'categoriasProdutos';
+
 async function readFields(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
   const named = new Set(scope.desired.map(moduleOf));
-  if (!scope.all && named.size === 0) return [];
+  const seeking = seeksCategoryGroupings(scope);
+  if (!scope.all && named.size === 0 && !seeking) return [];
   const modules = scope.earlier.get('modulosCamposCustomizados') ?? (await readNamedList(client, '/campos-customizados/modulos', kind, 'nome', false));
   const listed = await Promise.all(
     modules
-      .filter((m) => scope.all || named.has(m.name))
+      .filter((m) => scope.all || named.has(m.name) || (seeking && groupsByCategories(m)))
       .map(async (module) => {
         const path = `${resource}/modulos/${module.id}`;
         const rows = identifyListItems(await client.listAll<unknown>(path, undefined, { kind }), path);
@@ -184,15 +194,28 @@ async function readFields(client: ApiClient, scope: ReadScope): Promise<LiveReco
       }),
   );
   const records = listed.flat();
-  // Every field a manifest sets but nome and situacao is in the detail only.
-  const wanted = scope.everyField ? records : selectDetailReads(records, scope.desired, () => true, false, scope.detailIds);
-  const details = await fetchDetails(client, wanted.map((r) => r.id), (id) => `${resource}/${id}`, kind);
   const moduleById = new Map(modules.map((m) => [m.id, m]));
+  // Every field a manifest sets but nome and situacao is in the detail only; so are the groupings
+  // a removed category may be named in.
+  const grouping = (r: LiveRecord) => {
+    const module = moduleById.get(readInteger(r.raw.idModulo) ?? 0);
+    return seeking && module !== undefined && groupsByCategories(module);
+  };
+  const wanted = scope.everyField ? records : [...new Set([...selectDetailReads(records, scope.desired, () => true, false, scope.detailIds), ...records.filter(grouping)])];
+  const details = await fetchDetails(client, wanted.map((r) => r.id), (id) => `${resource}/${id}`, kind);
   return records.map((record) => {
     const detail = details.get(record.id);
     const module = moduleById.get(readInteger(record.raw.idModulo) ?? 0);
     return detail && module ? toLiveRecord(module, record.id, { ...record.raw, ...detail }, scope, true) : record;
   });
+}
+
+/**
+ * What a read holds in full: every field that can name a record erpsync removes — those grouping by
+ * product categories, with their details — when it sought them or read every field of every module.
+ */
+function wholeFields(scope: ReadScope, records: readonly LiveRecord[]): true | undefined {
+  return seeksCategoryGroupings(scope) || (scope.all && records.every((r) => r.detailLoaded)) ? true : undefined;
 }
 
 /** Grouping records as ids: product categories by identity (created earlier in the run too), contact types by name or id. */
@@ -303,10 +326,12 @@ export const camposCustomizados = defineKind({
   references: [
     { path: ['modulo'], target: 'modulosCamposCustomizados', parent: false },
     { path: ['tipoCampo'], target: 'tiposCamposCustomizados', parent: false },
-    { path: ['agrupadores', 'categoriasProdutos', '*'], target: 'categoriasProdutos', parent: false },
+    // A removed category leaves the field, which stays: its name is taken out of the list.
+    { path: ['agrupadores', 'categoriasProdutos', '*'], target: 'categoriasProdutos', parent: false, whenTargetRemoved: 'name-dropped' },
     { path: ['agrupadores', 'tiposContatos', '*'], target: 'tiposContatos', parent: false },
   ],
   readLive: readFields,
+  wholeRead: wholeFields,
   canonicalize: canonicalizeField,
   splitUpdate: splitFieldUpdate,
   // Set on create only; PUT ignores nome, so a new name is a new field.

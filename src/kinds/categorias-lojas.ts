@@ -1,7 +1,8 @@
 // Store category links (/categorias/lojas): how a product category is called in one of the
 // account's stores (a sales channel): the store's `descricao` and `codigo` for it. Identity: the
 // sales channel (read-only canaisVenda, by descricao) + the product category (by path). The
-// category is created first (a reference); a category's removal waits for its links' removals.
+// category is created first (a reference); a category's removal waits for its links' removals,
+// and a link cannot outlive its category (it goes with it).
 // The list holds every field, so no detail is read; PUT (204) replaces the record with all four
 // members. No other kind's quirks here.
 import type { ApiClient } from '../api/client.js';
@@ -42,11 +43,18 @@ export const categoriaLojaFieldTables: readonly FieldTableEntry[] = [{ path: [],
 const resource = '/categorias/lojas';
 const kind = 'categoriasLojas';
 
-async function readStoreLinks(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
-  // A link to a category the account lacks cannot be in the account: when every declared link
-  // names one (a new store's new catalogue), there is nothing to find.
+/**
+ * Whether a read lists the links (always all of them). A link to a category the account lacks
+ * cannot be in the account: when every declared link names one (a new store's new catalogue), and
+ * no category it may name is being removed, there is nothing to find.
+ */
+function listsLinks(scope: ReadScope): boolean {
   const mayBeLive = (unit: DesiredUnit) => typeof unit.fields.categoriaProduto !== 'string' || (scope.mayBeInAccount?.('categoriasProdutos', unit.fields.categoriaProduto) ?? true);
-  if (!scope.all && !scope.desired.some(mayBeLive)) return [];
+  return scope.all || (scope.removing?.get('categoriasProdutos') ?? []).length > 0 || scope.desired.some(mayBeLive);
+}
+
+async function readStoreLinks(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
+  if (!listsLinks(scope)) return [];
   const categories = new Map((scope.earlier.get('categoriasProdutos') ?? []).map((c) => [c.id, c.identity]));
   const rows = await client.listAll<unknown>(resource, undefined, { kind });
   return identifyListItems(rows, resource).map(({ id, raw }): LiveRecord => {
@@ -102,6 +110,8 @@ export const categoriasLojas = defineKind({
     { path: ['categoriaProduto'], target: 'categoriasProdutos', parent: false },
   ],
   readLive: readStoreLinks,
+  // The list holds every link with every field: a read that lists them holds them all.
+  wholeRead: (scope) => (listsLinks(scope) ? true : undefined),
   // Another store or category is another link.
   immutableFields: ['loja', 'categoriaProduto'],
   retire: 'none',

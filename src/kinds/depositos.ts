@@ -5,7 +5,8 @@
 // (PUT replaces: the merged full record is sent). There is no DELETE: a warehouse leaves by
 // retirement (situacao 0), whatever the policy says, and the plan shows it as a retire. One
 // warehouse is the default (padrao): making another one the default takes it from the old holder
-// in the same PUT, so the old holder's padrao false is not drift to plan. No other kind's quirks here.
+// in the same PUT, so the old holder's padrao false is not drift to plan; the default itself is the
+// account's own to a prune, which never retires it. No other kind's quirks here.
 import type { ApiClient } from '../api/client.js';
 import type { DesiredUnit, ManifestRecord } from '../model/desired.js';
 import type { LiveRecord } from '../model/live.js';
@@ -77,6 +78,8 @@ async function readWarehouses(client: ApiClient, scope: ReadScope): Promise<Live
       name: descricao,
       fields: compact({ descricao, situacao: readInteger(raw.situacao), padrao: readBoolean(raw.padrao), desconsiderarSaldo: readBoolean(raw.desconsiderarSaldo) }),
       raw,
+      // The account cannot be without a default warehouse: a prune passes over the one that is (a tombstone still reaches it).
+      ...(readBoolean(raw.padrao) === true ? { accountDefault: 'holds-default' as const } : {}),
       detailLoaded: true,
     };
   });

@@ -22,7 +22,7 @@
 import type { ApiClient } from '../api/client.js';
 import type { DesiredUnit, ManifestRecord, PathSegment } from '../model/desired.js';
 import type { KindKey, ReadOnlyUnitKind, ReferenceTarget, UnitKind } from '../model/kinds.js';
-import type { LiveRecord } from '../model/live.js';
+import type { LiveRecord, RemovedRecord, WholeRead } from '../model/live.js';
 import type { Change, FieldChange } from '../model/plan.js';
 import type { Severity } from '../model/diagnostics.js';
 import { ErpsyncError } from '../model/errors.js';
@@ -60,6 +60,14 @@ export interface ReferenceField {
   scope?: readonly string[];
   /** true when the reference points at a parent of the same kind (tree kinds; cycles are checked). */
   parent: boolean;
+  /**
+   * What becomes of the referring record when the record it names leaves the account (what
+   * --allow-cascade plans, and what the service may do unasked): `referrer-goes` — it cannot exist
+   * without it (a transition without its situation) and is deleted; `name-dropped` — the name is one
+   * of a list and is taken out (a custom field's grouping categories). Default: `name-dropped` for a
+   * list of names (a path ending in `*`), else `referrer-goes`.
+   */
+  whenTargetRemoved?: 'referrer-goes' | 'name-dropped';
 }
 
 export interface CheckFinding {
@@ -92,6 +100,7 @@ export interface KindDefinition {
   /**
    * A field that scopes the name, e.g. `modulo` for situations (identity = modulo + nome).
    * Tree kinds are scoped by their parent path instead, computed from the parent reference.
+   * Records of such a kind that name records of their own kind name them within their scope.
    */
   scopeField?: string;
   /** Cross-record checks a schema can't express (dadosCartao only for cards, one default, …). */
@@ -131,6 +140,12 @@ export interface ReadScope {
   mayBeInAccount?(kind: UnitKind, reference: string): boolean;
   /** A nested kind's desired parents (logistics for services), tombstones included. */
   parents?: readonly DesiredUnit[];
+  /**
+   * Records a plan removes, per kind (ReadRequest.removing): the read includes every record of this
+   * kind that may name one of them, with the fields that do (details too). A kind that names none
+   * of these kinds ignores it.
+   */
+  removing?: ReadonlyMap<UnitKind, readonly RemovedRecord[]>;
 }
 
 export interface WriteContext {
@@ -160,6 +175,13 @@ export interface KindAdapter {
   deriveDesired?(parent: DesiredUnit): DesiredUnit[];
   /** Reads live records with the fewest requests: list pages, details only where needed. */
   readLive(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]>;
+  /**
+   * What a read with this scope holds in full (LiveState.whole): `true` when it has every record
+   * that can name a record erpsync may remove, with the fields that name it; the scopes (modules)
+   * it read whole; undefined for no promise. Default: `true` when it read every record
+   * (`scope.all`) and each one's detail.
+   */
+  wholeRead?(scope: ReadScope, records: readonly LiveRecord[]): WholeRead | undefined;
   /** Values compared as equal although written differently (colour case, number types). */
   canonicalize?(fields: Record<string, unknown>): Record<string, unknown>;
   /**

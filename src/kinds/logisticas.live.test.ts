@@ -232,7 +232,7 @@ describe('logistics through plan and apply', () => {
       desired: deriveDesiredUnits(desired, registry.units),
       complete: (kind) => registry.units.some((a) => a.kind === kind && readsEveryRecord(a, desired)),
     });
-    const result = buildPlan(desired, live, registry.units, { target: { mode: 'sandbox', id: 'test', name: 'test', account: { id: 'test-account', nome: 'Loja Teste Ltda', cnpj: '12.345.678/0001-90' } }, allowReplace: false, rate: 3 });
+    const result = buildPlan(desired, live, registry.units, { target: { mode: 'sandbox', id: 'test', name: 'test', account: { id: 'test-account', nome: 'Loja Teste Ltda', cnpj: '12.345.678/0001-90' } }, allowReplace: false, allowCascade: false, rate: 3 });
     expect(result.diagnostics).toEqual([]);
     return { plan: result.plan, live };
   }

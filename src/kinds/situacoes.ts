@@ -6,7 +6,7 @@
 // colours compare without regard to case. No other kind's quirks here.
 import type { ApiClient } from '../api/client.js';
 import { ErpsyncError } from '../model/errors.js';
-import { joinPath, normalizeName, pathSeparator } from '../model/names.js';
+import { firstSegment, joinPath, normalizeName, pathSeparator } from '../model/names.js';
 import { compact, deleteOperation, executeByAction, identifyListItems, postRecord, readInteger, readName, readNamedList, requireId, requireLiveId } from './live-helpers.js';
 import type { FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { defineListRecord, defineName, toolKeyFields } from './shared-schema.js';
@@ -85,12 +85,20 @@ function moduleOfUnit(unit: DesiredUnit): string {
   return moduleNameOf(unit.fields) || (unit.identity.split(pathSeparator)[0] ?? '');
 }
 
-async function readSituations(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
+/** The modules whose situations a read lists, each whole: every module, or those of the desired situations and of situations being removed (a base may be named within the module). */
+function modulesListed(scope: ReadScope): true | Set<string> {
+  if (scope.all) return true;
   const named = new Set(scope.desired.map(moduleOfUnit));
-  if (!scope.all && named.size === 0) return [];
+  for (const situation of scope.removing?.get('situacoes') ?? []) named.add(firstSegment(situation.identity));
+  return named;
+}
+
+async function readSituations(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
+  const listed = modulesListed(scope);
+  if (listed !== true && listed.size === 0) return [];
   // Read as a read-only kind when a manifest names a module (always, for a desired situation).
   const modules = scope.earlier.get('modulosSituacoes') ?? (await readNamedList(client, '/situacoes/modulos', 'situacoes', 'nome', false));
-  const chosen = scope.all ? modules : modules.filter((module) => named.has(module.name));
+  const chosen = listed === true ? modules : modules.filter((module) => listed.has(module.name));
   const lists = await Promise.all(
     chosen.map(async (module) => {
       const path = `/situacoes/modulos/${module.id}`;
@@ -146,6 +154,8 @@ export const situacoes = defineKind({
     { path: ['herdado'], target: 'situacoes', parent: false },
   ],
   readLive: readSituations,
+  // A module's situations are listed whole: the read holds every situation of the modules it listed.
+  wholeRead: (scope) => modulesListed(scope),
   // The API stores custom colours lower-case whatever was sent, and built-ins upper-case.
   canonicalize: (fields) => (typeof fields.cor === 'string' ? { ...fields, cor: fields.cor.toLowerCase() } : fields),
   // A situation cannot move to another module; a different module is a different situation.

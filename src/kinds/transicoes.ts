@@ -2,17 +2,19 @@
 // the actions the move runs, and whether it is active. A kind of its own rather than a list
 // under `situacoes`, because most transitions join built-in situations that no manifest declares.
 // Identity: `modulo` + `de → para` (situations by name within the module). `de` and `para` refer
-// to situations (created first; a situation's removal waits for its transitions' removals), and
-// `acoes` to the module's actions (read-only acoesSituacoes, by descricao). There is no list of
-// transitions: they are read per module (/situacoes/modulos/{id}/transicoes), only for the modules
-// the manifests name. A transition between two built-in situations is the account's own: never
+// to situations (created first; a situation's removal waits for its transitions' removals, and a
+// transition cannot outlive them: it goes with a removed situation), and `acoes` to the module's
+// actions (read-only acoesSituacoes, by descricao). There is no list of transitions: they are read
+// per module (/situacoes/modulos/{id}/transicoes), only for the modules the manifests name or where
+// a situation is removed. A transition between two built-in situations is the account's own —
+// known from the module's situations, read here when no manifest made erpsync read them — never
 // pruned, but changeable when a manifest names it. PUT replaces the whole record. No other
 // kind's quirks here.
 import type { ApiClient } from '../api/client.js';
 import type { DesiredUnit } from '../model/desired.js';
 import { ErpsyncError } from '../model/errors.js';
 import type { LiveRecord } from '../model/live.js';
-import { joinPath, lastSegment, normalizeName, pathSeparator } from '../model/names.js';
+import { firstSegment, joinPath, lastSegment, normalizeName, pathSeparator } from '../model/names.js';
 import type { Change } from '../model/plan.js';
 import { defineKind } from './kind.js';
 import type { ReadScope, WriteContext } from './kind.js';
@@ -73,8 +75,12 @@ function moduleOf(unit: DesiredUnit): string {
   return readName(unit.fields.modulo) || (unit.identity.split(pathSeparator)[0] ?? '');
 }
 
-/** The transitions of one module, in the manifest's shape: situations as `module > name` identities. */
-function readModuleTransitions(module: LiveRecord, items: readonly unknown[], path: string, scope: ReadScope): LiveRecord[] {
+/**
+ * The transitions of one module, in the manifest's shape: situations as `module > name` identities.
+ * `builtIns` are the ids of the module's built-in situations (idHerdado 0): a transition between
+ * two of them is the account's own.
+ */
+function readModuleTransitions(module: LiveRecord, items: readonly unknown[], path: string, scope: ReadScope, builtIns: ReadonlySet<number>): LiveRecord[] {
   const situations = new Map((scope.earlier.get('situacoes') ?? []).map((s) => [s.id, s]));
   return identifyListItems(items, path).map(({ id, raw }): LiveRecord => {
     const end = (value: unknown) => {
@@ -85,7 +91,7 @@ function readModuleTransitions(module: LiveRecord, items: readonly unknown[], pa
     const de = end(raw.situacaoOrigem);
     const para = end(raw.situacaoDestino);
     const acoes = Array.isArray(raw.acoes) ? raw.acoes.map(readInteger).map((a) => nameReadOnlyReference(scope.earlier, 'acoesSituacoes', a)) : [];
-    const builtIn = [raw.situacaoOrigem, raw.situacaoDestino].every((ref) => situations.get(readReferenceId(ref) ?? 0)?.system === 'built-in');
+    const builtIn = [raw.situacaoOrigem, raw.situacaoDestino].every((ref) => builtIns.has(readReferenceId(ref) ?? 0));
     const name = `${lastSegment(de)}${arrow}${lastSegment(para)}`;
     return {
       kind,
@@ -110,19 +116,43 @@ function mayBeLive(unit: DesiredUnit, scope: ReadScope): boolean {
   return end('de') && end('para');
 }
 
-async function readTransitions(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
-  // A transition between situations of which one is not in the account cannot be there either:
-  // only modules where some declared transition may exist are read (a new store's transitions
-  // between its new situations need no read).
+/**
+ * The modules whose transitions a read lists, each whole: every module, or those where a declared
+ * transition may exist and those of situations being removed (ReadScope.removing). A transition
+ * between situations of which one is not in the account cannot be there either, so a new store's
+ * transitions between its new situations need no read.
+ */
+function modulesListed(scope: ReadScope): true | Set<string> {
+  if (scope.all) return true;
   const named = new Set(scope.desired.filter((unit) => mayBeLive(unit, scope)).map(moduleOf));
-  if (!scope.all && named.size === 0) return [];
-  const modules = (scope.earlier.get('modulosSituacoes') ?? (await readNamedList(client, '/situacoes/modulos', kind, 'nome', false))).filter((m) => scope.all || named.has(m.name));
+  for (const situation of scope.removing?.get('situacoes') ?? []) named.add(firstSegment(situation.identity));
+  return named;
+}
+
+/**
+ * The ids of a module's built-in situations, from the situations read before when they hold the
+ * module, else from its list (/situacoes/modulos/{id}): a pruned kind reads every module, whatever
+ * situations the manifests made erpsync read, and must know every module's own transitions.
+ */
+async function builtInSituations(client: ApiClient, module: LiveRecord, scope: ReadScope): Promise<Set<number>> {
+  const read = (scope.earlier.get('situacoes') ?? []).filter((s) => firstSegment(s.identity) === module.name);
+  if (read.length > 0) return new Set(read.filter((s) => s.system === 'built-in').map((s) => s.id));
+  const path = `/situacoes/modulos/${module.id}`;
+  const { data } = await client.request<unknown>({ method: 'GET', path, kind });
+  if (!Array.isArray(data)) throw new ErpsyncError('API_ERROR', `GET ${path}: expected a list in \`data\``);
+  return new Set(identifyListItems(data, path).filter(({ raw }) => (readInteger(raw.idHerdado) ?? 0) === 0).map(({ id }) => id));
+}
+
+async function readTransitions(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
+  const listed = modulesListed(scope);
+  if (listed !== true && listed.size === 0) return [];
+  const modules = (scope.earlier.get('modulosSituacoes') ?? (await readNamedList(client, '/situacoes/modulos', kind, 'nome', false))).filter((m) => listed === true || listed.has(m.name));
   const lists = await Promise.all(
     modules.map(async (module) => {
       const path = `/situacoes/modulos/${module.id}/transicoes`;
-      const { data } = await client.request<unknown>({ method: 'GET', path, kind });
+      const [{ data }, builtIns] = await Promise.all([client.request<unknown>({ method: 'GET', path, kind }), builtInSituations(client, module, scope)]);
       if (!Array.isArray(data)) throw new ErpsyncError('API_ERROR', `GET ${path}: expected a list in \`data\``);
-      return readModuleTransitions(module, data, path, scope);
+      return readModuleTransitions(module, data, path, scope, builtIns);
     }),
   );
   return lists.flat();
@@ -182,6 +212,8 @@ export const transicoes = defineKind({
     { path: ['acoes', '*'], target: 'acoesSituacoes', parent: false, scope: ['modulo'] },
   ],
   readLive: readTransitions,
+  // A module's transitions are listed whole: the read holds every transition of the modules it listed.
+  wholeRead: (scope) => modulesListed(scope),
   // Actions are a set: their order means nothing.
   canonicalize: canonicalizeTransition,
   // A create sends the actions and the switch even when a manifest leaves them out (none, on).

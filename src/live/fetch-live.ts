@@ -3,19 +3,21 @@
 // record's manifest sets a detail-only field (or a saved plan read the detail). Reading never
 // writes, and sends each GET once (api/read-memo). Kinds come in registry order, so a nested kind
 // finds its parents already read; a kind the request already knows (read-only records read
-// earlier in the run) is taken as given, not read again.
+// earlier in the run) is taken as given, not read again. Each kind says what its read holds in
+// full (LiveState.whole), so a plan knows whether it has every record naming one it removes.
 import type { ApiClient } from '../api/client.js';
 import { memoizeReads } from '../api/read-memo.js';
 import { mayBeInAccount, namedReadOnlyIdentities } from '../kinds/desired-units.js';
-import type { KindAdapter } from '../kinds/kind.js';
+import type { KindAdapter, ReadScope } from '../kinds/kind.js';
 import type { UnitKind } from '../model/kinds.js';
-import type { LiveRecord, LiveState, ReadRequest } from '../model/live.js';
+import type { LiveRecord, LiveState, ReadRequest, WholeRead } from '../model/live.js';
 
 export async function fetchLive(account: ApiClient, adapters: readonly KindAdapter[], request: ReadRequest): Promise<LiveState> {
   const client = memoizeReads(account);
   const before = client.stats().total;
   const records = new Map<UnitKind, readonly LiveRecord[]>();
   const readsByKind = new Map<UnitKind, number>();
+  const whole = new Map<UnitKind, WholeRead>();
   const named = namedReadOnlyIdentities(request.desired, adapters);
   for (const adapter of adapters) {
     if (!request.kinds.includes(adapter.kind)) continue;
@@ -26,7 +28,7 @@ export async function fetchLive(account: ApiClient, adapters: readonly KindAdapt
     }
     const kindBefore = client.stats().total;
     const detailIds = request.detailIds?.get(adapter.kind);
-    const read = await adapter.readLive(client, {
+    const scope: ReadScope = {
       desired: request.desired.get(adapter.kind) ?? [],
       all: request.complete(adapter.kind),
       earlier: records,
@@ -36,9 +38,13 @@ export async function fetchLive(account: ApiClient, adapters: readonly KindAdapt
       mayBeInAccount: (kind: UnitKind, reference: string) => mayBeInAccount(kind, reference, request.desired, records),
       ...(adapter.nestedIn ? { parents: request.desired.get(adapter.nestedIn) ?? [] } : {}),
       ...(adapter.readOnly ? { named: new Set([...(named.get(adapter.kind) ?? []), ...(request.desired.get(adapter.kind) ?? []).map((u) => u.identity)]) } : {}),
-    });
+      ...(request.removing ? { removing: request.removing } : {}),
+    };
+    const read = await adapter.readLive(client, scope);
     records.set(adapter.kind, read);
     readsByKind.set(adapter.kind, client.stats().total - kindBefore);
+    const held = adapter.wholeRead ? adapter.wholeRead(scope, read) : scope.all && read.every((r) => r.detailLoaded) ? true : undefined;
+    if (held !== undefined) whole.set(adapter.kind, held);
   }
-  return { records, reads: client.stats().total - before, readsByKind };
+  return { records, reads: client.stats().total - before, readsByKind, whole };
 }

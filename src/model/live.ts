@@ -20,8 +20,10 @@ export interface LiveRecord {
    * Part of the set every new account starts with (the default chart of categories): never
    * pruned, changed or removed only when a manifest names it. `pristine` while still as the
    * account made it (drift and export leave those out too), `modified` once someone changed it.
+   * `holds-default`: the record that holds a default the account cannot be without (the default
+   * warehouse) — never pruned, so the account keeps one, but the user's own to drift and export.
    */
-  accountDefault?: 'pristine' | 'modified';
+  accountDefault?: 'pristine' | 'modified' | 'holds-default';
   /** Identity of the parent record (tree kinds, services), for ordering deletes. */
   parent?: string;
   detailLoaded: boolean;
@@ -33,6 +35,22 @@ export interface LiveState {
   reads: number;
   /** Requests spent reading each unit kind (the plan predicts the cost of reading a kind again from it). */
   readsByKind?: ReadonlyMap<UnitKind, number>;
+  /**
+   * Per unit kind read, which of its records the read holds in full — each record that can name a
+   * record erpsync may remove, with the fields that name it: `true` for every such record, or a set
+   * of scopes (modules) read whole. Without an entry a kind promises nothing, and a removal that it
+   * could name reads it again (ReadRequest.removing).
+   */
+  whole?: ReadonlyMap<UnitKind, WholeRead>;
+}
+
+/** What a kind's read holds in full (LiveState.whole): every record that can name another, or those of these scopes. */
+export type WholeRead = true | ReadonlySet<string>;
+
+/** A live record as a removal names it: enough to find the records that name it. */
+export interface RemovedRecord {
+  id: number;
+  identity: string;
 }
 
 /** The account's own records (built-ins, `fixa`, native, the default set): pruning never removes them. */
@@ -58,6 +76,12 @@ export interface ReadRequest {
   detailIds?: ReadonlyMap<UnitKind, ReadonlySet<number>>;
   /** Records of kinds already read in this run that nothing here writes (read-only kinds): used as they are. */
   known?: ReadonlyMap<UnitKind, readonly LiveRecord[]>;
+  /**
+   * Records a plan removes, per unit kind: every kind read here also reads each of its records that
+   * may name one of them, with the fields that do (a transition naming a situation, a custom field
+   * grouping by a product category), so the plan knows all it would orphan.
+   */
+  removing?: ReadonlyMap<UnitKind, readonly RemovedRecord[]>;
 }
 
 /** Reads the account for a request; the CLI wires the real reader (live/fetch-live) into workflows. */

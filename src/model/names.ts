@@ -20,6 +20,12 @@ export function lastSegment(identity: string): string {
   return at < 0 ? identity : identity.slice(at + pathSeparator.length);
 }
 
+/** The first segment of an identity: the scope of a scoped one (a situation's module). */
+export function firstSegment(identity: string): string {
+  const at = identity.indexOf(pathSeparator);
+  return at < 0 ? identity : identity.slice(0, at);
+}
+
 /** Everything before the last segment (the scope and parent path); undefined for a bare name. */
 export function parentPathOf(identity: string): string | undefined {
   const at = identity.lastIndexOf(pathSeparator);

@@ -54,6 +54,26 @@ const precondition = {
         },
       },
     },
+    {
+      type: 'object',
+      description: 'A removal relies on the records of other kinds that name the removed one being exactly these.',
+      additionalProperties: false,
+      required: ['type', 'kind', 'id', 'identity', 'namedBy', 'referrers'],
+      properties: {
+        type: { const: 'referrers' },
+        kind: unitKind,
+        id: { type: 'integer' },
+        identity: text,
+        namedBy: {
+          type: 'array',
+          items: { type: 'object', additionalProperties: false, required: ['kind', 'path'], properties: { kind: unitKind, path: strings } },
+        },
+        referrers: {
+          type: 'array',
+          items: { type: 'object', additionalProperties: false, required: ['kind', 'id'], properties: { kind: unitKind, id: { type: 'integer' } } },
+        },
+      },
+    },
   ],
 };
 
@@ -67,7 +87,7 @@ const change = {
     kind: unitKind,
     key: { ...text, description: 'Identity of the record: its name, or the path of names (`A > B`) in tree kinds.' },
     liveId: { type: 'integer', description: 'Id of the live record; absent for creates.' },
-    reason: { enum: ['missing', 'drift', 'rename', 'tombstone', 'prune', 'replace', 'built-in', 'protected', 'not-supported'] },
+    reason: { enum: ['missing', 'drift', 'rename', 'tombstone', 'prune', 'replace', 'cascade', 'built-in', 'protected', 'not-supported'] },
     removal: {
       enum: ['none', 'removal', 'replacement'],
       description: '`removal`: the record leaves the account and counts against the delete budget; `replacement`: the delete half of a delete + create.',

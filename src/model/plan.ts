@@ -14,6 +14,7 @@ export type ChangeReason =
   | 'tombstone' // ensure: absent
   | 'prune' // owned kind, not declared
   | 'replace' // cannot be changed in place (re-parenting a product category), replaced on request
+  | 'cascade' // names a record the plan removes, declared nowhere: removed or changed with it on request (--allow-cascade)
   | 'built-in' // the account's own record: never deleted or changed
   | 'protected' // protect: true
   | 'not-supported'; // the API cannot make this change
@@ -69,7 +70,25 @@ export interface ChildrenPrecondition {
   children: { kind: UnitKind; id: number }[];
 }
 
-export type Precondition = RecordPrecondition | AbsencePrecondition | ChildrenPrecondition;
+/**
+ * A removal relies on the records of other kinds that name the removed one being exactly those it
+ * knew of (each removed or changed by the plan before it): a record that names it since would be
+ * removed or left naming nothing by the service. The places a name can sit are carried, so a
+ * re-check reads them without asking the kinds again.
+ */
+export interface ReferrersPrecondition {
+  type: 'referrers';
+  /** The record being removed. */
+  kind: UnitKind;
+  id: number;
+  identity: string;
+  /** Where records can name it: a unit kind and the path of the field (`*` for each item of a list). */
+  namedBy: { kind: UnitKind; path: string[] }[];
+  /** The records naming it when the plan was made. */
+  referrers: { kind: UnitKind; id: number }[];
+}
+
+export type Precondition = RecordPrecondition | AbsencePrecondition | ChildrenPrecondition | ReferrersPrecondition;
 
 export interface Change {
   /** Stable within a plan, unique, opaque: never parsed back into its parts. */

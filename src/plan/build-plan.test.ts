@@ -57,6 +57,7 @@ function plan(records: DesiredRecord[], live: LiveRecord[], policy: Partial<Poli
   return buildPlan(desired, { records: new Map([['gruposProdutos', live]]), reads: 1 }, [groups], {
     target: { mode: 'sandbox', id: 'sandbox:test', name: 'sandbox', account: { id: 'test-account', nome: 'Loja Teste Ltda', cnpj: '12.345.678/0001-90' } },
     allowReplace: false,
+    allowCascade: false,
     rate: 2,
   });
 }

@@ -1,6 +1,6 @@
 // buildPlan: desired state + live state → Plan. Pure and deterministic: no I/O, no clock, no
 // randomness; the same inputs always give the same plan, byte for byte. It is an orchestrator of
-// named steps — canonical units, matching, changes, removals, preconditions, waves, budget — and
+// named steps — canonical units, matching, changes, removals and what names them, preconditions, waves, budget — and
 // every decision they make is written into the Plan, so apply, the reporters and the CLI read
 // it instead of deciding again. It must not know any kind's endpoints: kinds describe their quirks.
 import { deriveNestedUnits, plannedUnitKinds, selectUnitKinds, toDesiredUnit } from '../kinds/desired-units.js';
@@ -15,7 +15,9 @@ import { countsAgainstBudget } from '../model/plan.js';
 import { activeIgnoreRules, describeExpiredRule, isExpired } from '../model/ignore-rules.js';
 import { canonicalizeUnits, createResolver, renameAncestors, translateLive } from './canonical-units.js';
 import { matchUnits } from './match-units.js';
-import { blockRemovalsWithStayingChildren, planMatch, planPrune } from './plan-changes.js';
+import { planMatch, planPrune } from './plan-changes.js';
+import type { ReferrerRead } from './referrers.js';
+import { settleReferrers } from './referrers.js';
 import { attachPreconditions } from './preconditions.js';
 import { decideVerification, estimateCost, planBatches } from './plan-requests.js';
 import { assignWaves, sortChanges } from './waves.js';
@@ -26,6 +28,11 @@ export interface PlanOptions {
   target: PlanTarget;
   /** Replace (delete + create) records the API cannot change in place. */
   allowReplace: boolean;
+  /**
+   * Put into the plan what removing a record does to the undeclared records that name it (delete
+   * them, or take its name out of their lists) instead of blocking the removal (plan/referrers).
+   */
+  allowCascade: boolean;
   /** Overrides the policy's delete budget. */
   maxDeletes?: number;
   /** Requests per second the client runs at, for the cost line. */
@@ -53,6 +60,11 @@ export interface PlanResult {
   diagnostics: Diagnostic[];
   /** Per planned unit kind, in adapter order. */
   matching: KindMatching[];
+  /**
+   * Kinds whose records may name what the plan removes but were not read in full: the plan blocks
+   * those removals; read these (live/read-referrers) and plan again.
+   */
+  unreadReferrers?: ReferrerRead;
 }
 
 /** What the per-kind steps build up, kind after kind in dependency order. */
@@ -86,13 +98,21 @@ export function buildPlan(declared: DesiredState, live: LiveState, adapters: rea
     else if (readKinds.has(adapter.kind)) state.liveAfter.set(adapter.kind, [...liveOf(adapter.kind)]);
   }
 
-  blockRemovalsWithStayingChildren(state.changes, liveOf);
+  const claimed = new Set(state.matching.flatMap((m) => m.units.flatMap((u) => (u.live ? [`${m.kind}\u0000${u.live.id}`] : []))));
+  const referrers = settleReferrers(state.changes, {
+    units: adapters,
+    liveOf,
+    whole: live.whole ?? new Map(),
+    declared: (kind, id) => claimed.has(`${kind}\u0000${id}`),
+    allowCascade: options.allowCascade,
+  });
   const unitOf = indexUnits(state.desiredByKind);
   attachPreconditions(state.changes, {
     units: adapters,
     liveOf,
     liveAfterPlan: indexLiveAfterPlan(state.liveAfter),
     unitOf,
+    referrers: referrers.preconditions,
   });
   assignWaves(state.changes, adapters, state.desiredByKind, live, state.diagnostics);
   const targeted = options.selection ? selectChanges(state.changes, options.selection, selectionTargetOf(adapters, state.desiredByKind, liveOf)) : undefined;
@@ -115,7 +135,7 @@ export function buildPlan(declared: DesiredState, live: LiveState, adapters: rea
     ],
     cost: estimateCost(changes, live, adapters, options.rate),
   };
-  return { plan, diagnostics: state.diagnostics, matching: state.matching };
+  return { plan, diagnostics: state.diagnostics, matching: state.matching, ...(referrers.toRead ? { unreadReferrers: referrers.toRead } : {}) };
 }
 
 /** One unit kind: canonical units, matching, the changes of every pair, and pruning. */

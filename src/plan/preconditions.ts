@@ -1,13 +1,14 @@
 // What each change relies on in the account, recorded when planning so that a saved plan can be
 // re-checked against exactly that before it runs: the record it acts on, its parent and every
 // record it names (as fingerprints), the absence of the identity it creates, and — for a record
-// it removes — the records inside it. Pure.
+// it removes — the records inside it and the records of any kind that name it (plan/referrers
+// decided those). Pure.
 import type { KindAdapter } from '../kinds/kind.js';
 import type { DesiredUnit } from '../model/desired.js';
 import { fingerprintOf } from '../model/fingerprint.js';
 import type { UnitKind } from '../model/kinds.js';
 import type { LiveRecord } from '../model/live.js';
-import type { Change, Precondition, RecordPrecondition } from '../model/plan.js';
+import type { Change, Precondition, RecordPrecondition, ReferrersPrecondition } from '../model/plan.js';
 import { removesRecord } from '../model/plan.js';
 import { referencesOf } from '../kinds/kind.js';
 import { readPathValues } from '../model/paths.js';
@@ -19,6 +20,8 @@ export interface PreconditionContext {
   liveAfterPlan: (kind: UnitKind, identity: string) => LiveRecord | undefined;
   /** The canonical desired unit of a change's record, per kind and identity. */
   unitOf: (kind: UnitKind, identity: string) => DesiredUnit | undefined;
+  /** The records of other kinds that name what a removal removes, by change id (plan/referrers). */
+  referrers?: ReadonlyMap<string, ReferrersPrecondition>;
 }
 
 export function recordPrecondition(record: LiveRecord, role: RecordPrecondition['role']): RecordPrecondition {
@@ -37,7 +40,11 @@ export function attachPreconditions(changes: Change[], context: PreconditionCont
     if (own) requires.push(recordPrecondition(own, 'self'));
     else if (change.action === 'create' && change.reason !== 'replace') requires.push({ type: 'absent', kind: change.kind, identity: change.key });
     if (!removesRecord(change)) requires.push(...namedRecords(change, context));
-    else if (own) requires.push(childrenOf(own, childKinds.get(change.kind) ?? [], context));
+    else if (own) {
+      requires.push(childrenOf(own, childKinds.get(change.kind) ?? [], context));
+      const referrers = context.referrers?.get(change.id);
+      if (referrers) requires.push(referrers);
+    }
     change.requires = dedupe(requires);
   }
 }
@@ -81,7 +88,8 @@ function childrenOf(record: LiveRecord, kinds: readonly UnitKind[], context: Pre
 function dedupe(requires: Precondition[]): Precondition[] {
   const seen = new Set<string>();
   return requires.filter((p) => {
-    const key = p.type === 'record' ? `r\u0000${p.kind}\u0000${p.id}` : p.type === 'absent' ? `a\u0000${p.kind}\u0000${p.identity}` : `c\u0000${p.kind}\u0000${p.parent}`;
+    const key =
+      p.type === 'record' ? `r\u0000${p.kind}\u0000${p.id}` : p.type === 'absent' ? `a\u0000${p.kind}\u0000${p.identity}` : p.type === 'children' ? `c\u0000${p.kind}\u0000${p.parent}` : `n\u0000${p.kind}\u0000${p.id}`;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;

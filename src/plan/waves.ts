@@ -5,9 +5,10 @@
 //   parent record ──▶ child record            child removed ──▶ parent removed
 //   logistics     ──▶ its services            service retired ──▶ logistics removed
 //   referenced    ──▶ referencing record      referencing removed ──▶ referenced removed
-//   (a situation's base; situations ──▶        (transitions ──▶ their situations)
-//    their transitions; a category ──▶        (a replacement's delete ──▶ its create)
-//    its store links and custom fields)
+//   (a situation's base; situations ──▶        (transitions ──▶ their situations;
+//    their transitions; a category ──▶         store links, custom fields' groupings ──▶ a category,
+//    its store links and custom fields)        declared or cascaded: plan/referrers)
+//                                             (a replacement's delete ──▶ its create)
 //   read-only records (natures, channels, actions) are never changed: nothing waits for them.
 //
 // A change waits for the creates it depends on; a wave is the set of changes whose dependencies
@@ -113,7 +114,8 @@ function linkRemovals(changes: Change[], live: LiveState, adapters: readonly Kin
   for (const change of changes) {
     if (!countsAgainstBudget(change)) continue;
     const before = (waitingFor.get(`${change.kind}\u0000${change.key}`) ?? []).filter((c) => c !== change);
-    change.dependsOn = [...new Set(before.map((c) => c.id))].sort();
+    // What plan/referrers ordered first (a referrer's delete or update, a cascade) stays.
+    change.dependsOn = [...new Set([...change.dependsOn, ...before.map((c) => c.id)])].sort();
   }
 }
 

@@ -31,6 +31,7 @@ const reasonWords: Record<ChangeReason, string> = {
   tombstone: 'ensure: absent',
   prune: 'in no manifest of a pruned kind',
   replace: 'cannot change in place, replaced',
+  cascade: 'names a record this plan removes',
   'built-in': "the account's own record",
   protected: 'protect: true',
   'not-supported': 'the API cannot make this change',

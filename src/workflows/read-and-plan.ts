@@ -1,7 +1,7 @@
-// The steps the per-store workflow is made of: load a target's manifests, read its account, build
-// its plan. Each returns what it found (diagnostics included) and prints nothing; the workflow
+// The steps the per-store workflow is made of: load a target's manifests, read its account (and,
+// when a removal needs them, the records that may name what it removes), build its plan. Each returns what it found (diagnostics included) and prints nothing; the workflow
 // sequences them and the CLI shows the results.
-import type { ResolvedTarget } from '../api/index.js';
+import type { ApiClient, ResolvedTarget } from '../api/index.js';
 import { DEFAULT_RATE } from '../api/index.js';
 import type { OpenedTarget } from './open-target.js';
 import { readTargetVariables } from './open-target.js';
@@ -18,7 +18,8 @@ import { findNameHints } from '../plan/name-hints.js';
 import type { Selection } from '../model/selection.js';
 import { unmatchedPatterns } from '../model/selection.js';
 import { deriveDesiredUnits, readsEveryRecord, selectUnitKinds } from '../kinds/desired-units.js';
-import type { LiveState } from '../model/live.js';
+import type { LiveState, ReadRequest } from '../model/live.js';
+import { readReferrers } from '../live/read-referrers.js';
 import type { DesiredState } from '../model/desired.js';
 import type { PlanTarget } from '../model/plan.js';
 import type { PlanSettings } from './store-settings.js';
@@ -58,15 +59,38 @@ export async function loadDesired(paths: readonly string[], io: RunIO, target?: 
   return { ...(result.desired ? { desired: result.desired } : {}), diagnostics, files: [...result.files] };
 }
 
-export async function readAccount(opened: OpenedTarget, desired: DesiredState): Promise<LiveState> {
-  return fetchLive(opened.client, registry.units, {
+/** What a plan reads of the account for these manifests. */
+function planReadRequest(desired: DesiredState): ReadRequest {
+  return {
     kinds: selectUnitKinds(desired, registry.units),
     desired: deriveDesiredUnits(desired, registry.units),
     complete: (kind) => {
       const unit = registry.unit(kind);
       return unit ? readsEveryRecord(unit, desired) : false;
     },
-  });
+  };
+}
+
+/**
+ * Reads the account and plans. A plan that removes records that kinds it did not read in full may
+ * name says which (PlanResult.unreadReferrers): those are read — only then — and the plan is made
+ * again, until nothing is missing (a round reads kinds the one before lacked, so it ends within
+ * the registry's length).
+ */
+export async function readAndPlan(opened: OpenedTarget, desired: DesiredState, settings: PlanSettings): Promise<{ live: LiveState; result: PlanResult }> {
+  return readAndPlanWith(opened.client, desired, (live) => makePlan(desired, live, opened, settings));
+}
+
+/** readAndPlan with the client and the planning step given (in-process pipelines with a client of their own). */
+export async function readAndPlanWith(client: ApiClient, desired: DesiredState, plan: (live: LiveState) => PlanResult): Promise<{ live: LiveState; result: PlanResult }> {
+  const request = planReadRequest(desired);
+  let live = await fetchLive(client, registry.units, request);
+  let result = plan(live);
+  for (let round = 0; result.unreadReferrers && round < registry.units.length; round += 1) {
+    live = await readReferrers(client, registry.units, request, live, result.unreadReferrers);
+    result = plan(live);
+  }
+  return { live, result };
 }
 
 /** The account as drift needs it: every record of the touched kinds, with every field (for snippets). */
@@ -100,6 +124,7 @@ export function makePlan(desired: DesiredState, live: LiveState, opened: OpenedT
   const result = buildPlan(desired, { ...live, reads: live.reads + opened.identityReads }, registry.units, {
     target: planTargetOf(opened),
     allowReplace: settings.allowReplace,
+    allowCascade: settings.allowCascade,
     ...(settings.maxDeletes !== undefined ? { maxDeletes: settings.maxDeletes } : {}),
     rate,
     today: settings.today,

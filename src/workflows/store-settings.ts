@@ -8,6 +8,8 @@ import type { Selection } from '../model/selection.js';
 /** What a plan decides; a saved plan carries these decisions instead, and refuses them as flags. */
 export interface PlanSettings {
   allowReplace: boolean;
+  /** Plan the deletes and changes of undeclared records that name a removed one (--allow-cascade). */
+  allowCascade: boolean;
   /** The delete budget of this run (--max-deletes); undefined: policy.maxDeletes or the default. */
   maxDeletes: number | undefined;
   /** A targeted run (--only / --exclude). */
@@ -48,6 +50,7 @@ export function describePlanOptionsGiven(plan: PlanSettings): string[] {
   return [
     ...(plan.maxDeletes !== undefined ? ['--max-deletes'] : []),
     ...(plan.allowReplace ? ['--allow-replace'] : []),
+    ...(plan.allowCascade ? ['--allow-cascade'] : []),
     ...(plan.selection !== undefined ? ['--only/--exclude'] : []),
   ];
 }

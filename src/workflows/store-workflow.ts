@@ -24,7 +24,7 @@ import { runApplyWorkflow } from './apply-workflow.js';
 import type { FileReaders } from './file-readers.js';
 import type { OpenedTarget } from './open-target.js';
 import { openResolvedTarget } from './open-target.js';
-import { loadDesired, makePlan, planTargetOf, readAccount, readAccountForDrift, requireSelectionMatches } from './read-and-plan.js';
+import { loadDesired, planTargetOf, readAccountForDrift, readAndPlan, requireSelectionMatches } from './read-and-plan.js';
 import type { RunIO } from './run-io.js';
 import type { StoreSettings } from './store-settings.js';
 import type { DesiredState } from '../model/desired.js';
@@ -105,8 +105,9 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
   if (job.source.type === 'saved-plan') plan = job.source.plan;
   else {
     if (!desired) throw new ErpsyncError('INTERNAL', 'a run from manifests without manifests');
-    live = await readAccount(opened, desired);
-    const result = makePlan(desired, live, opened, job.settings.plan);
+    const read = await readAndPlan(opened, desired, job.settings.plan);
+    live = read.live;
+    const result = read.result;
     facts.diagnostics = [...facts.diagnostics, ...result.diagnostics];
     if (hasErrors(result.diagnostics)) return { ...facts, status: 'invalid' };
     requireSelectionMatches(job.settings.plan.selection, result.matching);

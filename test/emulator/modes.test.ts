@@ -112,6 +112,26 @@ const cases: Case[] = [
       return status(call(e, 'DELETE', `/situacoes/${id}`));
     } },
   {
+    rule: 'category-in-use',
+    strict: 400,
+    lenient: 204,
+    probe: async (e) => {
+      const category = await create(e, '/categorias/produtos', { descricao: 'Boca' });
+      const state = e.snapshot();
+      const store = state.canaisVenda[0]?.id ?? 0;
+      const products = state.modulosCamposCustomizados.find((m) => m.modulo === 'Produtos')?.id ?? 0;
+      const text = state.tiposCamposCustomizados[0]?.id ?? 0;
+      await create(e, '/categorias/lojas', { loja: { id: store }, descricao: 'Boca', codigo: '12', categoriaProduto: { id: category } });
+      const field = await create(e, '/campos-customizados', { nome: 'Acabamento', modulo: { id: products }, tipoCampo: { id: text }, agrupadores: [{ id: category }] });
+      const answer = await status(call(e, 'DELETE', `/categorias/produtos/${category}`));
+      // Lenient: the link went with the category; the field stays, grouping by a category that is gone.
+      const after = e.snapshot();
+      expect(after.categoriasLojas.some((l) => l.idCategoriaProduto === category)).toBe(answer === 400);
+      expect(after.camposCustomizados.find((f) => f.id === field)?.agrupadores.map((a) => a.id)).toEqual([category]);
+      return answer;
+    },
+  },
+  {
     rule: 'service-stays-in-logistics',
     strict: 400,
     lenient: 200,

@@ -90,7 +90,7 @@ function read(desired: DesiredState): Promise<LiveState> {
 }
 
 const target = { mode: 'remote' as const, id: 'test', name: 'test', account: { id: 'test-account', nome: 'Loja Teste Ltda', cnpj: '12.345.678/0001-90' } };
-const plan = (desired: DesiredState, live: LiveState) => buildPlan(desired, live, withBrands.units, { target, allowReplace: false, rate: 3 });
+const plan = (desired: DesiredState, live: LiveState) => buildPlan(desired, live, withBrands.units, { target, allowReplace: false, allowCascade: false, rate: 3 });
 const brandsInAccount = () => emulator.snapshot().gruposProdutos.map((g) => g.nome).sort();
 
 describe('a kind added by one defineKind and one registry entry', () => {

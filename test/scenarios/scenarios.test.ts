@@ -4,13 +4,16 @@
 // a saved-plan flow: the plan is saved with --out, `between/` is applied behind its back (as a
 // person in the ERP would), the file may be tampered with, then `apply <plan> --auto-approve`
 // must print the golden `apply.txt`. A refused apply (exit 3) must leave the account as it was;
-// a successful one must leave nothing to plan.
+// a successful one must leave nothing to plan. After every apply (before/, between/, the saved
+// plan) the account must differ from before by exactly the plan's changes (expectChangedAsPlanned).
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/model/fingerprint.js';
+import type { EmulatorState } from '../../src/emulator/index.js';
 import type { Plan } from '../../src/model/plan.js';
+import { findChangesOutsidePlan, findDanglingReferences, findDeletesNotMade } from '../reliability/support/account.js';
 import type { CliRun } from '../support/run-cli.js';
 import { runCli } from '../support/run-cli.js';
 
@@ -78,6 +81,19 @@ function goldenPlanJson(stdout: string, cwd: string, accountId: string): string 
   return text.replace(checksum, sha256(normalized));
 }
 
+/**
+ * The check after every apply of a whole plan (exit 0): the account differs from before by exactly
+ * the plan's changes — nothing it does not list was created, changed or deleted (a situation's
+ * transitions dropped with it, a store link gone with its category), every delete it lists
+ * happened, and no record was left naming one that is gone (a custom field's grouping). Creates
+ * and changes it lists are checked by the apply's own read-back and the re-plan.
+ */
+function expectChangedAsPlanned(before: EmulatorState, after: EmulatorState, plan: Plan): void {
+  const dangling = new Set(findDanglingReferences(before));
+  const orphaned = findDanglingReferences(after).filter((found) => !dangling.has(found));
+  expect([...findChangesOutsidePlan(before, after, [plan]), ...findDeletesNotMade(after, [plan]), ...orphaned]).toEqual([]);
+}
+
 const exitText = (run: CliRun) => `# exit ${run.code}\n${run.stdout}${run.stderr ? `# stderr\n${run.stderr}` : ''}`;
 
 describe('plan scenarios', () => {
@@ -94,10 +110,16 @@ describe('plan scenarios', () => {
     const manifests = config.manifests ?? ['manifests'];
     const planFile = '.erpsync/plan.json';
     const run = (args: string[], runEnv = env) => runCli([...args, ...state], { cwd, env: runEnv });
+    const account = () => (JSON.parse(readFileSync(`${cwd}/.erpsync/state.json`, 'utf8')) as { state: EmulatorState }).state;
+    // Set-up folders are applied through a saved plan, so the check after it knows the whole plan.
     const applyManifests = async (folder: string, runEnv = env) => {
-      const setup = await run(['apply', folder, '--auto-approve'], runEnv);
+      const setupPlan = `.erpsync/${folder}.plan.json`;
+      expect((await run(['plan', folder, '--out', setupPlan], runEnv)).code).toBe(0);
+      const before = account();
+      const setup = await run(['apply', setupPlan, '--auto-approve'], runEnv);
       expect(setup.stderr).toBe('');
       expect(setup.code).toBe(0);
+      expectChangedAsPlanned(before, account(), JSON.parse(readFileSync(`${cwd}/${setupPlan}`, 'utf8')) as Plan);
     };
     rmSync(`${cwd}/.erpsync`, { recursive: true, force: true });
     try {
@@ -106,7 +128,7 @@ describe('plan scenarios', () => {
       const text = await run(['plan', ...manifests, ...saveArgs, ...(config.args ?? [])]);
       await expect(exitText(text)).toMatchFileSnapshot(`${cwd}/plan.txt`);
       const json = await run(['plan', ...manifests, '--json', ...(config.args ?? [])]);
-      const accountId = (JSON.parse(readFileSync(`${cwd}/.erpsync/state.json`, 'utf8')) as { state: { empresa: { id: string } } }).state.empresa.id;
+      const accountId = account().empresa.id;
       await expect(goldenPlanJson(json.stdout, cwd, accountId)).toMatchFileSnapshot(`${cwd}/plan.json`);
       if (!config.savedPlan) return;
 
@@ -116,8 +138,8 @@ describe('plan scenarios', () => {
         const saved = tampering[tamper](JSON.parse(readFileSync(`${cwd}/${planFile}`, 'utf8')) as SavedPlan);
         writeFileSync(`${cwd}/${planFile}`, `${JSON.stringify(saved, null, 2)}\n`);
       }
-      const account = () => (JSON.parse(readFileSync(`${cwd}/.erpsync/state.json`, 'utf8')) as { state: unknown }).state;
       const accountBefore = account();
+      const saved = JSON.parse(readFileSync(`${cwd}/${planFile}`, 'utf8')) as SavedPlan;
       const applied = await run(['apply', planFile, '--auto-approve']);
       const timing = /in \d+:\d\d \([\d.]+ req\/s\)/g; // how long it took varies from run to run
       await expect(exitText(applied).replace(timing, 'in <time>')).toMatchFileSnapshot(`${cwd}/apply.txt`);
@@ -126,6 +148,7 @@ describe('plan scenarios', () => {
         expect(account()).toEqual(accountBefore);
       } else {
         expect(applied.code).toBe(0);
+        expectChangedAsPlanned(accountBefore, account(), saved);
         expect((await run(['plan', ...manifests, '--detailed-exitcode', ...(config.args ?? [])])).code).toBe(0);
       }
     } finally {

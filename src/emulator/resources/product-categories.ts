@@ -1,12 +1,13 @@
 // /categorias/produtos: a tree of names with no status. The parent is set on create only: the
 // update body has no `categoriaPai`, so one sent to PUT is ignored (rule product-category-parent-fixed,
-// the schema's reading of api-facts §7.10 "impossible or silently ignored").
+// the schema's reading of api-facts §7.10 "impossible or silently ignored"). A category that store
+// links or custom fields' groupings name is in use (rule category-in-use).
 import { notFound, ruleFailure } from '../api-error.js';
 import type { ObjectSpec } from '../body-schema.js';
 import { paginate } from '../listing.js';
 import type { Route } from '../router.js';
 import { noContent, ok } from '../router.js';
-import type { ProductCategoryRecord } from '../state.js';
+import type { EmulatorState, ProductCategoryRecord } from '../state.js';
 import { allocateId } from '../state.js';
 import { assertNotInUse, byId, check, checkReference, findById, removeById, requireBody } from './common.js';
 
@@ -29,6 +30,11 @@ const updateSpec: ObjectSpec = {
 interface ProductCategoryInput {
   descricao: string;
   categoriaPai?: { id: number };
+}
+
+/** Whether custom fields of the module group by product categories (the Produtos module). */
+function groupsByProductCategories(state: EmulatorState, idModulo: number): boolean {
+  return state.modulosCamposCustomizados.find((m) => m.id === idModulo)?.modulo === 'Produtos';
 }
 
 function showProductCategory(record: ProductCategoryRecord): Record<string, unknown> {
@@ -80,8 +86,15 @@ export const productCategoryRoutes: Route[] = [
       check(mode, 'delete-with-children', children.length > 0, () =>
         ruleFailure('hasChildren', 'id', 'A categoria possui subcategorias e não pode ser excluída.'),
       );
+      const links = state.categoriasLojas.filter((l) => l.idCategoriaProduto === id);
+      const grouped = state.camposCustomizados.filter((f) => groupsByProductCategories(state, f.idModulo) && f.agrupadores.some((a) => a.id === id));
+      check(mode, 'category-in-use', links.length > 0 || grouped.length > 0, () =>
+        ruleFailure('inUse', 'id', 'A categoria está vinculada a lojas ou agrupa campos customizados e não pode ser excluída.'),
+      );
       assertNotInUse(state, id);
       for (const child of children) tx.assign(child, { idCategoriaPai: 0 });
+      // category-in-use, lenient: the links go with the category; the custom fields' grouping ids are left dangling.
+      for (const link of links) tx.remove(state.categoriasLojas, link);
       removeById(tx, state.categoriasProdutos, id);
       return noContent();
     },

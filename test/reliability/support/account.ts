@@ -91,10 +91,11 @@ export function findDuplicates(state: EmulatorState): string[] {
 /**
  * Everything that differs between two snapshots and that none of the plans accounts for: a
  * record changed or deleted that no change acts on, a record created that no create declares,
- * a change to records erpsync never manages. Tolerated are the service's own cascades: `padrao`
- * moving off other payment methods or warehouses when a plan sets a default (DESIGN §2: not
- * drift), transitions the service drops with a situation a plan deletes, and
- * `idGrupoDre` following a category's parent when the plan regroups or moves an ancestor.
+ * a change to records erpsync never manages. Tolerated are the service's own effects that take
+ * nothing away: `padrao` moving off other payment methods or warehouses when a plan sets a default
+ * (DESIGN §2: not drift), and `idGrupoDre` following a category's parent when the plan regroups or
+ * moves an ancestor. What the service removes or orphans with a removal (a situation's
+ * transitions, a category's store links) is not tolerated: a plan shows it as changes of its own.
  */
 export function findChangesOutsidePlan(before: EmulatorState, after: EmulatorState, plans: readonly Plan[]): string[] {
   const changes = plans.flatMap((p) => p.changes).filter((c) => c.action !== 'blocked');
@@ -103,11 +104,6 @@ export function findChangesOutsidePlan(before: EmulatorState, after: EmulatorSta
   const creatable = new Set(changes.filter((c) => c.action === 'create').map((c) => `${c.kind}:${c.key}`));
   const movesDefault = changes.some((c) => c.kind === 'formasPagamentos' && (c.fields.some((f) => f.path === 'padrao') || Number(c.desired?.padrao ?? 0) !== 0));
   const movesWarehouse = changes.some((c) => c.kind === 'depositos' && c.desired?.padrao === true);
-  const deletedSituations = new Set(changes.filter((c) => c.kind === 'situacoes' && c.action === 'delete').map((c) => c.liveId));
-  const droppedWithSituation = (value: unknown): boolean => {
-    const t = value as { idSituacaoOrigem?: number; idSituacaoDestino?: number };
-    return deletedSituations.has(t.idSituacaoOrigem) || deletedSituations.has(t.idSituacaoDestino);
-  };
   const regrouped = new Set(
     changes.filter((c) => c.kind === 'categoriasReceitasDespesas' && c.fields.some((f) => f.path === 'grupoDRE' || f.path === 'categoriaPai')).map((c) => c.liveId),
   );
@@ -122,7 +118,7 @@ export function findChangesOutsidePlan(before: EmulatorState, after: EmulatorSta
     beforeIds.add(key);
     const now = afterById.get(key);
     if (!now) {
-      if (!deletable.has(key) && !(record.kind === 'transicoes' && droppedWithSituation(record.value))) problems.push(`${record.kind} "${record.identity}" (id ${record.id}) was deleted without a delete in the plan`);
+      if (!deletable.has(key)) problems.push(`${record.kind} "${record.identity}" (id ${record.id}) was deleted without a delete in the plan`);
       continue;
     }
     if (touched.has(key) || isDeepStrictEqual(now.value, record.value)) continue;
@@ -144,6 +140,34 @@ export function findChangesOutsidePlan(before: EmulatorState, after: EmulatorSta
   }
   if (!movesDefault && before.idFormaPagamentoFiado !== after.idFormaPagamentoFiado) problems.push('the on-credit default moved without a plan setting a default');
   return problems;
+}
+
+/**
+ * References that name a record the account does not have (what a removal orphans when the
+ * service keeps the referrer): store links and custom fields' product-category groupings naming a
+ * category that is gone, transitions naming a situation that is gone.
+ */
+export function findDanglingReferences(state: EmulatorState): string[] {
+  const categories = new Set(state.categoriasProdutos.map((c) => c.id));
+  const situations = new Set(state.situacoes.map((s) => s.id));
+  const byCategory = new Set(state.modulosCamposCustomizados.filter((m) => m.modulo === 'Produtos').map((m) => m.id));
+  return [
+    ...state.categoriasLojas.filter((l) => !categories.has(l.idCategoriaProduto)).map((l) => `categoriasLojas ${l.id} names product category ${l.idCategoriaProduto}, which is gone`),
+    ...state.camposCustomizados
+      .filter((f) => byCategory.has(f.idModulo))
+      .flatMap((f) => f.agrupadores.filter((a) => !categories.has(a.id)).map((a) => `camposCustomizados ${f.id} groups by product category ${a.id}, which is gone`)),
+    ...state.transicoes
+      .flatMap((t) => [t.idSituacaoOrigem, t.idSituacaoDestino].filter((id) => !situations.has(id)).map((id) => `transicoes ${t.id} names situation ${id}, which is gone`)),
+  ];
+}
+
+/** The records a plan deletes that are still there: after an apply of all of it, none. */
+export function findDeletesNotMade(after: EmulatorState, plans: readonly Plan[]): string[] {
+  const present = new Set(listRecords(after).map((r) => `${r.kind}:${r.id}`));
+  return plans
+    .flatMap((p) => p.changes)
+    .filter((c) => c.action === 'delete' && present.has(`${c.kind}:${c.liveId}`))
+    .map((c) => `${c.kind} "${c.key}" (id ${String(c.liveId)}) was to be deleted and is still there`);
 }
 
 function equalBut(a: unknown, b: unknown, field: string): boolean {

@@ -1,5 +1,5 @@
 // The apply pipeline of `erpsync apply`, driven in-process with the stages the CLI itself uses
-// (loadManifests → fetchLive → buildPlan → applyPlan), for runs that need a client the CLI does
+// (loadManifests → read and plan → applyPlan), for runs that need a client the CLI does
 // not expose: retry delays of milliseconds instead of seconds and seeded jitter, so dozens of
 // chaos runs fit in the suite. Everything else (pacing, retries, redaction, create de-duplication)
 // is the production code.
@@ -14,6 +14,8 @@ import { fetchLive } from '../../../src/live/fetch-live.js';
 import { loadManifests } from '../../../src/manifest/load-manifests.js';
 import { hasErrors } from '../../../src/model/diagnostics.js';
 import { buildPlan } from '../../../src/plan/build-plan.js';
+import type { PlanResult } from '../../../src/plan/build-plan.js';
+import { readAndPlanWith } from '../../../src/workflows/read-and-plan.js';
 import { deriveDesiredUnits, readsEveryRecord, selectUnitKinds } from '../../../src/kinds/desired-units.js';
 import { renderDiagnosticsText } from '../../../src/report/diagnostics-report.js';
 import type { LiveState } from '../../../src/model/live.js';
@@ -64,14 +66,29 @@ export async function readAccount(client: ApiClient, desired: DesiredState): Pro
   });
 }
 
-export function planFor(desired: DesiredState, live: LiveState, emulator: Emulator): Plan {
-  const { plan, diagnostics } = buildPlan(desired, live, registry.units, {
+function planResultFor(desired: DesiredState, live: LiveState, emulator: Emulator): PlanResult {
+  return buildPlan(desired, live, registry.units, {
     target: { mode: 'remote', id: emulator.baseUrl, name: 'default', account: { id: 'test-account', nome: 'Loja Teste Ltda', cnpj: '12.345.678/0001-90' } },
     allowReplace: false,
+    allowCascade: false,
     rate: 2.5,
   });
+}
+
+function planOf({ plan, diagnostics }: PlanResult): Plan {
   if (hasErrors(diagnostics)) throw new Error(`the plan has errors:\n${renderDiagnosticsText(diagnostics).join('\n')}`);
   return plan;
+}
+
+/** The plan of an account already read (no records of other kinds read for its removals). */
+export function planFor(desired: DesiredState, live: LiveState, emulator: Emulator): Plan {
+  return planOf(planResultFor(desired, live, emulator));
+}
+
+/** Reads the account and plans as `erpsync plan` does: reading, when a removal needs them, the records that may name what it removes. */
+async function readAndPlan(client: ApiClient, desired: DesiredState, emulator: Emulator): Promise<{ live: LiveState; plan: Plan }> {
+  const { live, result } = await readAndPlanWith(client, desired, (read) => planResultFor(desired, read, emulator));
+  return { live, plan: planOf(result) };
 }
 
 /**
@@ -91,7 +108,7 @@ export async function readForManifest(emulator: Emulator, dir: string, yaml: str
 export async function planNow(emulator: Emulator, desired: DesiredState): Promise<Plan> {
   const client = openClient(emulator);
   try {
-    return planFor(desired, await readAccount(client, desired), emulator);
+    return (await readAndPlan(client, desired, emulator)).plan;
   } finally {
     await client.close();
   }
@@ -112,8 +129,8 @@ export async function applyOnce(emulator: Emulator, desired: DesiredState, optio
   const client = openClient(emulator, options);
   const run: ApplyRun = {};
   try {
-    const live = await readAccount(client, desired);
-    run.plan = planFor(desired, live, emulator);
+    const { live, plan } = await readAndPlan(client, desired, emulator);
+    run.plan = plan;
     run.result = await applyPlan(run.plan, { client, adapters: registry.units, live, concurrency: options.concurrency ?? 3, outcomeWindowMs: options.outcomeWindowMs ?? 300, lookupEveryMs: options.lookupEveryMs ?? 100 });
   } catch (error) {
     run.error = error;
