@@ -1,9 +1,23 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
-// Two projects: every test against the emulator in its default strict mode, then the scenario
-// and chaos suites again with the emulator's inferred rules switched to their lenient reading
-// (src/emulator/RULES.md), so erpsync is shown correct under both. The lenient group runs after
-// the first (groupOrder) because the scenario folders hold their sandbox state in place.
+// Every test runs against the emulator in its default strict mode, in one of two lanes: `fast`
+// (unit tests beside the code, scenarios, CLI runs in this process: `npm run test:fast`) and
+// `slow` (the reliability suites, and tests of real processes, terminals and pipes, of pacing and
+// of scale). Then the scenario and chaos suites run again with the emulator's inferred rules
+// switched to their lenient reading (src/emulator/RULES.md), so erpsync is shown correct under
+// both. The lenient group runs after the others (groupOrder) because the scenario folders hold
+// their sandbox state in place.
+const slow = [
+  'test/reliability/**/*.test.ts',
+  'test/ui/pty-*.test.ts',
+  'test/cli/pipes-and-messages.test.ts',
+  'test/cli/validate-start-up.test.ts',
+  'test/manifest/hostile-files.test.ts',
+  'test/api/pacing-limit.test.ts',
+  'test/api/resilience.test.ts',
+  'test/emulator/scale.test.ts',
+];
+
 export default defineConfig({
   test: {
     testTimeout: 30_000,
@@ -13,8 +27,17 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: 'strict',
+          name: 'fast',
           include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'test/**/*.test.ts', 'test/**/*.test.tsx'],
+          exclude: [...configDefaults.exclude, ...slow],
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'slow',
+          include: slow,
           sequence: { groupOrder: 0 },
         },
       },
