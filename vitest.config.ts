@@ -1,12 +1,13 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 // Every test runs against the emulator in its default strict mode, in one of two lanes: `fast`
-// (unit tests beside the code, scenarios, CLI runs in this process: `npm run test:fast`) and
-// `slow` (the reliability suites, and tests of real processes, terminals and pipes, of pacing and
-// of scale). Then the scenario and chaos suites run again with the emulator's inferred rules
-// switched to their lenient reading (src/emulator/RULES.md), so erpsync is shown correct under
-// both. The lenient group runs after the others (groupOrder) because the scenario folders hold
-// their sandbox state in place.
+// (unit tests beside the code, scenarios, CLI runs in this process: `npm run test:fast`), a file
+// per core, as the lane is mostly CPU; and `slow` (the reliability suites, and tests of real
+// processes, terminals and pipes, of pacing and of scale), with vitest's default of a core left
+// free. Then the scenario and chaos suites run again with the emulator's inferred rules switched
+// to their lenient reading (src/emulator/RULES.md), so erpsync is shown correct under both. Each
+// group runs after the one before (groupOrder): the lenient group last, because the scenario
+// folders hold their sandbox state in place.
 const slow = [
   'test/reliability/**/*.test.ts',
   'test/ui/pty-*.test.ts',
@@ -30,6 +31,7 @@ export default defineConfig({
           name: 'fast',
           include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'test/**/*.test.ts', 'test/**/*.test.tsx'],
           exclude: [...configDefaults.exclude, ...slow],
+          maxWorkers: '100%',
           sequence: { groupOrder: 0 },
         },
       },
@@ -38,7 +40,7 @@ export default defineConfig({
         test: {
           name: 'slow',
           include: slow,
-          sequence: { groupOrder: 0 },
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -47,7 +49,7 @@ export default defineConfig({
           name: 'lenient',
           include: ['test/scenarios/**/*.test.ts', 'test/reliability/chaos.test.ts'],
           env: { ERPSYNC_EMULATOR_MODE: 'lenient' },
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
         },
       },
     ],
