@@ -27,7 +27,7 @@ describe('erpsync login', () => {
   it('stores working credentials with mode 0600', async () => {
     const { emulator, redirectUri, cwd, env } = await loginSetup();
     const io = captureIO(env, cwd);
-    const running = main(['login', '--base-url', emulator.baseUrl, '--redirect-uri', redirectUri, '--timeout', '20'], io);
+    const running = main(['login', '--base-url', emulator.baseUrl, '--redirect-uri', redirectUri], io);
     const authorizeUrl = await printedAuthorizeUrl(io);
     expect(new URL(authorizeUrl).searchParams.get('client_id')).toBe('loja-app');
 
@@ -92,7 +92,7 @@ describe('erpsync login', () => {
   it('binds the credentials to the base URL: a run against another one is refused and sends them nowhere', async () => {
     const { emulator, redirectUri, cwd, env } = await loginSetup();
     const io = captureIO(env, cwd);
-    const running = main(['login', '--base-url', emulator.baseUrl, '--redirect-uri', redirectUri, '--timeout', '20'], io);
+    const running = main(['login', '--base-url', emulator.baseUrl, '--redirect-uri', redirectUri], io);
     await fetch(await printedAuthorizeUrl(io));
     expect(await running).toBe(0);
     expect(await readCredentialsFile(join(cwd, '.erpsync', 'credentials.json'))).toMatchObject({ baseUrl: emulator.baseUrl });

@@ -122,7 +122,7 @@ describe('secrets never leak from failure paths', () => {
     const redirectUri = `http://127.0.0.1:${await freePort()}/callback`;
     const emulator = await startEmulator({ oauthClients: [{ clientId: 'app', clientSecret: 'the-registered-one', redirectUri }] });
     const io = captureIO({ BLING_CLIENT_ID: 'app', BLING_CLIENT_SECRET: KNOWN_SECRET, ERPSYNC_DEBUG: '1' }, await tempDir());
-    const running = main(['login', '--base-url', emulator.baseUrl, '--redirect-uri', redirectUri, '--timeout', '20'], io);
+    const running = main(['login', '--base-url', emulator.baseUrl, '--redirect-uri', redirectUri], io);
     const [url] = await waitForOutput(io.out, /https?:\/\/\S+\/oauth\/authorize\?\S+/);
     const browser = await fetch(url);
     expect(browser.status).toBe(500);
