@@ -38,8 +38,8 @@ describe('resilience', () => {
     const retry = { maxAttempts: 5, maxElapsedMs: 3_000, baseDelayMs: 10, maxDelayMs: 100 };
     const headersMs = 200;
     const retryReasons: string[] = [];
-    // When each call's first attempt started, and the retries decided too late to start within
-    // maxElapsedMs of it (on the client's own clock, read where the client reads it).
+    // Each call's first attempt, on the client's clock (performance.now), and the retries decided
+    // too late to start within maxElapsedMs of it (the client counts from the call, a little earlier).
     const firstStarts = new Map<number, number>();
     const lateRetries: string[] = [];
     const client = createApiClient({
