@@ -1,9 +1,24 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
-// Two projects: every test against the emulator in its default strict mode, then the scenario
-// and chaos suites again with the emulator's inferred rules switched to their lenient reading
-// (src/emulator/RULES.md), so erpsync is shown correct under both. The lenient group runs after
-// the first (groupOrder) because the scenario folders hold their sandbox state in place.
+// Every test runs against the emulator in its default strict mode, in one of two lanes: `fast`
+// (unit tests beside the code, scenarios, CLI runs in this process: `npm run test:fast`), a file
+// per core, as the lane is mostly CPU; and `slow` (the reliability suites, and tests of real
+// processes, terminals and pipes, of pacing and of scale), with vitest's default of a core left
+// free. Then the scenario and chaos suites run again with the emulator's inferred rules switched
+// to their lenient reading (src/emulator/RULES.md), so erpsync is shown correct under both. Each
+// group runs after the one before (groupOrder): the lenient group last, because the scenario
+// folders hold their sandbox state in place.
+const slow = [
+  'test/reliability/**/*.test.ts',
+  'test/ui/pty-*.test.ts',
+  'test/cli/pipes-and-messages.test.ts',
+  'test/cli/validate-start-up.test.ts',
+  'test/manifest/hostile-files.test.ts',
+  'test/api/pacing-limit.test.ts',
+  'test/api/resilience.test.ts',
+  'test/emulator/scale.test.ts',
+];
+
 export default defineConfig({
   test: {
     testTimeout: 30_000,
@@ -13,9 +28,19 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: 'strict',
+          name: 'fast',
           include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'test/**/*.test.ts', 'test/**/*.test.tsx'],
+          exclude: [...configDefaults.exclude, ...slow],
+          maxWorkers: '100%',
           sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'slow',
+          include: slow,
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -24,7 +49,7 @@ export default defineConfig({
           name: 'lenient',
           include: ['test/scenarios/**/*.test.ts', 'test/reliability/chaos.test.ts'],
           env: { ERPSYNC_EMULATOR_MODE: 'lenient' },
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
         },
       },
     ],

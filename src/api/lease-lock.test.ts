@@ -43,7 +43,8 @@ describe('acquireLeaseLock', () => {
   it('waits for a holder that releases within the timeout', async () => {
     const held = await acquireLeaseLock(file, { key: 'conta', command: 'first' });
     setTimeout(() => void held.release(), 200);
-    const second = await acquireLeaseLock(file, { key: 'conta', command: 'second', timeoutMs: 5_000, pollMs: 50 });
+    // A timeout longer than the test may run: only the release ends the wait.
+    const second = await acquireLeaseLock(file, { key: 'conta', command: 'second', timeoutMs: 120_000, pollMs: 50 });
     expect(second.record.owner.command).toBe('second');
     await second.release();
   });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, dataOf } from '../../test/emulator/http-client.js';
+import { eventually } from '../../test/support/eventually.js';
 import type { Emulator } from './index.js';
 import { createEmulator } from './index.js';
 
@@ -232,14 +233,18 @@ describe('clients that give up', () => {
   it('a request abandoned during a latency fault is logged on arrival and the server keeps serving', async () => {
     const emulator = await start({ faults: { latencyMs: 300, schedule: [{ method: 'PATCH', nth: 1, fault: 'latency' }] } });
     const id = emulator.snapshot().formasPagamentos[0]?.id ?? 0;
+    const giveUp = new AbortController();
     const abandoned = fetch(`${emulator.baseUrl}/formas-pagamentos/${id}/situacao`, {
       method: 'PATCH',
       headers: { authorization: `Bearer ${emulator.token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ situacao: 1 }),
-      signal: AbortSignal.timeout(50),
+      signal: giveUp.signal,
     });
+    // The client gives up once the request is in (the latency fault holds it there).
+    await eventually(() => expect(emulator.requestLog()).toEqual([expect.objectContaining({ method: 'PATCH', status: 0, fault: 'latency' })]));
+    giveUp.abort();
     await expect(abandoned).rejects.toThrow();
-    expect(emulator.requestLog()).toEqual([expect.objectContaining({ method: 'PATCH', status: 0, fault: 'latency' })]);
+    // Longer than the latency, which started before this wait: the server has finished with the request.
     await new Promise((resolve) => setTimeout(resolve, 350));
     expect((await call(emulator, 'GET', '/situacoes/modulos')).status).toBe(200);
   });

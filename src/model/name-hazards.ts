@@ -49,8 +49,9 @@ function mixedScriptLetters(name: string): string[] {
 
 /** Printable ASCII: no control or format character, and every letter Latin. */
 const printableAscii = /^[\x20-\x7e]*$/;
-/** Below U+0370 (Latin, its accents, IPA) no letter is Cyrillic or Greek: no word can mix them. */
-const beyondLatin = /[^\u0000-\u036f]/;
+/** Below U+0370 (Latin, its accents, IPA) no letter is Cyrillic or Greek: no word can mix them.
+ * (Astral characters match by their surrogates, which lie above U+0370.) */
+const beyondLatin = /[\u0370-\uffff]/;
 
 /** The hazards of one name: invisible or control characters, and words of mixed scripts. */
 export function findNameHazards(name: string): NameHazard[] {

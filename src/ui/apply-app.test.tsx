@@ -10,6 +10,7 @@ import { typeKeys, waitForFrame } from '../../test/ui/support/ink.js';
 import type { ApplyAppProps } from './apply-app.js';
 import { ApplyApp } from './apply-app.js';
 import type { ApplyEvent } from '../model/events.js';
+import { eventually } from '../../test/support/eventually.js';
 
 afterEach(() => cleanup());
 
@@ -54,7 +55,7 @@ describe('ApplyApp', () => {
     expect(frame).toContain('Plan: 2 to create, 1 to delete.');
     expect(frame).toContain('This deletes or retires 1 record(s) in Loja Teste Ltda');
     await typeKeys(app, ['1', '\r']);
-    await vi.waitFor(() => expect(onAnswer).toHaveBeenCalledWith(true));
+    await eventually(() => expect(onAnswer).toHaveBeenCalledWith(true));
   });
 
   it('shows finished changes, a spinner per change in flight and the status line', async () => {

@@ -5,6 +5,7 @@ import { cleanup } from 'ink-testing-library';
 import type { Confirmation } from '../report/apply-report.js';
 import { ConfirmPrompt } from './confirm-prompt.js';
 import { waitForFrame, typeKeys } from '../../test/ui/support/ink.js';
+import { eventually } from '../../test/support/eventually.js';
 
 const yes: Confirmation = { question: 'Apply these changes? Type yes to apply:', expected: 'yes' };
 const three: Confirmation = { question: 'This deletes or retires 3 record(s). Type 3 to apply:', expected: '3' };
@@ -30,7 +31,7 @@ describe('ConfirmPrompt', () => {
   it('answers yes to `yes` + Enter, in any case', async () => {
     const { app, onAnswer } = mount(yes);
     await typeKeys(app, ['Y', 'e', 'S', '\r']);
-    await vi.waitFor(() => expect(onAnswer).toHaveBeenCalledWith(true));
+    await eventually(() => expect(onAnswer).toHaveBeenCalledWith(true));
     expect(onAnswer).toHaveBeenCalledTimes(1);
     await waitForFrame(app, (f) => !f.includes('Esc or Ctrl-C cancels'));
   });
@@ -38,23 +39,23 @@ describe('ConfirmPrompt', () => {
   it('asks for the number of deletes and takes nothing else', async () => {
     const accepted = mount(three);
     await typeKeys(accepted.app, ['3', '\r']);
-    await vi.waitFor(() => expect(accepted.onAnswer).toHaveBeenCalledWith(true));
+    await eventually(() => expect(accepted.onAnswer).toHaveBeenCalledWith(true));
 
     const refused = mount(three);
     await typeKeys(refused.app, ['y', 'e', 's', '\r']);
-    await vi.waitFor(() => expect(refused.onAnswer).toHaveBeenCalledWith(false));
+    await eventually(() => expect(refused.onAnswer).toHaveBeenCalledWith(false));
   });
 
   it('takes a pasted answer that carries its own Enter', async () => {
     const { app, onAnswer } = mount(three);
     await typeKeys(app, ['3\r']);
-    await vi.waitFor(() => expect(onAnswer).toHaveBeenCalledWith(true));
+    await eventually(() => expect(onAnswer).toHaveBeenCalledWith(true));
   });
 
   it('edits with backspace before answering', async () => {
     const { app, onAnswer } = mount(three);
     await typeKeys(app, ['4', '\u007F', '3', '\r']);
-    await vi.waitFor(() => expect(onAnswer).toHaveBeenCalledWith(true));
+    await eventually(() => expect(onAnswer).toHaveBeenCalledWith(true));
   });
 
   it.each([
@@ -63,7 +64,7 @@ describe('ConfirmPrompt', () => {
   ])('cancels on %s, and only answers once', async (_name, key) => {
     const { app, onAnswer } = mount(yes);
     await typeKeys(app, ['y', 'e', 's', key]);
-    await vi.waitFor(() => expect(onAnswer).toHaveBeenCalledWith(false));
+    await eventually(() => expect(onAnswer).toHaveBeenCalledWith(false));
     await typeKeys(app, ['\r']);
     expect(onAnswer).toHaveBeenCalledTimes(1);
   });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError, ApiOutcomeUnknownError, createApiClient, createStaticTokenProvider } from '../../src/api/index.js';
 import type { ApiClient, ApiClientOptions, ApiEvent } from '../../src/api/index.js';
 import type { Emulator } from '../../src/emulator/index.js';
+import { eventually } from '../support/eventually.js';
 import { freePort, onCleanup, seededRandom, startEmulator } from './support.js';
 
 /**
@@ -291,7 +292,9 @@ describe('guards', () => {
     const controller = new AbortController();
     const client = clientFor(emulator, { signal: controller.signal });
     const pending = client.request({ method: 'GET', path: '/formas-pagamentos' });
-    setTimeout(() => controller.abort(new Error('SIGINT')), 50);
+    // Interrupted while the request is in flight: the emulator has it (logged on arrival) and holds it.
+    await eventually(() => expect(emulator.requestLog()).toHaveLength(1));
+    controller.abort(new Error('SIGINT'));
     await expect(pending).rejects.toMatchObject({ code: 'INTERRUPTED' });
   });
 

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createApiClient, createOAuthProvider, readCredentialsFile } from '../../src/api/index.js';
 import { main } from '../../src/cli/main.js';
 import type { Emulator } from '../../src/emulator/index.js';
+import { waitForOutput } from '../support/eventually.js';
 import type { CapturedIO } from './support.js';
 import { captureIO, freePort, onCleanup, startEmulator, tempDir } from './support.js';
 
@@ -18,19 +19,15 @@ async function loginSetup(): Promise<{ emulator: Emulator; redirectUri: string; 
 
 /** Waits until the command printed the authorize URL, and returns it. */
 async function printedAuthorizeUrl(io: CapturedIO): Promise<string> {
-  for (let i = 0; i < 200; i += 1) {
-    const url = /https?:\/\/\S+\/oauth\/authorize\?\S+/.exec(io.out())?.[0];
-    if (url) return url;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`no authorize URL printed; stderr: ${io.err()}`);
+  const [url] = await waitForOutput(io.out, /https?:\/\/\S+\/oauth\/authorize\?\S+/);
+  return url;
 }
 
 describe('erpsync login', () => {
   it('stores working credentials with mode 0600', async () => {
     const { emulator, redirectUri, cwd, env } = await loginSetup();
     const io = captureIO(env, cwd);
-    const running = main(['login', '--base-url', emulator.baseUrl, '--redirect-uri', redirectUri, '--timeout', '20'], io);
+    const running = main(['login', '--base-url', emulator.baseUrl, '--redirect-uri', redirectUri], io);
     const authorizeUrl = await printedAuthorizeUrl(io);
     expect(new URL(authorizeUrl).searchParams.get('client_id')).toBe('loja-app');
 
@@ -95,7 +92,7 @@ describe('erpsync login', () => {
   it('binds the credentials to the base URL: a run against another one is refused and sends them nowhere', async () => {
     const { emulator, redirectUri, cwd, env } = await loginSetup();
     const io = captureIO(env, cwd);
-    const running = main(['login', '--base-url', emulator.baseUrl, '--redirect-uri', redirectUri, '--timeout', '20'], io);
+    const running = main(['login', '--base-url', emulator.baseUrl, '--redirect-uri', redirectUri], io);
     await fetch(await printedAuthorizeUrl(io));
     expect(await running).toBe(0);
     expect(await readCredentialsFile(join(cwd, '.erpsync', 'credentials.json'))).toMatchObject({ baseUrl: emulator.baseUrl });

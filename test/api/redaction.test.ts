@@ -8,6 +8,7 @@ import { createApiClient, createOAuthProvider, createStaticTokenProvider, writeC
 import type { ApiClient, ApiClientOptions, ApiEvent, ApiRequest } from '../../src/api/index.js';
 import { main, reportFailure } from '../../src/cli/main.js';
 import { openTarget } from '../../src/workflows/open-target.js';
+import { waitForOutput } from '../support/eventually.js';
 import { captureIO, freePort, onCleanup, startEmulator, tempDir } from './support.js';
 
 const KNOWN_TOKEN = 'tok-KNOWN-5f1c9e2a7b3d';
@@ -121,13 +122,9 @@ describe('secrets never leak from failure paths', () => {
     const redirectUri = `http://127.0.0.1:${await freePort()}/callback`;
     const emulator = await startEmulator({ oauthClients: [{ clientId: 'app', clientSecret: 'the-registered-one', redirectUri }] });
     const io = captureIO({ BLING_CLIENT_ID: 'app', BLING_CLIENT_SECRET: KNOWN_SECRET, ERPSYNC_DEBUG: '1' }, await tempDir());
-    const running = main(['login', '--base-url', emulator.baseUrl, '--redirect-uri', redirectUri, '--timeout', '20'], io);
-    let url: string | undefined;
-    for (let i = 0; i < 200 && !url; i += 1) {
-      url = /https?:\/\/\S+\/oauth\/authorize\?\S+/.exec(io.out())?.[0];
-      if (!url) await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    const browser = await fetch(url ?? 'http://127.0.0.1:1/');
+    const running = main(['login', '--base-url', emulator.baseUrl, '--redirect-uri', redirectUri], io);
+    const [url] = await waitForOutput(io.out, /https?:\/\/\S+\/oauth\/authorize\?\S+/);
+    const browser = await fetch(url);
     expect(browser.status).toBe(500);
     expect(await running).toBe(1);
     expect(io.err()).toContain('the token endpoint refused the authorization code');

@@ -2,32 +2,34 @@
 // flag or command, and a folder with no manifests. Each ends in one clear line and the right exit
 // code, never a stack trace or a "the account matches" for manifests that are not there.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ownerFileOf } from '../../src/emulator/index.js';
+import { ensureBuiltCli } from '../reliability/support/built-cli.js';
+import { eventually } from '../support/eventually.js';
 import { runCli } from '../support/run-cli.js';
 
 const repo = path.resolve(import.meta.dirname, '../..');
-const register = path.join(repo, 'test/ui/support/ts-register.mjs');
-const bin = path.join(repo, 'src/cli/bin.ts');
+let bin: string;
 let dir: string;
 
-beforeAll(() => {
+beforeAll(async () => {
+  bin = await ensureBuiltCli();
   dir = mkdtempSync(path.join(tmpdir(), 'erpsync-pipes-'));
-});
+}, 120_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
 
 /** `erpsync plan examples/loja-nova | head -N` in a shell; the CLI's own exit code and stderr. */
 async function planIntoHead(lines: number, sandbox: string): Promise<{ code: number; stderr: string; shown: string }> {
-  const script = `set -o pipefail; node --import ${quote(register)} ${quote(bin)} plan ${quote(path.join(repo, 'examples/loja-nova'))} --sandbox-state ${quote(sandbox)} 2>${quote(`${sandbox}.err`)} | head -${lines}`;
+  const script = `set -o pipefail; node ${quote(bin)} plan ${quote(path.join(repo, 'examples/loja-nova'))} --sandbox-state ${quote(sandbox)} 2>${quote(`${sandbox}.err`)} | head -${lines}`;
   const child = spawn('bash', ['-c', script], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir, NFSE_SENHA_PREFEITURA: 'senha-de-teste' } });
   let shown = '';
   child.stdout.on('data', (chunk: Buffer) => (shown += chunk.toString()));
   const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? -1)));
-  const { readFileSync } = await import('node:fs');
   return { code, stderr: readFileSync(`${sandbox}.err`, 'utf8'), shown };
 }
 
@@ -46,13 +48,21 @@ describe('output into a pipe read slowly', () => {
   it('a large `plan --json` arrives whole: the CLI waits for the reader before it exits', async () => {
     const manifest = path.join(dir, 'groups.yaml');
     writeFileSync(manifest, `version: 1\ngruposProdutos:\n${Array.from({ length: 1500 }, (_, i) => `  - nome: Grupo ${i}\n`).join('')}`);
-    const args = ['--import', register, bin, 'plan', manifest, '--json', '--sandbox-state', path.join(dir, 'slow.json')];
-    const child = spawn(process.execPath, args, { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } });
-    // Nothing is read until the CLI has exited or a few seconds have passed: a CLI that exits
-    // with its output still queued leaves a reader only what the pipe holds (64 KB).
+    const sandbox = path.join(dir, 'slow.json');
+    const child = spawn(process.execPath, [bin, 'plan', manifest, '--json', '--sandbox-state', sandbox], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } });
+    // Nothing is read until the CLI has exited, or has written its output and let go of its
+    // sandbox (the claim on the state file is gone): all that is left to it then is waiting for
+    // the reader. A CLI that exits without waiting leaves the reader only what the pipe holds (64 KB).
     child.stdout.pause();
-    const exited = new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? -1)));
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 4000))]);
+    let hasExited = false;
+    const exited = new Promise<number>((resolve) =>
+      child.on('exit', (code) => {
+        hasExited = true;
+        resolve(code ?? -1);
+      }),
+    );
+    const wroteOutput = () => child.stdout.readableLength >= child.stdout.readableHighWaterMark;
+    await eventually(() => expect(hasExited || (wroteOutput() && !existsSync(ownerFileOf(sandbox)))).toBe(true));
     const chunks: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
     const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { groupsManifest } from '../support/account.js';
+import { waitForOutput } from '../support/eventually.js';
 import { liveIO, runCli } from '../support/run-cli.js';
 
 let dir: string;
@@ -16,11 +17,6 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-async function waitFor(read: () => string, pattern: RegExp): Promise<void> {
-  for (let i = 0; i < 500 && !pattern.test(read()); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
-  expect(read()).toMatch(pattern);
-}
-
 const savedGroups = (file: string): string[] =>
   (JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as { state: { gruposProdutos: { nome: string }[] } }).state.gruposProdutos.map((g) => g.nome);
 
@@ -29,7 +25,7 @@ describe('the sandbox state has one owner', () => {
     const stop = new AbortController();
     const server = liveIO({}, dir, stop.signal);
     const serving = main(['sandbox', '--state', 'state.json', '--rate-limit', '0'], server);
-    await waitFor(server.out, /Press Ctrl-C/);
+    await waitForOutput(server.out, /Press Ctrl-C/);
     const url = /listening on (\S+)/.exec(server.out())?.[1] ?? '';
 
     const applied = await runCli(['apply', 'm.yaml', '--sandbox', '--sandbox-state', 'state.json', '--auto-approve'], { cwd: dir, env: {} });

@@ -37,11 +37,13 @@ beforeEach(async () => {
       '    manifests: [base, overlays/homolog]',
       '    envFile: ambientes/homolog.env',
       '    variables: { PREFIXO: "[HML] " }',
+      '    rate: 1000',
       '  producao:',
       `    baseUrl: ${producao.baseUrl}`,
       '    credentials: { tokenEnv: PRD_TOKEN }',
       '    manifests: base',
       '    variables: { PREFIXO: "", CODIGO: 100200 }',
+      '    rate: 1000',
       '',
     ].join('\n'),
   );

@@ -11,9 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { createEmulator } from '../../src/emulator/index.js';
 import type { Emulator } from '../../src/emulator/index.js';
+import { waitForOutput } from '../support/eventually.js';
 import { runCli } from '../support/run-cli.js';
 import { liveIO } from '../support/run-cli.js';
-import { waitForOutput } from './support/capture.js';
 import { filesUnder, formatsOf as formatsOfCommand, leakForms, leaksIn as findLeaks } from './support/leaks.js';
 import { applyOnce, loadDesiredOrThrow } from './support/pipeline.js';
 import { example } from './support/stores.js';
@@ -168,7 +168,7 @@ describe('no secret in any output or written file', () => {
   it('login and OAuth runs: stored credentials, refresh, a rejected client secret', async () => {
     const env = { ...remoteEnv(), BLING_ACCESS_TOKEN: '' };
     const io = liveIO(env, cwd);
-    const running = main(['login', '--base-url', emulator.baseUrl, '--redirect-uri', redirectUri, '--timeout', '20', '--debug'], io);
+    const running = main(['login', '--base-url', emulator.baseUrl, '--redirect-uri', redirectUri, '--debug'], io);
     const [authorizeUrl] = await waitForOutput(io.out, /https?:\/\/\S+\/oauth\/authorize\?\S+/);
     expect((await fetch(authorizeUrl)).status).toBe(200);
     expect(await running).toBe(0);
@@ -180,7 +180,7 @@ describe('no secret in any output or written file', () => {
     await run('drift over OAuth', ['drift', example, '--format', 'json'], env, [0]);
 
     const wrong = liveIO({ ...env, BLING_CLIENT_SECRET: `${clientSecret}-wrong` }, cwd);
-    const refused = main(['login', '--base-url', emulator.baseUrl, '--redirect-uri', redirectUri, '--timeout', '20', '--debug'], wrong);
+    const refused = main(['login', '--base-url', emulator.baseUrl, '--redirect-uri', redirectUri, '--debug'], wrong);
     const [url] = await waitForOutput(wrong.out, /https?:\/\/\S+\/oauth\/authorize\?\S+/);
     await fetch(url);
     expect(await refused).toBe(1);

@@ -4,9 +4,10 @@
 // the exit code of --detailed-exitcode.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { closeTestAccount, groupNamesOf, groupsManifest, openTestAccount } from '../support/account.js';
+import { eventually } from '../support/eventually.js';
 import { runCli } from '../support/run-cli.js';
 import { runCliOnTerminal } from './support/terminal.js';
 
@@ -54,7 +55,7 @@ describe('a keyboard without the terminal UI', () => {
     writeFileSync(path.join(dir, 'm.yaml'), groups(['Maquiagem']));
     const run = runCliOnTerminal(['apply', 'm.yaml'], { cwd: dir, env, stdoutIsTerminal: false });
     await run.waitFor('Plan: 1 to create');
-    await vi.waitFor(() => expect(run.stderr.text).toContain('Apply these changes to Loja Sandbox Ltda (CNPJ 12.345.678/0001-90), target default? Type yes to apply:'));
+    await eventually(() => expect(run.stderr.text).toContain('Apply these changes to Loja Sandbox Ltda (CNPJ 12.345.678/0001-90), target default? Type yes to apply:'));
     run.stdin.write('yes\n');
     expect(await run.exit).toBe(0);
     expect(run.stdout.raw).not.toContain('\u001B');

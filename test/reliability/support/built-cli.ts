@@ -1,5 +1,5 @@
-// The built CLI (dist/cli/bin.js) for tests that need a real process to kill or to time. CI builds
-// it in `npm ci` (prepare); a local tree whose sources are newer than the build is rebuilt first.
+// The built CLI (dist/cli/bin.js) for tests that need a real process: to kill, in a terminal, in
+// a pipe. CI builds it in `npm ci` (prepare); a local tree whose sources are newer is rebuilt first.
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';

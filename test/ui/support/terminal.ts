@@ -2,8 +2,8 @@
 // mode), so the interactive path is taken, and lets a test type keys and wait for output.
 import { PassThrough, Writable } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
-import { vi } from 'vitest';
 import { main } from '../../../src/cli/main.js';
+import { eventually } from '../../support/eventually.js';
 
 export class TerminalOutput extends Writable {
   raw = '';
@@ -60,18 +60,22 @@ export function runCliOnTerminal(args: string[], options: TerminalOptions): Term
   const stderr = new TerminalOutput();
   const stdin = new TerminalInput();
   const exit = main(args, { stdout, stderr, stdin, env: options.env, cwd: options.cwd, signal: options.signal ?? new AbortController().signal });
+  let ended = false;
+  const end = () => (ended = true);
+  exit.then(end, end);
   return {
     stdout,
     stderr,
     stdin,
     exit,
     async waitFor(text, times = 1) {
-      await vi.waitFor(
-        () => {
-          if (stdout.text.split(text).length - 1 < times) throw new Error(`waiting for ${JSON.stringify(text)}; output so far:\n${stdout.text}\n${stderr.text}`);
-        },
-        { timeout: 10_000, interval: 10 },
-      );
+      const seen = () => stdout.text.split(text).length - 1 >= times;
+      const output = () => `output:\n${stdout.text}\n${stderr.text}`;
+      // The output is complete once the command has returned: then it is there or it never will be.
+      await eventually(() => {
+        if (!seen() && !ended) throw new Error(`waiting for ${JSON.stringify(text)}; ${output()}`);
+      });
+      if (!seen()) throw new Error(`the command ended without ${JSON.stringify(text)}; ${output()}`);
     },
     async type(...keys) {
       for (const key of keys) {
