@@ -15,7 +15,8 @@ import { compareIdentities, toManifestEntry } from '../export/manifest-record.js
 import { isPristineAccountRecord } from '../model/live.js';
 import { renderSnippet } from '../export/render-yaml.js';
 import { buildPlan } from '../plan/build-plan.js';
-import type { KindMatching, PlanResult } from '../plan/build-plan.js';
+import type { PlanResult } from '../plan/build-plan.js';
+import type { KindMatching } from '../model/live.js';
 import type { KindAdapter } from '../kinds/kind.js';
 import type { LiveRecord, LiveState } from '../model/live.js';
 import type { DesiredState, IgnoreRule } from '../model/desired.js';

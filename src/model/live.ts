@@ -86,3 +86,12 @@ export interface ReadRequest {
 
 /** Reads the account for a request; the CLI wires the real reader (live/fetch-live) into workflows. */
 export type AccountReader = (request: ReadRequest) => Promise<LiveState>;
+
+/** How one unit kind's desired units paired with its live records (drift reports from it). */
+export interface KindMatching {
+  kind: UnitKind;
+  /** Every desired unit by its canonical identity, with the live record it matched. */
+  units: { identity: string; parent?: string; ensure: 'present' | 'absent'; live?: LiveRecord }[];
+  /** Live records that no desired unit claimed. */
+  unmatched: LiveRecord[];
+}

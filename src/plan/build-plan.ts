@@ -9,7 +9,7 @@ import type { DesiredState, DesiredUnit } from '../model/desired.js';
 import { defaultMaxDeletes, prunesKind } from '../model/desired.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { UnitKind } from '../model/kinds.js';
-import type { LiveRecord, LiveState } from '../model/live.js';
+import type { KindMatching, LiveRecord, LiveState } from '../model/live.js';
 import type { Change, Plan, PlanBudget, PlanRename, PlanTarget } from '../model/plan.js';
 import { countsAgainstBudget } from '../model/plan.js';
 import { activeIgnoreRules, describeExpiredRule, isExpired } from '../model/ignore-rules.js';
@@ -44,15 +44,6 @@ export interface PlanOptions {
   today?: string;
   /** A targeted run (--only / --exclude): the plan keeps the selected changes and what they depend on, and says it is partial. */
   selection?: Selection;
-}
-
-/** How one unit kind's desired units paired with its live records (drift reports from it). */
-export interface KindMatching {
-  kind: UnitKind;
-  /** Every desired unit by its canonical identity, with the live record it matched. */
-  units: { identity: string; parent?: string; ensure: 'present' | 'absent'; live?: LiveRecord }[];
-  /** Live records that no desired unit claimed. */
-  unmatched: LiveRecord[];
 }
 
 export interface PlanResult {

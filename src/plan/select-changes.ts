@@ -5,7 +5,7 @@
 // whole plan and stay as they are; waves keep their order.
 import type { KindAdapter } from '../kinds/kind.js';
 import type { Change, PlanSelection } from '../model/plan.js';
-import type { KindMatching } from './build-plan.js';
+import type { KindMatching } from '../model/live.js';
 import type { Selection, SelectionTarget } from '../model/selection.js';
 import { selectorOf } from '../model/selection.js';
 
