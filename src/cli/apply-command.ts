@@ -8,7 +8,7 @@ import { ErpsyncError } from '../model/errors.js';
 import { readTargetVariables, resolveRunTarget } from '../workflows/open-target.js';
 import type { RunIO } from '../workflows/run-io.js';
 import { writeLine } from '../workflows/run-io.js';
-import { isFleetPlanFolder, readSavedPlan } from '../workflows/saved-plans.js';
+import { isFleetPlanFolder, readFleetIndex, readSavedPlan } from '../workflows/saved-plans.js';
 import { exitCodeOfStore } from '../workflows/store-outcome.js';
 import { describePlanOptionsGiven } from '../workflows/store-settings.js';
 import type { StoreSource } from '../workflows/store-workflow.js';
@@ -35,7 +35,10 @@ export async function runApplyCommand(args: string[], io: RunIO): Promise<number
     const carried = describePlanOptionsGiven(settings.plan);
     if (carried.length > 0) throw new ErpsyncError('USAGE', `a saved plan carries its own delete budget, replacements and selection: plan again with ${carried.join(', ')} instead of passing them to apply`);
   }
-  if (planFolder) return applyFleet({ type: 'saved', folder: planFolder, shown: positionals[0] ?? planFolder }, flags, settings, io);
+  if (planFolder) {
+    const shown = positionals[0] ?? planFolder;
+    return applyFleet({ type: 'saved', folder: planFolder, shown, entries: await readFleetIndex(planFolder, shown) }, flags, settings, io);
+  }
   if (isFleetRun(flags)) {
     if (planFile) throw new ErpsyncError('USAGE', 'a saved plan belongs to one target: apply it with --target NAME, or save a fleet\'s plans with `erpsync plan --out DIR` across the targets');
     return applyFleet({ type: 'manifests', paths: positionals }, flags, settings, io);

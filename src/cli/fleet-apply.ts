@@ -8,7 +8,6 @@ import type { FleetPlans, FleetStore } from '../workflows/fleet-workflow.js';
 import { applyFleet as runFleetApply, selectFleet } from '../workflows/fleet-workflow.js';
 import type { RunIO } from '../workflows/run-io.js';
 import { writeLine } from '../workflows/run-io.js';
-import { readFleetIndex } from '../workflows/saved-plans.js';
 import type { StoreSettings } from '../workflows/store-settings.js';
 import { askOnTerminal } from './apply-session.js';
 import type { applyFlags } from './flags.js';
@@ -23,9 +22,7 @@ export async function applyFleet(from: FleetPlans, flags: ApplyCommandFlags, set
   const format: FleetFormat = flags.json ? 'json' : 'text';
   const targetFlags = targetFlagsOf(flags);
   // A folder applies the stores it holds, or those of them that --target / --all-targets select.
-  const saved = from.type === 'saved' ? (await readFleetIndex(from.folder, from.shown)).map((e) => e.target) : undefined;
-  const selected = saved && (flags.target !== undefined || flags['all-targets']) ? (await selectFleet(targetFlags, io)).names.filter((n) => saved.includes(n)) : saved;
-  const fleet = await selectFleet(targetFlags, io, selected);
+  const fleet = await selectFleet(targetFlags, io, from.type === 'saved' ? from.entries.map((e) => e.target) : undefined);
   const outcome = await runFleetApply(
     {
       from,

@@ -17,7 +17,7 @@ import type { StoreSettings } from './store-settings.js';
 import type { StartSession, StoreCommand, StoreResult, StoreSource } from './store-workflow.js';
 import { quietSession, runStore } from './store-workflow.js';
 import type { FleetIndexEntry } from './saved-plans.js';
-import { readFleetIndex, readFleetStorePlan } from './saved-plans.js';
+import { readFleetStorePlan } from './saved-plans.js';
 import type { Plan } from '../model/plan.js';
 import { actionableChanges } from '../model/plan.js';
 
@@ -50,10 +50,16 @@ export interface FleetSelection {
   resolve(name: string): Promise<ResolvedTarget>;
 }
 
-/** `--all-targets`, or `--target` with several names or globs; the command line's other target flags apply to every store. */
-export async function selectFleet(flags: TargetFlags & { 'all-targets'?: boolean | undefined }, io: RunIO, only?: readonly string[]): Promise<FleetSelection> {
+/**
+ * `--all-targets`, or `--target` with several names or globs; the command line's other target flags
+ * apply to every store. `within` (the stores of a folder of saved plans) is the whole fleet unless
+ * the flags select some of them.
+ */
+export async function selectFleet(flags: TargetFlags & { 'all-targets'?: boolean | undefined }, io: RunIO, within?: readonly string[]): Promise<FleetSelection> {
   const config = await loadTargetsConfig(flags, io);
-  const names = only ? [...only] : selectTargets(config, { patterns: flags.target, all: flags['all-targets'] === true });
+  const selecting = flags.target !== undefined || flags['all-targets'] === true;
+  const selected = selecting ? selectTargets(config, { patterns: flags.target, all: flags['all-targets'] === true }) : undefined;
+  const names = within ? within.filter((name) => selected?.includes(name) ?? true) : (selected ?? []);
   return { config, names, resolve: (name) => resolveRunTarget({ ...flags, target: name }, io, config) };
 }
 
@@ -119,7 +125,7 @@ async function forEachStore(names: readonly string[], concurrency: number, work:
 }
 
 /** Where a fleet apply's plans come from: planned now from the manifests, or saved by `plan --out DIR`. */
-export type FleetPlans = { type: 'manifests'; paths: readonly string[] } | { type: 'saved'; folder: string; shown: string };
+export type FleetPlans = { type: 'manifests'; paths: readonly string[] } | { type: 'saved'; folder: string; shown: string; entries: readonly FleetIndexEntry[] };
 
 export interface FleetApplyRun {
   from: FleetPlans;
@@ -174,7 +180,7 @@ async function planFleetStores(run: FleetApplyRun, paths: readonly string[], io:
 }
 
 async function readFleetStores(run: FleetApplyRun, from: Extract<FleetPlans, { type: 'saved' }>, io: RunIO): Promise<FleetStore[]> {
-  const entries = new Map((await readFleetIndex(from.folder, from.shown)).map((e) => [e.target, e]));
+  const entries = new Map(from.entries.map((e) => [e.target, e]));
   const names = run.fleet.names.filter((name) => entries.has(name));
   return Promise.all(
     names.map(async (name): Promise<FleetStore> => {

@@ -82,7 +82,11 @@ export async function readFleetIndex(dir: string, shown: string): Promise<FleetI
     throw new ErpsyncError('PLAN_INVALID', `${shown}/${fleetIndexFile} is not the index of a fleet's saved plans (written by \`erpsync plan --out DIR\` across targets)`);
   }
   const entries = value.stores as FleetIndexEntry[];
+  const seen = new Set<unknown>();
   for (const entry of entries) {
+    // One store twice would apply its plan twice, concurrently.
+    if (isPlainRecord(entry) && seen.has(entry.target)) throw new ErpsyncError('PLAN_INVALID', `${shown}/${fleetIndexFile} names ${String(entry.target)} twice; plan again`);
+    if (isPlainRecord(entry)) seen.add(entry.target);
     if (!isPlainRecord(entry) || typeof entry.target !== 'string' || (entry.file !== undefined && (typeof entry.file !== 'string' || !isInside(entry.file)))) {
       throw new ErpsyncError('PLAN_INVALID', `${shown}/${fleetIndexFile} holds an entry erpsync did not write; plan again`);
     }

@@ -4,7 +4,7 @@
 // hand in between is refused (exit 3) while the other 19 apply; a plan edited after it was saved
 // is refused for its store alone; the delete budget refuses in a fleet as it does for one store;
 // a fleet apply from manifests shows every store's removals before it writes anything.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,6 +68,17 @@ describe('a fleet of 20 stores reviewed through saved plans', () => {
     const refused = await run(['apply', 'plans']);
     expect(refused.code).toBe(3);
     expect(refused.stderr).toContain('pass --auto-approve');
+    for (const store of stores) expect(await groupsOf(store)).toContain('Perfumaria');
+  });
+
+  it('refuses an index that names a store twice, before anything is read or written', async () => {
+    cpSync(path.join(dir, 'plans'), path.join(dir, 'twice'), { recursive: true });
+    const index = JSON.parse(readFileSync(path.join(dir, 'twice/index.json'), 'utf8')) as { stores: unknown[] };
+    index.stores.push(index.stores[0]);
+    writeFileSync(path.join(dir, 'twice/index.json'), JSON.stringify(index));
+    const refused = await run(['apply', 'twice', '--auto-approve']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('names lojas/loja-01 twice');
     for (const store of stores) expect(await groupsOf(store)).toContain('Perfumaria');
   });
 
