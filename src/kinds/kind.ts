@@ -32,6 +32,15 @@ export type { KindKey, ReadOnlyUnitKind, ReferenceTarget, UnitKind } from '../mo
 /** A JSON Schema (draft 2020-12 subset that ajv strict mode accepts). */
 export type JsonSchema = { [key: string]: unknown };
 
+/**
+ * The longest text a field takes, and where that number comes from: the service's documentation, or
+ * erpsync's own limit where the documentation gives none (docs/manifest.md lists them all).
+ */
+export interface LengthLimit {
+  maxLength: number;
+  source: string;
+}
+
 /** Readable label → API code. Labels are lower-case kebab-case Portuguese without accents. */
 export type LabelTable = Readonly<Record<string, number | string>>;
 
@@ -103,6 +112,11 @@ export interface KindDefinition {
    * Records of such a kind that name records of their own kind name them within their scope.
    */
   scopeField?: string;
+  /**
+   * Length limits of text fields, by dot path inside one record (`*` for each item of a list): the
+   * schema carries them as maxLength, and a name longer than its limit is an error offline.
+   */
+  lengthLimits?: Readonly<Record<string, LengthLimit>>;
   /** Cross-record checks a schema can't express (dadosCartao only for cards, one default, …). */
   checkRecords?(records: readonly ManifestRecord[]): CheckFinding[];
   /**

@@ -300,14 +300,14 @@ interface SpoiledPaths {
 
 /**
  * The values the errors spoil: each error's own value. A missing field spoils nothing (the
- * object is sound without it). Every spoiled pointer's ancestors go in a set of their own, so
+ * object is sound without it), nor does a name that is only too long (it still names its record). Every spoiled pointer's ancestors go in a set of their own, so
  * the test per value does not scan the errors.
  */
 function spoiledPaths(problems: readonly Diagnostic[]): SpoiledPaths {
   const at = new Set<string>();
   const above = new Set<string>();
   for (const problem of problems) {
-    if (problem.severity !== 'error' || problem.code === 'missing-field' || problem.path === undefined) continue;
+    if (problem.severity !== 'error' || problem.code === 'missing-field' || problem.code === 'too-long' || problem.path === undefined) continue;
     const pointer = problem.path === '/' ? '' : problem.path;
     at.add(pointer);
     for (let cut = pointer.lastIndexOf('/'); cut >= 0; cut = pointer.lastIndexOf('/', cut - 1)) {
