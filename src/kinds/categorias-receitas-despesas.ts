@@ -12,7 +12,7 @@
 // No other kind's quirks here.
 import type { ApiClient } from '../api/client.js';
 import { ErpsyncError } from '../model/errors.js';
-import { pathSeparator } from '../model/names.js';
+import { joinPath, pathSeparator } from '../model/names.js';
 import { bulkDeleteIdsPerRequest, bulkDeleteOperation, compact, executeByAction, identifyListItems, postRecord, readInteger, readName, readTreeItems, requireId, requireLiveId, treeRecord } from './live-helpers.js';
 import type { Coded, FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { defineEnum, defineListRecord, defineName, defineParentReference, toolKeyFields, erpsyncNameLimit } from './shared-schema.js';
@@ -248,6 +248,9 @@ const defaultChart: Readonly<Record<string, ChartRoot>> = {
   Transferências: { tipo: 3, grupoDRE: 1 },
 };
 
+/** The default chart's identities, roots and `Root > Child`: names a reference may give in any account. */
+const defaultChartIdentities = Object.entries(defaultChart).flatMap(([root, { children = [] }]) => [root, ...children.map((child) => joinPath([root, child]))]);
+
 /** The default chart's entry for an identity: a root, or a child of one; undefined when not in the chart. */
 function chartPlaceOf(identity: string): { root: ChartRoot; child: boolean } | undefined {
   const [rootName, childName, ...deeper] = identity.split(pathSeparator);
@@ -294,6 +297,7 @@ export const categoriasReceitasDespesas = defineKind({
   secretFields: [],
   nameField: 'descricao',
   lengthLimits: categoriasReceitasDespesasLengthLimits,
+  accountRecords: defaultChartIdentities,
   references: [{ path: ['categoriaPai'], target: 'categoriasReceitasDespesas', parent: true }],
   checkRecords: checkCategories,
   readLive: readCategories,

@@ -43,6 +43,12 @@ const fields = {
   ...toolKeyFields,
 } as const satisfies FieldTable<SituacaoManifest>;
 
+/**
+ * The built-in situations of the Vendas module, as a real account lists them (reference/api-facts
+ * §2.5, S8: ids 6…24, idHerdado 0); other modules' built-ins are not documented, so not listed.
+ */
+const vendasBuiltIns = ['Em aberto', 'Atendido', 'Cancelado', 'Em andamento', 'Venda Agenciada', 'Em digitação', 'Verificado'];
+
 export const situacaoFieldTables: readonly FieldTableEntry[] = [{ path: [], fields }];
 
 
@@ -153,6 +159,7 @@ export const situacoes = defineKind({
   nameField: 'nome',
   lengthLimits: situacoesLengthLimits,
   scopeField: 'modulo',
+  accountRecords: vendasBuiltIns.map((nome) => joinPath(['Vendas', nome])),
   references: [
     { path: ['modulo'], target: 'modulosSituacoes', parent: false },
     { path: ['herdado'], target: 'situacoes', parent: false },
