@@ -6,8 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadManifests } from '../../src/manifest/load-manifests.js';
-import { renderDiagnosticsText } from '../../src/report/diagnostics-report.js';
+import { offlineDiagnostics } from '../support/offline-diagnostics.js';
 import { runCli } from '../support/run-cli.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
@@ -32,11 +31,7 @@ function manifest(depositLength: number, groupLength: number): string {
   ].join('\n');
 }
 
-async function diagnosticsOf(yaml: string): Promise<string[]> {
-  writeFileSync(path.join(dir, 'm.yaml'), yaml);
-  const result = await loadManifests(['m.yaml'], { cwd: dir, env: {}, offline: true });
-  return renderDiagnosticsText(result.diagnostics);
-}
+const diagnosticsOf = (yaml: string) => offlineDiagnostics(dir, yaml);
 
 describe('name lengths, offline', () => {
   it('takes names at the limit', async () => {

@@ -1,24 +1,20 @@
 // What validate says about references, offline: a note only for a name no manifest declares (by
 // its name or by its path), with the declared names close to it as `plan` would hint them; and
 // an `id:` pinned twice is an error before any request.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifest/load-manifests.js';
-import { renderDiagnosticsText } from '../../src/report/diagnostics-report.js';
+import { offlineDiagnostics } from '../support/offline-diagnostics.js';
 import { runCli } from '../support/run-cli.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const dir = mkdtempSync(path.join(tmpdir(), 'erpsync-references-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function diagnosticsOf(yaml: string): Promise<string[]> {
-  writeFileSync(path.join(dir, 'm.yaml'), yaml);
-  const result = await loadManifests(['m.yaml'], { cwd: dir, env: {}, offline: true });
-  return renderDiagnosticsText(result.diagnostics);
-}
+const diagnosticsOf = (yaml: string) => offlineDiagnostics(dir, yaml);
 
 describe('references, offline', () => {
   it('notes on the shipped example only the names the account holds of its own (default chart, built-in situations)', async () => {
