@@ -79,7 +79,7 @@ export const flagTable = {
   'allow-replace': defineFlag({ type: 'boolean', help: 'delete and re-create records the API cannot change in place', read: readSwitch }),
   'allow-cascade': defineFlag({
     type: 'boolean',
-    help: ['plan the removal of undeclared records that name a removed one (or of their', 'names of it) instead of blocking the removal'],
+    help: ['plan the removal of undeclared records that name a removed one (or of their', 'names of it), and have records name a replaced one\'s new record, instead of blocking'],
     read: readSwitch,
   }),
   'max-deletes': defineFlag({ type: 'string', value: 'N', help: 'delete budget of this run, per store (default: policy.maxDeletes, 10)', read: (raw, flag) => readCount(raw, flag) }),

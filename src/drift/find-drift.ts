@@ -50,6 +50,8 @@ export interface DriftResult {
   diagnostics: Diagnostic[];
   /** How the manifests' records paired with the account's, per kind (what a selection can name). */
   matching: KindMatching[];
+  /** Kinds to read before the removals the manifests intend can be judged (PlanResult.unreadReferrers). */
+  unreadReferrers?: PlanResult['unreadReferrers'];
 }
 
 type Units = KindMatching['units'];
@@ -352,5 +354,6 @@ export function findDrift(input: DriftInput): DriftResult {
     reads: input.live.reads,
     warnings,
   };
-  return { report, diagnostics, matching: current.result.matching };
+  const unread = current.result.unreadReferrers;
+  return { report, diagnostics, matching: current.result.matching, ...(unread ? { unreadReferrers: unread } : {}) };
 }

@@ -18,7 +18,7 @@ import { joinPath, normalizeName, pathSeparator } from '../model/names.js';
 import type { Change, FieldChange } from '../model/plan.js';
 import { selectDetailReads } from './desired-units.js';
 import { defineKind } from './kind.js';
-import type { ReadScope, WriteContext } from './kind.js';
+import type { ReadScope, WriteContext, LengthLimit } from './kind.js';
 import {
   compact,
   deleteOperation,
@@ -38,7 +38,7 @@ import {
   requireLiveId,
 } from './live-helpers.js';
 import type { Coded, FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
-import { defineEnum, defineListRecord, defineName, defineObject, toolKeyFields } from './shared-schema.js';
+import { defineEnum, defineListRecord, defineName, defineObject, toolKeyFields, erpsyncNameLimit } from './shared-schema.js';
 
 export const situacaoCampoLabels = { ativo: 1, inativo: 0 } as const;
 
@@ -91,9 +91,12 @@ const agrupadorFields = {
   },
 } as const satisfies FieldTable<AgrupadoresManifest>;
 
+/** The longest nome the kind takes (docs/manifest.md, "Name lengths"). */
+export const camposCustomizadosLengthLimits = { nome: erpsyncNameLimit } as const satisfies Readonly<Record<string, LengthLimit>>;
+
 const fields = {
   modulo: defineName('The module the field belongs to, by nome as /campos-customizados/modulos lists it (e.g. `Produtos`, `Clientes e Fornecedores`). Cannot change. Required.'),
-  nome: defineName('Name of the field; with modulo, its identity. The API cannot rename a field (PUT ignores nome): a new name needs --allow-replace, which loses the values stored in the field. Required.'),
+  nome: defineName('Name of the field; with modulo, its identity. The API cannot rename a field (PUT ignores nome): a new name needs --allow-replace, which loses the values stored in the field. Required.', camposCustomizadosLengthLimits.nome),
   tipoCampo: {
     anyOf: [
       { type: 'string', minLength: 1 },
@@ -322,6 +325,7 @@ export const camposCustomizados = defineKind({
   enums: [situacao.field],
   secretFields: [],
   nameField: 'nome',
+  lengthLimits: camposCustomizadosLengthLimits,
   scopeField: 'modulo',
   references: [
     { path: ['modulo'], target: 'modulosCamposCustomizados', parent: false },

@@ -8,19 +8,22 @@ import type { ApiClient } from '../api/client.js';
 import { ErpsyncError } from '../model/errors.js';
 import { compact, deleteOperation, executeByAction, postRecord, readName, readReferenceId, readTreeItems, requireId, requireLiveId, treeRecord } from './live-helpers.js';
 import type { FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
-import { defineListRecord, defineName, defineParentReference, toolKeyFields } from './shared-schema.js';
+import { defineListRecord, defineName, defineParentReference, toolKeyFields, erpsyncNameLimit } from './shared-schema.js';
 import type { Change } from '../model/plan.js';
 import type { LiveRecord } from '../model/live.js';
 import { defineKind } from './kind.js';
-import type { WriteContext } from './kind.js';
+import type { WriteContext, LengthLimit } from './kind.js';
 
 export interface CategoriaProdutoManifest extends ToolKeys {
   descricao: string;
   categoriaPai?: string;
 }
 
+/** The longest descricao the kind takes (docs/manifest.md, "Name lengths"). */
+export const categoriasProdutosLengthLimits = { descricao: erpsyncNameLimit } as const satisfies Readonly<Record<string, LengthLimit>>;
+
 const fields = {
-  descricao: defineName('Name of the product category; with the parent path it identifies the record. Required.'),
+  descricao: defineName('Name of the product category; with the parent path it identifies the record. Required.', categoriasProdutosLengthLimits.descricao),
   categoriaPai: defineParentReference(
     'Parent product category. The API sets the parent only on creation: moving a category means recreating it.',
   ),
@@ -68,6 +71,7 @@ export const categoriasProdutos = defineKind({
   enums: [],
   secretFields: [],
   nameField: 'descricao',
+  lengthLimits: categoriasProdutosLengthLimits,
   references: [{ path: ['categoriaPai'], target: 'categoriasProdutos', parent: true }],
   readLive: readProductCategories,
   immutableFields: ['categoriaPai'],

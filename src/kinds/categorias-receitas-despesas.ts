@@ -12,14 +12,14 @@
 // No other kind's quirks here.
 import type { ApiClient } from '../api/client.js';
 import { ErpsyncError } from '../model/errors.js';
-import { pathSeparator } from '../model/names.js';
+import { joinPath, pathSeparator } from '../model/names.js';
 import { bulkDeleteIdsPerRequest, bulkDeleteOperation, compact, executeByAction, identifyListItems, postRecord, readInteger, readName, readTreeItems, requireId, requireLiveId, treeRecord } from './live-helpers.js';
 import type { Coded, FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
-import { defineEnum, defineListRecord, defineName, defineParentReference, toolKeyFields } from './shared-schema.js';
+import { defineEnum, defineListRecord, defineName, defineParentReference, toolKeyFields, erpsyncNameLimit } from './shared-schema.js';
 import type { Change } from '../model/plan.js';
 import type { LiveRecord } from '../model/live.js';
 import { defineKind } from './kind.js';
-import type { CheckFinding, ReadScope, WriteContext } from './kind.js';
+import type { CheckFinding, ReadScope, WriteContext, LengthLimit } from './kind.js';
 import type { ManifestRecord } from '../model/desired.js';
 
 const tipoWritableLabels = { despesa: 1, receita: 2, 'receita-e-despesa': 3 } as const;
@@ -66,8 +66,11 @@ const grupoDRE = defineEnum({
     'Line of the income statement (DRE) the category feeds; 1 nao-exibir keeps it out. Child categories follow their parent, so set it on roots. The API reads it back as idGrupoDre.',
 });
 
+/** The longest descricao the kind takes (docs/manifest.md, "Name lengths"). */
+export const categoriasReceitasDespesasLengthLimits = { descricao: erpsyncNameLimit } as const satisfies Readonly<Record<string, LengthLimit>>;
+
 const fields = {
-  descricao: defineName('Name of the category; with the parent path it identifies the record. Required.'),
+  descricao: defineName('Name of the category; with the parent path it identifies the record. Required.', categoriasReceitasDespesasLengthLimits.descricao),
   tipo: tipo.schema,
   categoriaPai: defineParentReference(
     'Parent category. It may be one of the account defaults (e.g. `Despesas administrativas`) that no manifest declares.',
@@ -245,6 +248,9 @@ const defaultChart: Readonly<Record<string, ChartRoot>> = {
   Transferências: { tipo: 3, grupoDRE: 1 },
 };
 
+/** The default chart's identities, roots and `Root > Child`: names a reference may give in any account. */
+const defaultChartIdentities = Object.entries(defaultChart).flatMap(([root, { children = [] }]) => [root, ...children.map((child) => joinPath([root, child]))]);
+
 /** The default chart's entry for an identity: a root, or a child of one; undefined when not in the chart. */
 function chartPlaceOf(identity: string): { root: ChartRoot; child: boolean } | undefined {
   const [rootName, childName, ...deeper] = identity.split(pathSeparator);
@@ -290,6 +296,8 @@ export const categoriasReceitasDespesas = defineKind({
   enums: [tipo.field, grupoDRE.field],
   secretFields: [],
   nameField: 'descricao',
+  lengthLimits: categoriasReceitasDespesasLengthLimits,
+  accountRecords: defaultChartIdentities,
   references: [{ path: ['categoriaPai'], target: 'categoriasReceitasDespesas', parent: true }],
   checkRecords: checkCategories,
   readLive: readCategories,

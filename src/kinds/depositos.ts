@@ -12,7 +12,7 @@ import type { DesiredUnit, ManifestRecord } from '../model/desired.js';
 import type { LiveRecord } from '../model/live.js';
 import type { Change, FieldChange } from '../model/plan.js';
 import { defineKind } from './kind.js';
-import type { CheckFinding, ReadScope, WriteContext } from './kind.js';
+import type { CheckFinding, ReadScope, WriteContext, LengthLimit } from './kind.js';
 import { compact, executeByAction, postRecord, readBoolean, readInteger, readListOrSearch, readName, requireLiveId, soughtKeys } from './live-helpers.js';
 import type { NameSearch } from './live-helpers.js';
 import type { Coded, FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
@@ -33,8 +33,16 @@ const situacao = defineEnum({
   summary: 'Whether the warehouse is in use. A warehouse cannot be deleted: `inativo` (or ensure: absent) retires it. Active when omitted on creation.',
 });
 
+/**
+ * The longest descricao the kind takes (docs/manifest.md, "Name lengths"): the size Bling documents for
+ * a warehouse's descricao, String(120) (API v2 help, "PUT deposito/{idDeposito}").
+ */
+export const depositosLengthLimits = {
+  descricao: { maxLength: 120, source: "Bling's documented size of a warehouse's descricao, String(120)" },
+} as const satisfies Readonly<Record<string, LengthLimit>>;
+
 const fields = {
-  descricao: defineName('Name of the warehouse (depósito); identifies the record. Required.'),
+  descricao: defineName('Name of the warehouse (depósito); identifies the record. Required.', depositosLengthLimits.descricao),
   situacao: situacao.schema,
   padrao: {
     type: 'boolean',
@@ -127,6 +135,7 @@ export const depositos = defineKind({
   enums: [situacao.field],
   secretFields: [],
   nameField: 'descricao',
+  lengthLimits: depositosLengthLimits,
   references: [],
   checkRecords: checkDepositos,
   // The API needs all four fields: a create fills the ones a manifest leaves out, and shows them.

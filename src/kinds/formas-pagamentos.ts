@@ -27,13 +27,13 @@ import {
 } from './live-helpers.js';
 import type { NameSearch } from './live-helpers.js';
 import type { Coded, FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
-import { cnpjPattern, defineEnum, defineListRecord, defineName, defineObject, toolKeyFields } from './shared-schema.js';
+import { cnpjPattern, defineEnum, defineListRecord, defineName, defineObject, toolKeyFields, erpsyncNameLimit } from './shared-schema.js';
 import type { Change, FieldChange } from '../model/plan.js';
 import type { DesiredUnit, ManifestRecord } from '../model/desired.js';
 import type { LiveRecord } from '../model/live.js';
 import { defineKind } from './kind.js';
 import { selectDetailReads } from './desired-units.js';
-import type { CheckFinding, ReadScope, WriteContext } from './kind.js';
+import type { CheckFinding, ReadScope, WriteContext, LengthLimit } from './kind.js';
 
 export const tipoPagamentoLabels = {
   dinheiro: 1,
@@ -165,8 +165,11 @@ const dadosCartaoFields = {
   autoLiquidacao: autoLiquidacao.schema,
 } as const satisfies FieldTable<DadosCartaoManifest>;
 
+/** The longest descricao the kind takes (docs/manifest.md, "Name lengths"). */
+export const formasPagamentosLengthLimits = { descricao: erpsyncNameLimit } as const satisfies Readonly<Record<string, LengthLimit>>;
+
 const fields = {
-  descricao: defineName('Name of the payment method as users see it; identifies the record. Required.'),
+  descricao: defineName('Name of the payment method as users see it; identifies the record. Required.', formasPagamentosLengthLimits.descricao),
   tipoPagamento: tipoPagamento.schema,
   finalidade: finalidade.schema,
   destino: destino.schema,
@@ -501,6 +504,7 @@ export const formasPagamentos = defineKind({
   ],
   secretFields: [],
   nameField: 'descricao',
+  lengthLimits: formasPagamentosLengthLimits,
   references: [],
   checkRecords: checkFormasPagamentos,
   settlesBy: defaultMovesAway,

@@ -9,19 +9,22 @@ import type { ApiClient } from '../api/client.js';
 import { ErpsyncError } from '../model/errors.js';
 import { bulkDeleteIdsPerRequest, bulkDeleteOperation, compact, executeByAction, postRecord, readName, readReferenceId, readTreeItems, requireId, requireLiveId, treeRecord } from './live-helpers.js';
 import type { FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
-import { defineListRecord, defineName, defineParentReference, toolKeyFields } from './shared-schema.js';
+import { defineListRecord, defineName, defineParentReference, toolKeyFields, erpsyncNameLimit } from './shared-schema.js';
 import type { Change } from '../model/plan.js';
 import type { LiveRecord } from '../model/live.js';
 import { defineKind } from './kind.js';
-import type { WriteContext } from './kind.js';
+import type { WriteContext, LengthLimit } from './kind.js';
 
 export interface GrupoProdutoManifest extends ToolKeys {
   nome: string;
   grupoProdutoPai?: string;
 }
 
+/** The longest nome the kind takes (docs/manifest.md, "Name lengths"). */
+export const gruposProdutosLengthLimits = { nome: erpsyncNameLimit } as const satisfies Readonly<Record<string, LengthLimit>>;
+
 const fields = {
-  nome: defineName('Name of the product group; with the parent path it identifies the record. Required.'),
+  nome: defineName('Name of the product group; with the parent path it identifies the record. Required.', gruposProdutosLengthLimits.nome),
   grupoProdutoPai: defineParentReference('Parent product group (the API field grupoProdutoPai, named instead of given by id).'),
   ...toolKeyFields,
 } as const satisfies FieldTable<GrupoProdutoManifest>;
@@ -80,6 +83,7 @@ export const gruposProdutos = defineKind({
   enums: [],
   secretFields: [],
   nameField: 'nome',
+  lengthLimits: gruposProdutosLengthLimits,
   references: [{ path: ['grupoProdutoPai'], target: 'gruposProdutos', parent: true }],
   readLive: readProductGroups,
   retire: 'none',

@@ -32,6 +32,15 @@ export type { KindKey, ReadOnlyUnitKind, ReferenceTarget, UnitKind } from '../mo
 /** A JSON Schema (draft 2020-12 subset that ajv strict mode accepts). */
 export type JsonSchema = { [key: string]: unknown };
 
+/**
+ * The longest text a field takes, and where that number comes from: the service's documentation, or
+ * erpsync's own limit where the documentation gives none (docs/manifest.md lists them all).
+ */
+export interface LengthLimit {
+  maxLength: number;
+  source: string;
+}
+
 /** Readable label → API code. Labels are lower-case kebab-case Portuguese without accents. */
 export type LabelTable = Readonly<Record<string, number | string>>;
 
@@ -103,6 +112,17 @@ export interface KindDefinition {
    * Records of such a kind that name records of their own kind name them within their scope.
    */
   scopeField?: string;
+  /**
+   * Length limits of text fields, by dot path inside one record (`*` for each item of a list): the
+   * schema carries them as maxLength, and a name longer than its limit is an error offline.
+   */
+  lengthLimits?: Readonly<Record<string, LengthLimit>>;
+  /**
+   * Identities (scope and path, as plans show them) of records every account holds of its own from
+   * the start, known without reading it — the default chart, the documented built-ins: offline
+   * checks hint them for a mistyped reference, as `plan` does from the account.
+   */
+  accountRecords?: readonly string[];
   /** Cross-record checks a schema can't express (dadosCartao only for cards, one default, …). */
   checkRecords?(records: readonly ManifestRecord[]): CheckFinding[];
   /**
@@ -166,7 +186,7 @@ export interface KindAdapter {
   /** The unit kind this one is nested in and derived from. */
   nestedIn?: KindKey;
   /** Set on read-only kinds (defineReadOnlyKind): named by manifests, never planned or written. */
-  readOnly?: { title: string; resource: string };
+  readOnly?: { title: string; resource: string; accountRecords?: readonly string[] };
   /** References of a nested unit (a manifest kind's are in its definition). */
   references?: readonly ReferenceField[];
   /** The list field of a `nestedIn` record that declares these units (`servicos` of a logistics). */
@@ -298,6 +318,8 @@ export interface ReadOnlyKindSpec {
   title: string;
   /** API resource path, for diagnostics and docs. */
   resource: string;
+  /** Records every account holds, known without reading it (KindDefinition.accountRecords). */
+  accountRecords?: readonly string[];
   /** Reads its records (the lists are short, so mostly all of them; ReadScope.named says which matter); identities by name, scoped where the kind is. */
   readLive(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]>;
 }
@@ -306,7 +328,7 @@ export interface ReadOnlyKindSpec {
 export function defineReadOnlyKind(spec: ReadOnlyKindSpec): KindAdapter {
   return {
     kind: spec.kind,
-    readOnly: { title: spec.title, resource: spec.resource },
+    readOnly: { title: spec.title, resource: spec.resource, ...(spec.accountRecords ? { accountRecords: spec.accountRecords } : {}) },
     readLive: spec.readLive,
     retire: 'none',
     canDelete: false,

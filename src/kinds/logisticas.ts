@@ -15,7 +15,7 @@ import type { ApiClient } from '../api/client.js';
 import { ErpsyncError } from '../model/errors.js';
 import { joinPath, normalizeName, pathSeparator } from '../model/names.js';
 import type { Coded, EnsureValue, FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
-import { defineEnum, defineListRecord, defineName, defineObject, toolKeyFields } from './shared-schema.js';
+import { defineEnum, defineListRecord, defineName, defineObject, toolKeyFields, erpsyncNameLimit } from './shared-schema.js';
 import {
   compact,
   deleteOperation,
@@ -37,7 +37,7 @@ import type { DesiredUnit, ManifestRecord } from '../model/desired.js';
 import type { LiveRecord } from '../model/live.js';
 import type { Change, FieldChange } from '../model/plan.js';
 import { defineKind, defineNestedKind } from './kind.js';
-import type { CheckFinding, ReadScope, WriteContext } from './kind.js';
+import type { CheckFinding, ReadScope, WriteContext, LengthLimit } from './kind.js';
 
 export const situacaoLogisticaLabels = { habilitada: 'H', desabilitada: 'D' } as const;
 
@@ -80,6 +80,9 @@ const transportadorFields = {
     description: 'Id of the carrier contact in the account (the same as writing the id alone).',
   },
 } as const satisfies FieldTable<TransportadorManifest>;
+
+/** The longest descricao the kind takes (docs/manifest.md, "Name lengths"). */
+export const logisticasLengthLimits = { descricao: erpsyncNameLimit } as const satisfies Readonly<Record<string, LengthLimit>>;
 
 const servicoFields = {
   id: {
@@ -134,7 +137,7 @@ const servicoSchema = defineListRecord(servicoFields, {
 });
 
 const fields = {
-  descricao: defineName('Name of the logistics; identifies the record. Required.'),
+  descricao: defineName('Name of the logistics; identifies the record. Required.', logisticasLengthLimits.descricao),
   situacao: situacao.schema,
   servicos: {
     type: 'array',
@@ -463,6 +466,7 @@ export const logisticas = defineKind({
   enums: [situacao.field],
   secretFields: [],
   nameField: 'descricao',
+  lengthLimits: logisticasLengthLimits,
   references: [],
   checkRecords: checkLogisticas,
   readLive: readLogisticas,

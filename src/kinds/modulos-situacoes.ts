@@ -9,5 +9,7 @@ export const modulosSituacoes = defineReadOnlyKind({
   kind: 'modulosSituacoes',
   title: 'situation modules',
   resource: '/situacoes/modulos',
+  // The module every account has (reference/api-facts §2.5, a real dump: `Vendas`, "Pedidos de Venda").
+  accountRecords: ['Vendas'],
   readLive: (client) => readNamedList(client, '/situacoes/modulos', 'modulosSituacoes', 'nome', false),
 });

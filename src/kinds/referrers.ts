@@ -7,7 +7,7 @@
 import type { UnitKind } from '../model/kinds.js';
 import type { LiveRecord, RemovedRecord, WholeRead } from '../model/live.js';
 import { firstSegment } from '../model/names.js';
-import { readPath, readPathValues, writePath } from '../model/paths.js';
+import { mapPath, readPath, readPathValues, writePath } from '../model/paths.js';
 import type { KindAdapter, ReferenceField } from './kind.js';
 import { referencesOf } from './kind.js';
 
@@ -73,4 +73,9 @@ export function withoutName(fields: Record<string, unknown>, path: readonly stri
   const list = readPath(fields, listPath);
   if (!Array.isArray(list)) return fields;
   return writePath(fields, listPath, list.filter((value: unknown) => !namesRecord(value, target)));
+}
+
+/** The fields of a referrer naming `identity` wherever they named `target` at the slot's path (a replacement's new record). */
+export function withNameReplaced(fields: Record<string, unknown>, path: readonly string[], target: RemovedRecord, identity: string): Record<string, unknown> {
+  return mapPath(fields, path, (value) => (namesRecord(value, target) ? identity : value)) as Record<string, unknown>;
 }

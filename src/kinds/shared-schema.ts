@@ -2,7 +2,7 @@
 // record carries, enumerations that accept an API code or a readable label, and object schemas
 // closed against unknown fields. Pure data builders: nothing here reads files, validates
 // manifests or knows about a particular kind.
-import type { EnumField, JsonSchema, LabelTable } from './kind.js';
+import type { EnumField, JsonSchema, LabelTable, LengthLimit } from './kind.js';
 
 export type EnsureValue = 'present' | 'absent';
 
@@ -154,9 +154,21 @@ export function defineListRecord(fields: Readonly<Record<string, JsonSchema>>, o
   };
 }
 
-/** A non-empty name or description (identities, references). */
-export function defineName(description: string): JsonSchema {
-  return { type: 'string', minLength: 1, description };
+/**
+ * The limit of a name the documentation gives no size for. Neither OpenAPI document states a
+ * maxLength and whether the service cuts a long name is unknown (reference/real-observations), so
+ * erpsync takes the shortest size Bling documents for a record's name — STRING(60), the descricao
+ * of a nature of operation (API v2 help, "POST Contrato") — to keep a name that passes uncut.
+ */
+export const erpsyncNameLimit: LengthLimit = {
+  maxLength: 60,
+  source: "erpsync's own limit: the API documents no size for this field",
+};
+
+/** A non-empty name or description (identities, references), with its length limit where it has one. */
+export function defineName(description: string, limit?: LengthLimit): JsonSchema {
+  if (!limit) return { type: 'string', minLength: 1, description };
+  return { type: 'string', minLength: 1, maxLength: limit.maxLength, description: `${description} At most ${limit.maxLength} characters (${limit.source}).` };
 }
 
 /** A reference to a parent record of a tree kind, by name or by `Pai > Filho` path. */

@@ -9,12 +9,12 @@ import { ErpsyncError } from '../model/errors.js';
 import { firstSegment, joinPath, normalizeName, pathSeparator } from '../model/names.js';
 import { compact, deleteOperation, executeByAction, identifyListItems, postRecord, readInteger, readName, readNamedList, requireId, requireLiveId } from './live-helpers.js';
 import type { FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
-import { defineListRecord, defineName, toolKeyFields } from './shared-schema.js';
+import { defineListRecord, defineName, toolKeyFields, erpsyncNameLimit } from './shared-schema.js';
 import type { Change } from '../model/plan.js';
 import type { DesiredUnit } from '../model/desired.js';
 import type { LiveRecord } from '../model/live.js';
 import { defineKind } from './kind.js';
-import type { ReadScope, WriteContext } from './kind.js';
+import type { ReadScope, WriteContext, LengthLimit } from './kind.js';
 
 export interface SituacaoManifest extends ToolKeys {
   modulo: string;
@@ -24,11 +24,14 @@ export interface SituacaoManifest extends ToolKeys {
   cor?: string;
 }
 
+/** The longest nome the kind takes (docs/manifest.md, "Name lengths"). */
+export const situacoesLengthLimits = { nome: erpsyncNameLimit } as const satisfies Readonly<Record<string, LengthLimit>>;
+
 const fields = {
   modulo: defineName(
     'Name of the module the situation belongs to, as /situacoes/modulos lists it (e.g. `Vendas`). Only modules that allow custom situations accept new ones. Required.',
   ),
-  nome: defineName('Name of the situation; unique within its module and, with modulo, its identity. Required.'),
+  nome: defineName('Name of the situation; unique within its module and, with modulo, its identity. Required.', situacoesLengthLimits.nome),
   herdado: defineName(
     'Name of the built-in situation of the same module whose behaviour this one inherits (e.g. `Em aberto`, `Em andamento`, `Atendido`). Written to the API as idHerdado. Required unless ensure is absent.',
   ),
@@ -39,6 +42,12 @@ const fields = {
   },
   ...toolKeyFields,
 } as const satisfies FieldTable<SituacaoManifest>;
+
+/**
+ * The built-in situations of the Vendas module, as a real account lists them (reference/api-facts
+ * §2.5, S8: ids 6…24, idHerdado 0); other modules' built-ins are not documented, so not listed.
+ */
+const vendasBuiltIns = ['Em aberto', 'Atendido', 'Cancelado', 'Em andamento', 'Venda Agenciada', 'Em digitação', 'Verificado'];
 
 export const situacaoFieldTables: readonly FieldTableEntry[] = [{ path: [], fields }];
 
@@ -148,7 +157,9 @@ export const situacoes = defineKind({
   enums: [],
   secretFields: [],
   nameField: 'nome',
+  lengthLimits: situacoesLengthLimits,
   scopeField: 'modulo',
+  accountRecords: vendasBuiltIns.map((nome) => joinPath(['Vendas', nome])),
   references: [
     { path: ['modulo'], target: 'modulosSituacoes', parent: false },
     { path: ['herdado'], target: 'situacoes', parent: false },

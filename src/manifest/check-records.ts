@@ -5,7 +5,7 @@
 // checks (checkRecords in its adapter). Records may carry errors of their own: they come here
 // without the fields that have them, so every check reads only what is sound.
 import type { Diagnostic, SourcePosition } from '../model/diagnostics.js';
-import type { KindDefinition } from '../kinds/kind.js';
+import type { KindDefinition, ReferenceTarget } from '../kinds/kind.js';
 import { referenceScopePath } from '../kinds/kind.js';
 import { findNameHazards, foldLookalikeName } from '../model/name-hazards.js';
 import { composeIdentity, joinPath, normalizeName, pathSeparator } from '../model/names.js';
@@ -98,9 +98,10 @@ function resolveParentPaths(definition: KindDefinition, records: readonly Locate
     return result;
   };
   for (const r of records) parentPathOf(r);
-  // Close names are looked for once every path is known: a typo is likely close to a full path.
+  // Close names are looked for once every path is known: a typo is likely close to a full path —
+  // of a declared record, or of one every account holds (the default chart), as `plan` hints them.
   const declaredPaths = records.filter((r) => nameOf(r) !== '' && !cyclic.has(r)).map((r) => joinPath(fullPath(r)));
-  const closeTo = memoize((written: string) => suggestClose(written, declaredPaths));
+  const closeTo = memoize((written: string) => suggestClose(written, [...declaredPaths, ...(definition.accountRecords ?? []).filter((own) => own !== written)]));
   for (const [r, { segments, matching }] of unresolved) reportParent(r, segments, matching, parentRef?.path ?? [], closeTo, diagnostics);
   for (const r of cyclic) {
     diagnostics.push({
@@ -149,6 +150,19 @@ function undeclaredNote(name: string, close: readonly string[], position: Source
     severity: 'note',
     code: 'unresolved-reference',
     message: `\`${name}\` is not declared in these manifests; it must exist in the account when you plan`,
+    ...(hint ? { hint } : {}),
+    position,
+    path,
+  };
+}
+
+/** A name of a read-only kind close to one every account holds, and not it: likely a typo (`plan` resolves it against the account). */
+function unknownAccountNameNote(name: string, title: string, close: readonly string[], position: SourcePosition, path: string): Diagnostic {
+  const hint = didYouMean(close);
+  return {
+    severity: 'note',
+    code: 'unresolved-reference',
+    message: `\`${name}\` is not one of the ${title} every account has; it must exist in the account when you plan`,
     ...(hint ? { hint } : {}),
     position,
     path,
@@ -246,28 +260,34 @@ export function checkSecrets(definition: KindDefinition, records: readonly Locat
   }
 }
 
-/** What the manifests declare of one kind within one scope, as references may name it. */
+/**
+ * What the manifests declare of one kind within one scope, as references may name it, and the
+ * records every account holds of it (KindDefinition.accountRecords).
+ */
 export interface DeclaredNames {
-  /** A bare name, or a path from the scope (`Maquiagem > Rosto`), that names a declared record. */
+  /** A bare name, or a path from the scope (`Maquiagem > Rosto`), that names a declared record (or, for a read-only kind, one every account holds). */
   has(name: string): boolean;
-  /** Declared identities (from the scope) close to a name that matched none. */
+  /** Declared identities and those every account holds (from the scope) close to a name that matched none. */
   closeTo(name: string): string[];
+  /** Set for a read-only kind: its title. Its records are never declared, only known to be in every account. */
+  readOnlyTitle?: string;
 }
 
 /**
  * References to records of another kind (e.g. a situation's base, a custom field's product
- * categories): a note when no manifest declares the name, with the declared names close to it.
+ * categories): a note when no manifest declares the name, with the names close to it. Read-only
+ * records are never declared: a name is noted only when it is close to one every account holds
+ * (a module), since the account may hold any other.
  */
 export function checkCrossReferences(
   definition: KindDefinition,
   records: readonly LocatedRecord[],
-  declaredNames: (kind: KindDefinition['key'], scope: string | undefined) => DeclaredNames,
+  declaredNames: (kind: ReferenceTarget, scope: string | undefined) => DeclaredNames,
   diagnostics: Diagnostic[],
 ): void {
   for (const ref of definition.references) {
-    // Read-only records are never declared: the plan resolves their names against the account.
     const target = ref.target;
-    if (ref.parent || isReadOnlyKind(target)) continue;
+    if (ref.parent) continue;
     const scopePath = referenceScopePath(ref, definition);
     for (const r of records) {
       const values = readPathValues(r.record.value, ref.path);
@@ -275,10 +295,13 @@ export function checkCrossReferences(
       for (const name of values) {
         if (typeof name !== 'string' || name.trim() === '') continue;
         const normalized = normalizeName(name);
-        const declared = declaredNames(target, scope);
+        const declared = declaredNames(target, isReadOnlyKind(target) ? undefined : scope);
         if (declared.has(normalized)) continue;
         const at = ref.path.includes('*') ? ref.path.slice(0, ref.path.indexOf('*')) : ref.path;
-        diagnostics.push(undeclaredNote(normalized, declared.closeTo(normalized), r.locate(at), `${r.record.pointer}/${ref.path.join('/')}`));
+        const close = declared.closeTo(normalized);
+        const pointer = `${r.record.pointer}/${ref.path.join('/')}`;
+        if (declared.readOnlyTitle === undefined) diagnostics.push(undeclaredNote(normalized, close, r.locate(at), pointer));
+        else if (close.length > 0) diagnostics.push(unknownAccountNameNote(normalized, declared.readOnlyTitle, close, r.locate(at), pointer));
       }
     }
   }

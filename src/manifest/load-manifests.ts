@@ -13,7 +13,8 @@ import type { DesiredRecord, DesiredState, ManifestRecord, PathSegment, Policy, 
 import { defaultPolicy } from '../model/desired.js';
 import type { Diagnostic, SourcePosition } from '../model/diagnostics.js';
 import { compareDiagnostics, hasErrors } from '../model/diagnostics.js';
-import type { KindKey } from '../model/kinds.js';
+import type { KindKey, ReferenceTarget } from '../model/kinds.js';
+import { isReadOnlyKind } from '../model/kinds.js';
 import { appendTo, memoize } from '../model/collections.js';
 import { normalizeName, pathSeparator } from '../model/names.js';
 import { suggestClose } from '../model/suggest.js';
@@ -300,14 +301,14 @@ interface SpoiledPaths {
 
 /**
  * The values the errors spoil: each error's own value. A missing field spoils nothing (the
- * object is sound without it). Every spoiled pointer's ancestors go in a set of their own, so
+ * object is sound without it), nor does a name that is only too long (it still names its record). Every spoiled pointer's ancestors go in a set of their own, so
  * the test per value does not scan the errors.
  */
 function spoiledPaths(problems: readonly Diagnostic[]): SpoiledPaths {
   const at = new Set<string>();
   const above = new Set<string>();
   for (const problem of problems) {
-    if (problem.severity !== 'error' || problem.code === 'missing-field' || problem.path === undefined) continue;
+    if (problem.severity !== 'error' || problem.code === 'missing-field' || problem.code === 'too-long' || problem.path === undefined) continue;
     const pointer = problem.path === '/' ? '' : problem.path;
     at.add(pointer);
     for (let cut = pointer.lastIndexOf('/'); cut >= 0; cut = pointer.lastIndexOf('/', cut - 1)) {
@@ -423,22 +424,32 @@ function checkKinds(registry: Registry, byKind: Map<KindKey, LocatedRecord[]>, d
 
 /**
  * What references may name, per kind and scope: each declared record by its name and by its
- * identity from the scope (`Maquiagem > Rosto` for a tree), as the planner resolves them. Built
- * once per kind and scope: references ask for the same ones many times over.
+ * identity from the scope (`Maquiagem > Rosto` for a tree), as the planner resolves them, and the
+ * records every account holds (accountRecords) for hints. Built once per kind and scope:
+ * references ask for the same ones many times over.
  */
-function declaredNamesOf(registry: Registry, identified: ReadonlyMap<KindKey, readonly IdentifiedRecord[]>): (kind: KindKey, scope: string | undefined) => DeclaredNames {
+function declaredNamesOf(registry: Registry, identified: ReadonlyMap<KindKey, readonly IdentifiedRecord[]>): (kind: ReferenceTarget, scope: string | undefined) => DeclaredNames {
   const built = new Map<string, DeclaredNames>();
   return (kind, scope) => {
     const key = `${kind}\u0000${scope ?? '\u0001'}`;
     const known = built.get(key);
     if (known) return known;
+    if (isReadOnlyKind(kind)) {
+      const readOnly = registry.unit(kind)?.readOnly;
+      const names = readOnly?.accountRecords ?? [];
+      const declared: DeclaredNames = { has: (name) => names.includes(name), closeTo: memoize((name) => suggestClose(name, names)), readOnlyTitle: readOnly?.title ?? kind };
+      built.set(key, declared);
+      return declared;
+    }
     const definition = registry.kind(kind);
     const scoped = definition.scopeField !== undefined && scope !== undefined;
     const inScope = (identified.get(kind) ?? []).filter((r) => r.name !== '' && (!scoped || normalizeName(String(r.record.value[definition.scopeField ?? ''] ?? '')) === scope));
     const prefix = scoped ? `${scope}${pathSeparator}` : '';
     const fromScope = inScope.map((r) => (prefix !== '' && r.identity.startsWith(prefix) ? r.identity.slice(prefix.length) : r.identity));
     const names = new Set([...inScope.map((r) => r.name), ...fromScope]);
-    const declared: DeclaredNames = { has: (name) => names.has(name), closeTo: memoize((name) => suggestClose(name, fromScope)) };
+    // A name that is one of the account's own records is noted (it must still be there), not hinted at itself.
+    const accountOwn = (definition.accountRecords ?? []).filter((identity) => identity.startsWith(prefix)).map((identity) => identity.slice(prefix.length));
+    const declared: DeclaredNames = { has: (name) => names.has(name), closeTo: memoize((name) => suggestClose(name, [...fromScope, ...accountOwn.filter((own) => own !== name)])) };
     built.set(key, declared);
     return declared;
   };

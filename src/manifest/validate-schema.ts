@@ -92,6 +92,8 @@ function toDiagnostic(error: ErrorObject, locate: Locator, sources: ValueSources
       const limit = (error.params as { limit: number }).limit;
       return { ...base, code: 'invalid-value', message: limit === 1 ? `${fieldName(path)} must not be empty` : `${fieldName(path)} must have at least ${limit} characters`, position: locate(path) };
     }
+    case 'maxLength':
+      return tooLongDiagnostic(context);
     case 'type': {
       const expected = (error.params as { type: string | string[] }).type;
       const wanted = Array.isArray(expected) ? expected.join(' or ') : expected;
@@ -119,6 +121,25 @@ function toDiagnostic(error: ErrorObject, locate: Locator, sources: ValueSources
     default:
       return invalidValueDiagnostic(context);
   }
+}
+
+/**
+ * Text longer than its field takes: the limit is the kind's (KindDefinition.lengthLimits, found by
+ * the field's place in the record), said with where the number comes from.
+ */
+function tooLongDiagnostic({ error, path, locate, base }: ErrorContext): Diagnostic {
+  const max = (error.params as { limit: number }).limit;
+  const [kindKey, , ...inRecord] = path;
+  const definition = registry.kinds.find((k) => k.key === kindKey);
+  const limit = definition?.lengthLimits?.[inRecord.map((segment) => (typeof segment === 'number' ? '*' : segment)).join('.')];
+  const length = typeof error.data === 'string' ? [...error.data].length : undefined;
+  return {
+    ...base,
+    code: 'too-long',
+    message: `${fieldName(path)} ${length === undefined ? 'is too long' : `has ${length} characters`}; ${definition ? `${definition.key} take` : 'it takes'} at most ${max}${limit ? ` (${limit.source})` : ''}`,
+    hint: 'shorten it: the service may refuse a longer name, or keep only part of it',
+    position: locate(path),
+  };
 }
 
 function invalidValueDiagnostic({ error, path, locate, base }: ErrorContext): Diagnostic {

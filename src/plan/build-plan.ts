@@ -30,7 +30,8 @@ export interface PlanOptions {
   allowReplace: boolean;
   /**
    * Put into the plan what removing a record does to the undeclared records that name it (delete
-   * them, or take its name out of their lists) instead of blocking the removal (plan/referrers).
+   * them, or take its name out of their lists; for a replacement, have them name the new record)
+   * instead of blocking the removal (plan/referrers).
    */
   allowCascade: boolean;
   /** Overrides the policy's delete budget. */
@@ -89,12 +90,13 @@ export function buildPlan(declared: DesiredState, live: LiveState, adapters: rea
     else if (readKinds.has(adapter.kind)) state.liveAfter.set(adapter.kind, [...liveOf(adapter.kind)]);
   }
 
-  const claimed = new Set(state.matching.flatMap((m) => m.units.flatMap((u) => (u.live ? [`${m.kind}\u0000${u.live.id}`] : []))));
+  const claimed = new Map(state.matching.flatMap((m) => m.units.flatMap((u) => (u.live ? [[`${m.kind}\u0000${u.live.id}`, u.identity] as const] : []))));
   const referrers = settleReferrers(state.changes, {
     units: adapters,
     liveOf,
     whole: live.whole ?? new Map(),
     declared: (kind, id) => claimed.has(`${kind}\u0000${id}`),
+    claimedAs: (kind, id) => claimed.get(`${kind}\u0000${id}`),
     allowCascade: options.allowCascade,
   });
   const unitOf = indexUnits(state.desiredByKind);

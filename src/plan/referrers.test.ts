@@ -29,7 +29,7 @@ function context(options: Partial<ReferrerContext> = {}): ReferrerContext {
     ['categoriasLojas', true],
     ['camposCustomizados', true],
   ]);
-  return { units: registry.units, liveOf: (kind) => records.get(kind) ?? [], whole, declared: () => false, allowCascade: false, ...options };
+  return { units: registry.units, liveOf: (kind) => records.get(kind) ?? [], whole, declared: () => false, claimedAs: () => undefined, allowCascade: false, ...options };
 }
 
 const remove = (record: LiveRecord, reason: Change['reason'] = 'tombstone'): Change => ({ ...newChange('delete', record.kind, record.identity, reason, []), liveId: record.id });
@@ -92,10 +92,46 @@ describe('settleReferrers', () => {
     expect(changes[0]?.note).toContain('camposCustomizados "Produtos > Acabamento"');
   });
 
-  it('blocks a replacement of a record others name: the new record has another id', () => {
-    const changes = [remove(boca, 'replace')];
-    settleReferrers(changes, context({ allowCascade: true }));
+  it('blocks a replacement of a record others name without --allow-cascade, naming the way out', () => {
+    const changes = [remove(boca, 'replace'), newChange('create', 'categoriasProdutos', 'Rosto > Boca', 'replace', [])];
+    settleReferrers(changes, context({ claimedAs: () => 'Rosto > Boca' }));
     expect(changes[0]?.action).toBe('blocked');
     expect(changes[0]?.note).toContain('re-creates it under a new id');
+    expect(changes[0]?.note).toContain('plan with --allow-cascade to have them name the new record');
+    // Blocked whole: a create alone would leave the old record beside the new one.
+    expect(changes[1]?.action).toBe('blocked');
+    expect(changes[1]?.note).toContain('whose removal is blocked: nothing is created either');
+  });
+
+  describe('with --allow-cascade, a replacement', () => {
+    const withoutLink = (kind: UnitKind) => (kind === 'categoriasLojas' ? [] : (records.get(kind) ?? []));
+    const replaced = () => [remove(boca, 'replace'), newChange('create', 'categoriasProdutos', 'Rosto > Boca', 'replace', [])];
+
+    it('has its referrers name the new record, after its create and before the old one is deleted', () => {
+      const changes = replaced();
+      const settled = settleReferrers(changes, context({ allowCascade: true, liveOf: withoutLink, claimedAs: () => 'Rosto > Boca' }));
+      const [removal, create, repoint] = changes;
+      expect([removal?.action, repoint?.action, repoint?.kind, repoint?.reason, repoint?.removal]).toEqual(['delete', 'update', 'camposCustomizados', 'cascade', 'none']);
+      expect(repoint?.fields).toEqual([{ path: 'agrupadores.categoriasProdutos', before: ['Maquiagem > Olhos', 'Maquiagem > Boca'], after: ['Maquiagem > Olhos', 'Rosto > Boca'] }]);
+      expect(repoint?.desired).toMatchObject({ modulo: 'Produtos', nome: 'Acabamento', agrupadores: { categoriasProdutos: ['Maquiagem > Olhos', 'Rosto > Boca'] } });
+      expect(repoint?.note).toContain('changed to name the new record "Rosto > Boca"');
+      expect(removal?.dependsOn).toEqual([repoint?.id]);
+      expect(create?.dependsOn).toEqual([]);
+      expect(settled.preconditions.get(removal?.id ?? '')?.referrers).toEqual([{ kind: 'camposCustomizados', id: 20 }]);
+    });
+
+    it('stays blocked where a referrer cannot name another record in place (a store link)', () => {
+      const changes = replaced();
+      settleReferrers(changes, context({ allowCascade: true, claimedAs: () => 'Rosto > Boca' }));
+      expect(changes.map((c) => c.action)).toEqual(['blocked', 'blocked']);
+      expect(changes[0]?.note).toContain('categoriasLojas "Loja Virtual > Maquiagem > Boca" names it in categoriaProduto, which the API cannot change in place');
+    });
+
+    it('stays blocked when the new record takes the old one’s name', () => {
+      const changes = [remove(boca, 'replace'), newChange('create', 'categoriasProdutos', boca.identity, 'replace', [])];
+      settleReferrers(changes, context({ allowCascade: true, liveOf: withoutLink, claimedAs: () => boca.identity }));
+      expect(changes[0]?.action).toBe('blocked');
+      expect(changes[0]?.note).toContain('under the same name');
+    });
   });
 });

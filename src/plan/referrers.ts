@@ -5,6 +5,8 @@
 //   cascaded   --allow-cascade: the plan deletes it, or takes the name out of its list
 //              (ReferenceField.whenTargetRemoved), before the removal — what the service would
 //              otherwise do unasked, or leave dangling, shown as changes of their own (reason `cascade`);
+//              for a replacement, it is changed to name the new record instead (repointed), after
+//              the create and before the old record's delete;
 //   blocking   the removal is blocked, and its note names the records and the ways out.
 // Records inside a removed one (its children) are plan-changes' affair; both rules run to a fixed
 // point here, since a child kept by a referrer keeps its parent. A kind whose read does not hold
@@ -14,7 +16,7 @@
 // precondition a saved plan re-checks.
 import type { KindAdapter } from '../kinds/kind.js';
 import type { ReferrerSlot } from '../kinds/referrers.js';
-import { effectOnReferrer, holdsReferrers, indexReferrers, namesRecord, referrerSlotsOf, withoutName } from '../kinds/referrers.js';
+import { effectOnReferrer, holdsReferrers, indexReferrers, namesRecord, referrerSlotsOf, withNameReplaced, withoutName } from '../kinds/referrers.js';
 import type { UnitKind } from '../model/kinds.js';
 import type { LiveRecord, RemovedRecord, WholeRead } from '../model/live.js';
 import { isAccountOwn } from '../model/live.js';
@@ -29,6 +31,8 @@ export interface ReferrerContext {
   whole: ReadonlyMap<UnitKind, WholeRead>;
   /** Whether a desired unit claimed the live record: it is declared, and the manifests say what becomes of it. */
   declared: (kind: UnitKind, id: number) => boolean;
+  /** The identity the desired unit that claimed a live record gives it: where a replacement re-creates it. */
+  claimedAs: (kind: UnitKind, id: number) => string | undefined;
   allowCascade: boolean;
 }
 
@@ -52,6 +56,10 @@ interface Found {
 interface Cascade extends Found {
   target: LiveRecord;
 }
+/** A referrer of a replaced record, changed to name the new one (`to`, the replacement's create). */
+interface Repoint extends Cascade {
+  to: Change;
+}
 interface Clear {
   type: 'clear';
   target: LiveRecord | undefined;
@@ -59,6 +67,7 @@ interface Clear {
   /** Changes of the plan that settle a referrer (its delete, an update away): the removal waits for them. */
   after: string[];
   cascades: Cascade[];
+  repoints: Repoint[];
   /** The verdicts of referrers the cascade deletes, by record. */
   nested: Map<string, Clear>;
 }
@@ -75,7 +84,9 @@ const keyOf = (kind: UnitKind, id: number | undefined) => `${kind}\u0000${String
 
 /** Settles the referrers of every removal in `changes` (blocks, cascades, order); see the top of the file. */
 export function settleReferrers(changes: Change[], context: ReferrerContext): ReferrerSettlement {
-  const judge = createJudge(context);
+  // The creates that re-make replaced records, by kind and new identity: what their referrers come to name.
+  const replacements = new Map(changes.filter((c) => c.action === 'create' && c.reason === 'replace').map((c) => [keyOf(c.kind, undefined) + c.key, c]));
+  const judge = createJudge(context, replacements);
   const toRead: ReferrerRead = { kinds: [], removing: new Map() };
   let verdicts = new Map<string, Clear>();
   for (let blocked = true; blocked; ) {
@@ -95,6 +106,7 @@ export function settleReferrers(changes: Change[], context: ReferrerContext): Re
       blocked = true;
     }
   }
+  blockHalfReplacements(changes, context, replacements);
   const preconditions = new Map<string, ReferrersPrecondition>();
   const state: SettleState = { context, cascades: new Map(), preconditions };
   for (const change of changes) {
@@ -105,8 +117,23 @@ export function settleReferrers(changes: Change[], context: ReferrerContext): Re
   return { preconditions, ...(toRead.kinds.length > 0 ? { toRead } : {}) };
 }
 
+/**
+ * A replacement whose delete is blocked is blocked whole: its create would leave the old record
+ * beside the new one, which no later plan removes (the manifests no longer name it).
+ */
+function blockHalfReplacements(changes: Change[], context: ReferrerContext, replacements: ReadonlyMap<string, Change>): void {
+  for (const blocked of changes) {
+    if (blocked.action !== 'blocked' || blocked.reason !== 'replace' || blocked.liveId === undefined) continue;
+    const identity = context.claimedAs(blocked.kind, blocked.liveId);
+    const create = identity === undefined ? undefined : replacements.get(keyOf(blocked.kind, undefined) + identity);
+    const index = create ? changes.indexOf(create) : -1;
+    if (!create || index === -1) continue;
+    changes[index] = { ...newChange('blocked', create.kind, create.key, create.reason, create.fields), note: `replaces ${describeRecord({ kind: blocked.kind, identity: blocked.key })}, whose removal is blocked: nothing is created either` };
+  }
+}
+
 /** Judges one removal: its referrers and what settles each, or why it cannot go ahead. */
-function createJudge(context: ReferrerContext) {
+function createJudge(context: ReferrerContext, replacements: ReadonlyMap<string, Change>) {
   const liveById = new Map<string, LiveRecord>();
   for (const unit of context.units) for (const record of context.liveOf(unit.kind)) liveById.set(keyOf(unit.kind, record.id), record);
   const indexes = new Map<string, ReturnType<typeof indexReferrers>>();
@@ -118,14 +145,13 @@ function createJudge(context: ReferrerContext) {
   };
   const judge: Judge = (change, byRecord, visiting = new Set()) => {
     const target = liveById.get(keyOf(change.kind, change.liveId));
-    const verdict: Clear = { type: 'clear', target, found: [], after: [], cascades: [], nested: new Map() };
+    const verdict: Clear = { type: 'clear', target, found: [], after: [], cascades: [], repoints: [], nested: new Map() };
     if (!target) return verdict;
     const slots = referrerSlotsOf(context.units, change.kind);
     const unread = slots.filter((slot) => !holdsReferrers(context.whole.get(slot.kind), slot, target)).map((slot) => slot.kind);
     if (unread.length > 0) return { type: 'unread', kinds: [...new Set(unread)], targets: [target] };
     verdict.found = slots.flatMap((slot) => referrersAt(slot, target).map((record) => ({ slot, record })));
     if (verdict.found.length === 0) return verdict;
-    if (change.removal === 'replacement') return { type: 'blocked', note: replacementNote(verdict.found) };
     const declared: Found[] = [];
     const undeclared: Found[] = [];
     for (const referrer of verdict.found) {
@@ -133,6 +159,9 @@ function createJudge(context: ReferrerContext) {
       if (settledBy) verdict.after.push(settledBy.id);
       else (context.declared(referrer.slot.kind, referrer.record.id) ? declared : undeclared).push(referrer);
     }
+    // Manifests name a replaced record by its new identity (the planner reads them through the
+    // replacement as through a rename): a declared referrer is repointed like an undeclared one.
+    if (change.removal === 'replacement' && declared.length + undeclared.length > 0) return repointReferrers(change, target, [...declared, ...undeclared], verdict, context, replacements);
     if (declared.length > 0) return { type: 'blocked', note: declaredNote(declared) };
     if (undeclared.length === 0) return verdict;
     if (!context.allowCascade) return { type: 'blocked', note: undeclaredNote(undeclared) };
@@ -145,6 +174,43 @@ function createJudge(context: ReferrerContext) {
     return verdict;
   };
   return judge;
+}
+
+/**
+ * The referrers of a replaced record the plan does not settle: with --allow-cascade each is changed to
+ * name the new record (after its create, before the old one's delete); without, or where that
+ * cannot be done, the replacement is blocked with the way out.
+ */
+function repointReferrers(
+  change: Change,
+  target: LiveRecord,
+  undeclared: readonly Found[],
+  verdict: Clear,
+  context: ReferrerContext,
+  replacements: ReadonlyMap<string, Change>,
+): Verdict {
+  if (!context.allowCascade) return { type: 'blocked', note: replacementNote(undeclared) };
+  const identity = change.liveId === undefined ? undefined : context.claimedAs(change.kind, change.liveId);
+  const to = identity === undefined ? undefined : replacements.get(keyOf(change.kind, undefined) + identity);
+  if (!to || to.key === target.identity) return { type: 'blocked', note: sameNameNote(undeclared) };
+  for (const referrer of undeclared) {
+    const refusal = repointRefusal(referrer, context);
+    if (refusal) return { type: 'blocked', note: refusal };
+    verdict.repoints.push({ ...referrer, target, to });
+  }
+  return verdict;
+}
+
+/** Why a referrer cannot be changed to name a replacement's new record; undefined when it can. */
+function repointRefusal({ record, slot }: Found, context: ReferrerContext): string | undefined {
+  const name = describeRecord(record);
+  if (isAccountOwn(record)) return `${name} names it, and is the account's own record: erpsync never changes it`;
+  const field = slot.reference.path[0];
+  const unit = context.units.find((u) => u.kind === record.kind);
+  if (field !== undefined && unit?.immutableFields?.includes(field)) {
+    return `a replacement re-creates it under a new id, and ${name} names it in ${field}, which the API cannot change in place: remove that record (ensure: absent) in an apply of its own first, and declare one for the new record`;
+  }
+  return undefined;
 }
 
 /** A change of the plan that stops the referrer naming the target before the removal: its delete, or an update away. */
@@ -193,6 +259,7 @@ function settle(change: Change, verdict: Clear, state: SettleState): void {
     const nested = verdict.nested.get(keyOf(cascade.record.kind, cascade.record.id));
     if (nested && made.action === 'delete') settle(made, nested, state);
   }
+  for (const repoint of verdict.repoints) after.push(addRepoint(repoint, state).id);
   change.dependsOn = [...new Set([...change.dependsOn, ...after])].sort();
   const target = verdict.target;
   const slots = target ? referrerSlotsOf(state.context.units, target.kind) : [];
@@ -228,6 +295,29 @@ function addCascade(cascade: Cascade, state: SettleState): Change {
     liveId: record.id,
     fields: [{ path: listPath.join('.'), before: readPath(record.fields, listPath), after: readPath(desired, listPath) }],
     note: `names ${named}, which this plan removes: the name is taken out first (--allow-cascade)`,
+  };
+  state.cascades.set(key, { change, names });
+  return change;
+}
+
+/**
+ * The change that has a referrer name a replacement's new record where it named the old one. It
+ * names the new record's identity, so it waits for that create (plan/waves), and the old record's
+ * delete waits for it. One change per referrer, whatever it names that the plan replaces or removes.
+ */
+function addRepoint(repoint: Repoint, state: SettleState): Change {
+  const { record, slot, target, to } = repoint;
+  const key = keyOf(record.kind, record.id);
+  const known = state.cascades.get(key);
+  const names = [...(known?.names ?? []), target];
+  const path = slot.reference.path;
+  const shown = path.at(-1) === '*' ? path.slice(0, -1) : [...path];
+  const desired = withNameReplaced(known?.change.desired ?? record.fields, path, target, to.key);
+  const change: Change = {
+    ...cascadeChange(record, 'update', desired),
+    liveId: record.id,
+    fields: [{ path: shown.join('.'), before: readPath(record.fields, shown), after: readPath(desired, shown) }],
+    note: `names ${describeRecord(target)}, which this plan replaces: changed to name the new record ${JSON.stringify(to.key)} once it is created, before the old one is deleted (--allow-cascade)`,
   };
   state.cascades.set(key, { change, names });
   return change;
@@ -284,7 +374,11 @@ function declaredNote(found: readonly Found[]): string {
 }
 
 function replacementNote(found: readonly Found[]): string {
-  return `a replacement re-creates it under a new id, and ${listOf(found, 'name the old one')}: remove them (or their names of it) in an apply of their own first`;
+  return `a replacement re-creates it under a new id, and ${listOf(found, 'name the old one')}: plan with --allow-cascade to have them name the new record, or remove them (or their names of it) in an apply of their own first`;
+}
+
+function sameNameNote(found: readonly Found[]): string {
+  return `a replacement re-creates it under the same name, so ${listOf(found, 'that name the old one')} cannot be changed to name the new one before the old one is deleted: remove them (or their names of it) in an apply of their own first`;
 }
 
 function unreadNote(kinds: readonly UnitKind[]): string {

@@ -84,25 +84,41 @@ export async function readAndPlan(opened: OpenedTarget, desired: DesiredState, s
 
 /** readAndPlan with the client and the planning step given (in-process pipelines with a client of their own). */
 export async function readAndPlanWith(client: ApiClient, desired: DesiredState, plan: (live: LiveState) => PlanResult): Promise<{ live: LiveState; result: PlanResult }> {
-  const request = planReadRequest(desired);
+  return readSettlingReferrers(client, planReadRequest(desired), plan);
+}
+
+/**
+ * Reads the account and runs a step over it (a plan, a drift report); while the step says removals
+ * wait for kinds that may name what they remove (`unreadReferrers`), those are read — only then —
+ * and the step runs again. The one loop plan and drift share.
+ */
+async function readSettlingReferrers<T extends Pick<PlanResult, 'unreadReferrers'>>(client: ApiClient, request: ReadRequest, step: (live: LiveState) => T): Promise<{ live: LiveState; result: T }> {
   let live = await fetchLive(client, registry.units, request);
-  let result = plan(live);
+  let result = step(live);
   for (let round = 0; result.unreadReferrers && round < registry.units.length; round += 1) {
     live = await readReferrers(client, registry.units, request, live, result.unreadReferrers);
-    result = plan(live);
+    result = step(live);
   }
   return { live, result };
 }
 
-/** The account as drift needs it: every record of the touched kinds, with every field (for snippets). */
-export async function readAccountForDrift(opened: OpenedTarget, desired: DesiredState): Promise<LiveState> {
-  return fetchLive(opened.client, registry.units, {
-    kinds: selectUnitKinds(desired, registry.units),
-    desired: deriveDesiredUnits(desired, registry.units),
-    // Unmanaged records are found only by reading every record, and their snippets need every field.
-    complete: () => true,
-    everyField: true,
-  });
+/**
+ * Reads the account as drift needs it — every record of the touched kinds, with every field (for
+ * snippets) — and finds the drift; removals the manifests intend read the kinds that may name
+ * what they remove as a plan does (counted in the report's reads).
+ */
+export async function readAndFindDrift<T extends Pick<PlanResult, 'unreadReferrers'>>(opened: OpenedTarget, desired: DesiredState, find: (live: LiveState) => T): Promise<{ live: LiveState; result: T }> {
+  return readSettlingReferrers(
+    opened.client,
+    {
+      kinds: selectUnitKinds(desired, registry.units),
+      desired: deriveDesiredUnits(desired, registry.units),
+      // Unmanaged records are found only by reading every record, and their snippets need every field.
+      complete: () => true,
+      everyField: true,
+    },
+    find,
+  );
 }
 
 /**

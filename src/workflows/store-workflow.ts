@@ -24,7 +24,7 @@ import { runApplyWorkflow } from './apply-workflow.js';
 import type { FileReaders } from './file-readers.js';
 import type { OpenedTarget } from './open-target.js';
 import { openResolvedTarget } from './open-target.js';
-import { loadDesired, planTargetOf, readAccountForDrift, readAndPlan, requireSelectionMatches } from './read-and-plan.js';
+import { loadDesired, planTargetOf, readAndFindDrift, readAndPlan, requireSelectionMatches } from './read-and-plan.js';
 import type { RunIO } from './run-io.js';
 import type { StoreSettings } from './store-settings.js';
 import type { DesiredState } from '../model/desired.js';
@@ -146,17 +146,18 @@ async function driftStore(job: StoreJob, desired: DesiredState | undefined, open
   if (!desired || job.source.type !== 'manifests') throw new ErpsyncError('INTERNAL', 'drift runs from manifests');
   const drift = job.settings.drift;
   const baseline = drift.baseline ? await loadBaseline(drift.baseline, job.source.paths, { cwd: io.cwd, env: io.env }) : undefined;
-  const live = await readAccountForDrift(opened, desired);
-  const found = findDrift({
-    desired,
-    live,
-    adapters: registry.units,
-    target: planTargetOf(opened),
-    includeBuiltin: drift.includeBuiltin,
-    today: job.settings.plan.today,
-    ...(job.settings.plan.selection ? { selection: job.settings.plan.selection } : {}),
-    ...(baseline ? { baseline } : {}),
-  });
+  const { live, result: found } = await readAndFindDrift(opened, desired, (read) =>
+    findDrift({
+      desired,
+      live: read,
+      adapters: registry.units,
+      target: planTargetOf(opened),
+      includeBuiltin: drift.includeBuiltin,
+      today: job.settings.plan.today,
+      ...(job.settings.plan.selection ? { selection: job.settings.plan.selection } : {}),
+      ...(baseline ? { baseline } : {}),
+    }),
+  );
   facts.diagnostics = [...facts.diagnostics, ...found.diagnostics.filter((d) => d.severity !== 'note')];
   if (hasErrors(found.diagnostics)) return { ...facts, status: 'invalid' };
   requireSelectionMatches(job.settings.plan.selection, found.matching);

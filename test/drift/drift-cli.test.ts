@@ -63,6 +63,27 @@ describe('erpsync drift', () => {
     expect(all.ignored[0]?.count).toBe(1);
   });
 
+  it('reads the kinds that may name a removal the manifests intend, as plan does, and counts them', async () => {
+    const { dir, env, emulator } = await open();
+    write(dir, 'before/vendas.yaml', 'version: 1\nsituacoes:\n  - modulo: Vendas\n    nome: Em separação\n    herdado: Em andamento\ntransicoes:\n  - modulo: Vendas\n    de: Em aberto\n    para: Em separação\n');
+    write(dir, 'm/vendas.yaml', 'version: 1\nsituacoes:\n  - modulo: Vendas\n    nome: Em separação\n    ensure: absent\n');
+    expect((await runCli(['apply', 'before', '--auto-approve'], { cwd: dir, env })).code).toBe(0);
+    const gets = () => Object.entries(emulator.counters()).filter(([request]) => request.startsWith('GET /') && !request.startsWith('GET /empresas'));
+    const sum = (entries: [string, number][]) => entries.reduce((n, [, count]) => n + count, 0);
+    const before = sum(gets());
+    const transitionReads = () => sum(gets().filter(([request]) => request.includes('/transicoes')));
+    const transitionsBefore = transitionReads();
+    const drift = await runCli(['drift', 'm', '--json'], { cwd: dir, env });
+    expect(drift.code).toBe(2);
+    const report = JSON.parse(drift.stdout) as DriftReport;
+    const note = report.findings.find((f) => f.key === 'Vendas > Em separação')?.note ?? '';
+    expect(note).toContain('named by 1 record(s) that no manifest declares (transicoes "Vendas > Em aberto → Em separação")');
+    expect(note).not.toContain('plan again');
+    // The transitions were read for the removal, once, and the report's reads count every request.
+    expect(transitionReads() - transitionsBefore).toBe(1);
+    expect(report.reads).toBe(sum(gets()) - before);
+  });
+
   it('exits 1, not 2, on a usage mistake and on manifests that do not resolve', async () => {
     const { dir, env } = await open();
     write(dir, 'm/groups.yaml', 'version: 1\ngruposProdutos:\n  - nome: Nacionais\n    grupoProdutoPai: Ninguém\n');

@@ -1,23 +1,20 @@
 // What validate says about references, offline: a note only for a name no manifest declares (by
 // its name or by its path), with the declared names close to it as `plan` would hint them; and
 // an `id:` pinned twice is an error before any request.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifest/load-manifests.js';
-import { renderDiagnosticsText } from '../../src/report/diagnostics-report.js';
+import { offlineDiagnostics } from '../support/offline-diagnostics.js';
+import { runCli } from '../support/run-cli.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const dir = mkdtempSync(path.join(tmpdir(), 'erpsync-references-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function diagnosticsOf(yaml: string): Promise<string[]> {
-  writeFileSync(path.join(dir, 'm.yaml'), yaml);
-  const result = await loadManifests(['m.yaml'], { cwd: dir, env: {}, offline: true });
-  return renderDiagnosticsText(result.diagnostics);
-}
+const diagnosticsOf = (yaml: string) => offlineDiagnostics(dir, yaml);
 
 describe('references, offline', () => {
   it('notes on the shipped example only the names the account holds of its own (default chart, built-in situations)', async () => {
@@ -64,6 +61,40 @@ describe('references, offline', () => {
       '    hint: did you mean `Separando`?',
       'm.yaml:11:14: note: unresolved-reference: `Separando` is not declared in these manifests; it must exist in the account when you plan',
     ]);
+  });
+
+  it('hints the records every account holds (default chart, Vendas built-ins, the Vendas module) as plan does from the account', async () => {
+    const yaml = [
+      'version: 1',
+      'categoriasReceitasDespesas:',
+      '  - descricao: Software de gestão',
+      '    categoriaPai: Despesas Administrativs',
+      '    tipo: despesa',
+      'situacoes:',
+      '  - modulo: Vendass',
+      '    nome: Separando',
+      '    herdado: Em aberto',
+      '  - modulo: Vendas',
+      '    nome: Embalando',
+      '    herdado: Em andamnto',
+      '  - modulo: Compras',
+      '    nome: Conferindo',
+      '    herdado: Atendido',
+      '',
+    ].join('\n');
+    const offline = await diagnosticsOf(yaml);
+    const hintsOf = (lines: readonly string[]) => lines.flatMap((line, i) => (line.startsWith('    hint:') ? [`${(lines[i - 1] ?? '').split(':').slice(0, 3).join(':')} ${line.trim()}`] : []));
+    expect(hintsOf(offline)).toEqual([
+      'm.yaml:4:19 hint: did you mean `Despesas administrativas`, `Despesas administrativas > Água`, `Despesas administrativas > Aluguel`?',
+      'm.yaml:7:13 hint: did you mean `Vendas`?',
+      'm.yaml:12:14 hint: did you mean `Em andamento`?',
+    ]);
+    // A module the account may hold (Compras) is not noted; Atendido outside Vendas is not hinted either.
+    expect(offline.filter((l) => l.includes('Compras'))).toEqual([]);
+    const planned = await runCli(['plan', 'm.yaml', '--sandbox', '--sandbox-state', 'state.json'], { cwd: dir, env: {} });
+    expect(planned.code).toBe(1);
+    const planLines = planned.stderr.split('\n');
+    expect(hintsOf(planLines).filter((hint) => !hint.startsWith('m.yaml:15:'))).toEqual(hintsOf(offline));
   });
 
   it('refuses an id pinned by two records of a kind, before any request', async () => {
