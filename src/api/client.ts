@@ -41,6 +41,11 @@ export interface ApiClientOptions {
   /** Further strings to keep out of messages and events (e.g. secret manifest values). */
   secrets?: readonly string[];
   signal?: AbortSignal;
+  /**
+   * Awaited right before each attempt leaves (after pacing), so nothing waits between it and the
+   * send; a throw stops the request unsent (apply's lock fence).
+   */
+  beforeSend?: (req: ApiRequest) => Promise<void>;
   onEvent?: (event: ApiEvent) => void;
   /** Jitter source in [0, 1); tests seed it. */
   random?: () => number;
@@ -261,6 +266,7 @@ async function sendRequest<T>(state: ClientState, req: ApiRequest): Promise<ApiR
     ensureMaySend(state);
     const token = a.renewedToken ?? (await options.credentials.accessToken(options.signal));
     a.renewedToken = undefined;
+    await options.beforeSend?.(req);
     a.attempt += 1;
     a.policyAttempts += 1;
     countSend(state, req);

@@ -77,6 +77,8 @@ interface ApplyRun {
   settleCarrier: (id: string, result: CarrierResult) => void;
   requestsSent: () => number;
   interrupted: boolean;
+  /** Set once a write was refused because another run took the account's lock: nothing more starts. */
+  lockLost?: string;
 }
 
 function startRun(plan: Plan, options: ApplyOptions): ApplyRun {
@@ -138,6 +140,7 @@ async function runWave(run: ApplyRun, inWave: readonly Change[], wave: number): 
 
 function recordOutcome(run: ApplyRun, change: Change, outcome: ChangeOutcome, result: CarrierResult = { outcome, included: new Set() }): void {
   run.outcomes.set(change.id, outcome);
+  if (outcome.status === 'failed' && outcome.code === 'LOCK_LOST') run.lockLost ??= outcome.error;
   if (change.carries) run.settleCarrier(change.id, result);
   run.options.onEvent?.({ type: 'change-end', change, outcome, requests: run.requestsSent() });
 }
@@ -156,6 +159,7 @@ function outcomeWithoutRunning(run: ApplyRun, change: Change): ChangeOutcome | u
     run.interrupted = true;
     return { status: 'skipped', because: 'interrupted' };
   }
+  if (run.lockLost !== undefined) return { status: 'skipped', because: 'the account lock was lost: not sent' };
   if (change.action === 'blocked') return { status: 'blocked', because: change.note ?? change.reason };
   const failedDependency = failedDependencyOf(run, change);
   if (failedDependency) return { status: 'skipped', because: `${failedDependency} did not apply` };
