@@ -72,9 +72,11 @@ export async function runApplyWorkflow(plan: Plan, options: ApplyWorkflowOptions
   let notConverged: string[] = [];
   if (!result.interrupted && result.applied > 0) {
     options.report({ type: 'verify-start' });
-    // Only changes planned for read-back are read again: the others' own answers proved them.
-    const readBack = result.outcomes.some((o) => o.outcome.status === 'applied' && needsReadBack(o.change));
-    if (readBack) notConverged = findNonConvergent(result, await options.readAccount(verifyRequest(plan, options.adapters, live)), options.adapters);
+    // Only changes planned for read-back are read again: the others' own answers proved them —
+    // except a create adopted after its answer was lost, which no answer proves.
+    const adopted = new Set(result.outcomes.filter((o) => o.outcome.status === 'applied' && o.outcome.adopted === true).map((o) => o.change.id));
+    const readBack = result.outcomes.some((o) => o.outcome.status === 'applied' && (needsReadBack(o.change) || adopted.has(o.change.id)));
+    if (readBack) notConverged = findNonConvergent(result, await options.readAccount(verifyRequest(plan, options.adapters, live, adopted)), options.adapters);
     options.report({ type: 'verify-end', notConverged });
   }
   return { status: 'applied', result, notConverged };
