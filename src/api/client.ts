@@ -6,6 +6,7 @@
 // could carry the token to another origin).
 import type { Dispatcher } from 'undici';
 import { ErpsyncError } from '../model/errors.js';
+import { BodyTooLargeError, readBodyWithin } from './bounded-body.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
 import type { CredentialProvider } from './credentials.js';
 import { ApiError, ApiOutcomeUnknownError, parseErrorBody } from './errors.js';
@@ -254,31 +255,16 @@ async function sendOnce(state: ClientState, req: ApiRequest, requestPath: string
   }
 }
 
-/**
- * Reads an answer up to the size cap, chunk by chunk, and stops reading (closing the connection)
- * past it: a huge or endless body is never held. Past the cap a read fails; a write's outcome is unknown.
- */
+/** An answer read up to the size cap (a huge or endless body is never held); past it a read fails and a write's outcome is unknown. */
 async function readBounded(res: Dispatcher.ResponseData, state: ClientState, req: ApiRequest, requestPath: string): Promise<string> {
-  const limit = state.options.maxResponseBytes ?? defaultMaxResponseBytes;
-  const tooLarge = (): ErpsyncError => {
-    res.body.destroy();
+  try {
+    return await readBodyWithin(res.body as unknown as AsyncIterable<Buffer> & { destroy(): unknown }, firstHeader(res.headers['content-length']), state.options.maxResponseBytes ?? defaultMaxResponseBytes);
+  } catch (error) {
+    if (!(error instanceof BodyTooLargeError)) throw error;
     const shown = state.redact(requestPath.slice(state.basePath.length));
-    const reason = `the answer is larger than ${describeBytes(limit)}, far more than a configuration list holds; erpsync stopped reading it`;
-    return req.method === 'GET' ? new ErpsyncError('API_ERROR', `${req.method} ${shown}: ${reason}`) : new ApiOutcomeUnknownError({ method: req.method, path: shown, reason });
-  };
-  if (Number(firstHeader(res.headers['content-length']) ?? 0) > limit) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of res.body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw tooLarge();
-    chunks.push(chunk);
+    const reason = `${error.message}, far more than a configuration list holds; erpsync stopped reading it`;
+    throw req.method === 'GET' ? new ErpsyncError('API_ERROR', `${req.method} ${shown}: ${reason}`) : new ApiOutcomeUnknownError({ method: req.method, path: shown, reason });
   }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function describeBytes(bytes: number): string {
-  return bytes >= 1024 * 1024 ? `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB` : `${bytes} bytes`;
 }
 
 function seconds(ms: number): number {
