@@ -361,7 +361,8 @@ async function handleErrorStatus(state: ClientState, a: Attempts, outcome: Extra
       return;
     }
   }
-  refuseLongWait(state, a, outcome);
+  // Before the pacer hears of it: a 429's wait holds every later request of the run.
+  if (status === 429 && body.period !== 'day') refuseLongWait(state, a, outcome);
   if (status === 429) {
     state.stats.throttled += 1;
     pacer.onThrottled(parseRetryAfter(outcome.retryAfter, Date.now()));
@@ -375,6 +376,7 @@ async function handleErrorStatus(state: ClientState, a: Attempts, outcome: Extra
   const verdict = judgeFailure(req.method, classifyStatus(status));
   if (verdict === 'outcome-unknown') throw new ApiOutcomeUnknownError({ method: req.method, path: a.shownPath, reason: `the server answered ${status}`, status });
   if (verdict === 'retry') {
+    refuseLongWait(state, a, outcome);
     const waitHint = parseRetryAfter(outcome.retryAfter, Date.now()) ?? 0;
     const delay = Math.max(backoffDelay(a.policyAttempts, policy, state.random), Math.min(waitHint, policy.maxDelayMs));
     if (mayRetry(a.policyAttempts, state.now() - a.started, delay, policy)) {

@@ -31,13 +31,14 @@ async function behind(behaviour: Misbehaviour) {
 
 describe('a server that imposes a wait of a day', () => {
   it.each([
-    ['seconds', 'retry-after-seconds', /Retry-After: 86400\)/],
-    ['an HTTP date', 'retry-after-date', /Retry-After: \w{3}, \d{2} \w{3} \d{4} [\d:]{8} GMT\)/],
-  ] as const)('in %s: plan fails at once, naming the wait asked for', async (_, behaviour, header) => {
+    ['429, in seconds', 'retry-after-seconds', 429, /Retry-After: 86400\)/],
+    ['429, as an HTTP date', 'retry-after-date', 429, /Retry-After: \w{3}, \d{2} \w{3} \d{4} [\d:]{8} GMT\)/],
+    ['503, in seconds', 'unavailable-for-a-day', 503, /Retry-After: 86400\)/],
+  ] as const)('%s: plan fails at once, naming the wait asked for', async (_, behaviour, status, header) => {
     const { run } = await behind(behaviour);
     const planned = await run(['plan', 'm.yaml']);
     expect(planned.code).toBe(1);
-    expect(planned.stderr).toMatch(/GET \/empresas\/me\/dados-basicos: the server answered 429 and asked to wait 24 h \(/);
+    expect(planned.stderr).toContain(`GET /empresas/me/dados-basicos: the server answered ${status} and asked to wait 24 h (`);
     expect(planned.stderr).toMatch(header);
     expect(planned.stderr).toContain('longer than erpsync waits (60 s)');
   });

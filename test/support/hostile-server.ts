@@ -1,13 +1,13 @@
 // A misbehaving server on 127.0.0.1 in front of an emulated account: it passes what it does not
 // misbehave on through to the emulator, and for the rest answers as a broken or hostile service
-// would — a Retry-After of a day, a body trickling a byte at a time, no answer at all, an endless
+// would — a Retry-After of a day (429 or 503), a body trickling a byte at a time, no answer at all, an endless
 // (2 GB) body, or POSTs swallowed (never committed, never answered). It counts the bytes it sent,
 // so a test can tell that a client stopped reading instead of holding everything.
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
-export type Misbehaviour = 'retry-after-seconds' | 'retry-after-date' | 'trickle' | 'silent' | 'huge' | 'swallow-posts';
+export type Misbehaviour = 'retry-after-seconds' | 'retry-after-date' | 'unavailable-for-a-day' | 'trickle' | 'silent' | 'huge' | 'swallow-posts';
 
 export interface HostileServer {
   /** The emulator's base URL with this server's origin. */
@@ -35,6 +35,10 @@ export async function startHostileServer(upstreamBaseUrl: string, behaviour: Mis
         res.end(JSON.stringify({ error: { type: 'TOO_MANY_REQUESTS', message: 'Limite de requisições atingido', description: 'tente mais tarde' } }));
         return;
       }
+      case 'unavailable-for-a-day':
+        res.writeHead(503, { 'content-type': 'text/html', 'retry-after': '86400' });
+        res.end('<html><body>Service Unavailable</body></html>');
+        return;
       case 'trickle': {
         res.writeHead(200, { 'content-type': 'application/json' });
         const timer = setInterval(() => {
