@@ -193,21 +193,28 @@ function holdLock(file: string, record: LockRecord, tookOverFrom: LockRecord | u
   const renewOnce = (): Promise<boolean> => (renewing ??= renew().finally(() => (renewing = undefined)));
   const timer = setInterval(() => void renewOnce(), Math.max(250, record.leaseMs / 3));
   timer.unref();
+  const confirmHeld = async (): Promise<void> => {
+    if (lost) throw lost;
+    const gap = pausedFor();
+    const current = await readLock(file).catch(() => undefined);
+    if (current?.token !== record.token) throw loseTo(current, gap);
+    // Past half the lease without a renewal, the process was not running (or starved): renew
+    // before sending, and read the record back — a taker may have removed it meanwhile.
+    if (gap < record.leaseMs / 2) return;
+    await renewing;
+    const renewedNow = await renewOnce();
+    const after = await readLock(file).catch(() => undefined);
+    if (!renewedNow || after?.token !== record.token) throw loseTo(after, gap);
+  };
+  let confirming: Promise<unknown> = Promise.resolve();
   return {
     record,
     ...(tookOverFrom ? { tookOverFrom } : {}),
-    async confirm() {
-      if (lost) throw lost;
-      const gap = pausedFor();
-      const current = await readLock(file).catch(() => undefined);
-      if (current?.token !== record.token) throw loseTo(current, gap);
-      // Past half the lease without a renewal, the process was not running (or starved): renew
-      // before sending, and read the record back — a taker may have removed it meanwhile.
-      if (gap < record.leaseMs / 2) return;
-      await renewing;
-      const renewedNow = await renewOnce();
-      const after = await readLock(file).catch(() => undefined);
-      if (!renewedNow || after?.token !== record.token) throw loseTo(after, gap);
+    confirm() {
+      // In call order: concurrent writes leave in the order they were dispatched, as without the fence.
+      const confirmed = confirming.then(confirmHeld);
+      confirming = confirmed.catch(() => undefined);
+      return confirmed;
     },
     async release() {
       if (released) return;
