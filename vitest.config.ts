@@ -16,6 +16,7 @@ const slow = [
   'test/manifest/hostile-files.test.ts',
   'test/api/pacing-limit.test.ts',
   'test/api/resilience.test.ts',
+  'test/api/misbehaving-server.test.ts',
   'test/emulator/scale.test.ts',
 ];
 

@@ -6,6 +6,7 @@
 // could carry the token to another origin).
 import type { Dispatcher } from 'undici';
 import { ErpsyncError } from '../model/errors.js';
+import { BodyTooLargeError, readBodyWithin } from './bounded-body.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
 import type { CredentialProvider } from './credentials.js';
 import { ApiError, ApiOutcomeUnknownError, parseErrorBody } from './errors.js';
@@ -35,12 +36,23 @@ export interface ApiClientOptions {
   rate?: number;
   /** Budget guard: the run fails (RATE_BUDGET_EXHAUSTED) rather than send more than this. */
   maxRequests?: number;
-  timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
+  /**
+   * `requestMs`: the whole of one attempt, headers and body, however the server trickles them
+   * (default 60 s); `headersMs`/`bodyMs` bound the wait for the headers and between body chunks.
+   */
+  timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number; requestMs?: number };
+  /** The largest answer read (default 32 MiB): configuration lists are small, a bigger one is an error. */
+  maxResponseBytes?: number;
   retry?: Partial<RetryPolicy>;
   circuit?: Partial<CircuitOptions>;
   /** Further strings to keep out of messages and events (e.g. secret manifest values). */
   secrets?: readonly string[];
   signal?: AbortSignal;
+  /**
+   * Awaited right before each attempt leaves (after pacing), so nothing waits between it and the
+   * send; a throw stops the request unsent (apply's lock fence).
+   */
+  beforeSend?: (req: ApiRequest) => Promise<void>;
   onEvent?: (event: ApiEvent) => void;
   /** Jitter source in [0, 1); tests seed it. */
   random?: () => number;
@@ -105,7 +117,8 @@ export interface ApiClient {
   close(): Promise<void>;
 }
 
-const defaultTimeouts = { connectMs: 10_000, headersMs: 30_000, bodyMs: 30_000 };
+const defaultTimeouts = { connectMs: 10_000, headersMs: 30_000, bodyMs: 30_000, requestMs: 60_000 };
+const defaultMaxResponseBytes = 32 * 1024 * 1024;
 
 type Outcome =
   | { type: 'response'; status: number; contentType: string | undefined; retryAfter: string | undefined; text: string }
@@ -209,7 +222,7 @@ function ensureMaySend(state: ClientState): void {
   }
 }
 
-/** One HTTP exchange: the answer as text, or where the connection failed. */
+/** One HTTP exchange within its deadline: the answer as text, or where the connection failed. */
 async function sendOnce(state: ClientState, req: ApiRequest, requestPath: string, token: string): Promise<Outcome> {
   const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json' };
   let body: string | undefined;
@@ -218,19 +231,44 @@ async function sendOnce(state: ClientState, req: ApiRequest, requestPath: string
     body = JSON.stringify(req.body);
   }
   const sender = await dispatcherOf(state);
+  const deadline = AbortSignal.timeout(state.timeouts.requestMs);
+  const signal = state.options.signal ? AbortSignal.any([state.options.signal, deadline]) : deadline;
+  // A deadline that fired is a timeout, whatever undici calls the abort.
+  const failed = (error: unknown, phase: 'headers' | 'body'): Outcome =>
+    deadline.aborted && !state.options.signal?.aborted
+      ? { type: 'network', failure: 'timeout', error: new Error(`no complete answer within ${seconds(state.timeouts.requestMs)} s`) }
+      : { type: 'network', failure: classifyNetworkError(error, phase), error };
   try {
-    const res = await sender.request({ origin: state.origin, path: requestPath, method: req.method, headers, body, signal: state.options.signal });
+    const res = await sender.request({ origin: state.origin, path: requestPath, method: req.method, headers, body, signal });
     const status = res.statusCode;
     const contentType = firstHeader(res.headers['content-type']);
     const retryAfter = firstHeader(res.headers['retry-after']);
     try {
-      return { type: 'response', status, contentType, retryAfter, text: await res.body.text() };
+      return { type: 'response', status, contentType, retryAfter, text: await readBounded(res, state, req, requestPath) };
     } catch (error) {
-      return { type: 'network', failure: classifyNetworkError(error, 'body'), error };
+      if (error instanceof ErpsyncError) throw error;
+      return failed(error, 'body');
     }
   } catch (error) {
-    return { type: 'network', failure: classifyNetworkError(error, 'headers'), error };
+    if (error instanceof ErpsyncError) throw error;
+    return failed(error, 'headers');
   }
+}
+
+/** An answer read up to the size cap (a huge or endless body is never held); past it a read fails and a write's outcome is unknown. */
+async function readBounded(res: Dispatcher.ResponseData, state: ClientState, req: ApiRequest, requestPath: string): Promise<string> {
+  try {
+    return await readBodyWithin(res.body as unknown as AsyncIterable<Buffer> & { destroy(): unknown }, firstHeader(res.headers['content-length']), state.options.maxResponseBytes ?? defaultMaxResponseBytes);
+  } catch (error) {
+    if (!(error instanceof BodyTooLargeError)) throw error;
+    const shown = state.redact(requestPath.slice(state.basePath.length));
+    const reason = `${error.message}, far more than a configuration list holds; erpsync stopped reading it`;
+    throw req.method === 'GET' ? new ErpsyncError('API_ERROR', `${req.method} ${shown}: ${reason}`) : new ApiOutcomeUnknownError({ method: req.method, path: shown, reason });
+  }
+}
+
+function seconds(ms: number): number {
+  return Math.round(ms / 100) / 10;
 }
 
 /** One request through its attempts: what each attempt knows of the ones before. */
@@ -261,6 +299,7 @@ async function sendRequest<T>(state: ClientState, req: ApiRequest): Promise<ApiR
     ensureMaySend(state);
     const token = a.renewedToken ?? (await options.credentials.accessToken(options.signal));
     a.renewedToken = undefined;
+    await options.beforeSend?.(req);
     a.attempt += 1;
     a.policyAttempts += 1;
     countSend(state, req);
@@ -322,6 +361,8 @@ async function handleErrorStatus(state: ClientState, a: Attempts, outcome: Extra
       return;
     }
   }
+  // Before the pacer hears of it: a 429's wait holds every later request of the run.
+  if (status === 429 && body.period !== 'day') refuseLongWait(state, a, outcome);
   if (status === 429) {
     state.stats.throttled += 1;
     pacer.onThrottled(parseRetryAfter(outcome.retryAfter, Date.now()));
@@ -335,6 +376,7 @@ async function handleErrorStatus(state: ClientState, a: Attempts, outcome: Extra
   const verdict = judgeFailure(req.method, classifyStatus(status));
   if (verdict === 'outcome-unknown') throw new ApiOutcomeUnknownError({ method: req.method, path: a.shownPath, reason: `the server answered ${status}`, status });
   if (verdict === 'retry') {
+    refuseLongWait(state, a, outcome);
     const waitHint = parseRetryAfter(outcome.retryAfter, Date.now()) ?? 0;
     const delay = Math.max(backoffDelay(a.policyAttempts, policy, state.random), Math.min(waitHint, policy.maxDelayMs));
     if (mayRetry(a.policyAttempts, state.now() - a.started, delay, policy)) {
@@ -343,6 +385,25 @@ async function handleErrorStatus(state: ClientState, a: Attempts, outcome: Extra
     }
   }
   throw new ApiError({ status, method: req.method, path: a.shownPath, body, attempts: a.attempt });
+}
+
+/** A server that asks for a wait beyond the cap (seconds or an HTTP date) fails the request at once, naming the wait. */
+function refuseLongWait(state: ClientState, a: Attempts, outcome: Extract<Outcome, { type: 'response' }>): void {
+  const asked = parseRetryAfter(outcome.retryAfter, Date.now());
+  if (asked === undefined || asked <= state.policy.maxWaitMs) return;
+  // The header is the server's text: shown only when it looks like a number of seconds or a date.
+  const raw = outcome.retryAfter ?? '';
+  const header = /^[\w ,:+-]{1,64}$/.test(raw) ? ` (Retry-After: ${raw.trim()})` : '';
+  throw new ErpsyncError('API_ERROR', state.redact(`${a.req.method} ${a.shownPath}: the server answered ${outcome.status} and asked to wait ${describeWait(asked)}${header}, longer than erpsync waits (${seconds(state.policy.maxWaitMs)} s)`), {
+    details: ['nothing more was sent for this request; try again later'],
+  });
+}
+
+function describeWait(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 120) return `${s} s`;
+  if (s < 7200) return `${Math.round(s / 60)} min`;
+  return `${Math.round(s / 360) / 10} h`;
 }
 
 async function waitBeforeRetry(state: ClientState, event: EventBase, reason: string, delayMs: number): Promise<void> {

@@ -72,3 +72,44 @@ describe('acquireLeaseLock', () => {
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(replacement);
   });
 });
+
+describe('confirm: the fence before every write', () => {
+  it('passes while the lock is held, and fails for good once another run replaced the record, naming it', async () => {
+    const held = await acquireLeaseLock(file, { key: 'conta', command: 'erpsync apply' });
+    await held.confirm();
+    const taker = writeHolder({ token: 'the-taker', owner: { host: hostname(), pid: 4343, startedAt: 'x', command: 'erpsync apply' } });
+    await expect(held.confirm()).rejects.toMatchObject({ code: 'LOCK_LOST', message: expect.stringContaining('was taken over by `erpsync apply` (pid 4343') });
+    // The taker released: the holding stays lost, and never removes a lock it does not hold.
+    rmSync(file);
+    await expect(held.confirm()).rejects.toMatchObject({ code: 'LOCK_LOST' });
+    writeHolder(taker);
+    await held.release();
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(taker);
+  });
+
+  it('is lost when the record is gone (a taker took it and released it already)', async () => {
+    const held = await acquireLeaseLock(file, { key: 'conta', command: 'erpsync apply' });
+    rmSync(file);
+    await expect(held.confirm()).rejects.toMatchObject({ code: 'LOCK_LOST', message: expect.stringContaining('is no longer held by this run') });
+  });
+
+  it('after a pause longer than the lease, renews before letting a write go, when nobody took over', async () => {
+    const held = await acquireLeaseLock(file, { key: 'conta', command: 'erpsync apply', leaseMs: 300 });
+    const before = (JSON.parse(readFileSync(file, 'utf8')) as LockRecord).renewedAt;
+    // The whole process stops (the event loop included, so no renewal timer runs), as under SIGSTOP.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 600);
+    await held.confirm();
+    const after = JSON.parse(readFileSync(file, 'utf8')) as LockRecord;
+    expect(after.token).toBe(held.record.token);
+    expect(after.renewedAt).toBeGreaterThanOrEqual(before + 600);
+    await held.release();
+  });
+
+  it('after a pause during which another run took the lock, refuses and says how long it was paused', async () => {
+    const held = await acquireLeaseLock(file, { key: 'conta', command: 'erpsync apply', leaseMs: 300 });
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 600);
+    writeHolder({ token: 'the-taker' });
+    await expect(held.confirm()).rejects.toMatchObject({ code: 'LOCK_LOST', message: expect.stringMatching(/after this run was not running for 0\.\d s \(its lease is 0\.3 s\); this run stopped writing/) });
+    await held.release();
+  });
+});

@@ -4,11 +4,17 @@
 // when the lease expired or the owner is provably dead on this host — and then says whose lock it
 // took, so the caller can wait out what the dead owner may still have in flight. Takeovers are
 // serialized by a second, short-lived file so two waiters never both take the same stale lock.
+// A holder fences its own writes: confirm() before each one reads its lock record back (a cheap
+// local read) and, when the holder was not running for a while (SIGSTOP, a closed laptop, a
+// stalled VM: its own clocks show the gap since it last renewed), renews before anything is sent.
+// A holding that finds its record gone or replaced is lost for good: every later confirm() throws
+// LOCK_LOST naming who took it, and the caller stops writing.
 // Beyond one machine this is no lock at all: a pipeline's concurrency group must serialize runs.
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ErpsyncError } from '../model/errors.js';
 
@@ -33,6 +39,11 @@ export interface HeldLock {
   record: LockRecord;
   /** The lock of a dead or silent owner this holding replaced, if any. */
   tookOverFrom?: LockRecord;
+  /**
+   * Before every write: resolves while this holding still holds the lock (renewing it first after
+   * a pause); throws LOCK_LOST once another run took it over, and from then on.
+   */
+  confirm(): Promise<void>;
   release(): Promise<void>;
 }
 
@@ -40,7 +51,7 @@ export interface LockOptions {
   /** What the lock protects, shown to whoever finds it held. */
   key: string;
   command: string;
-  /** A holder renews every third of it; a silent holder loses the lock after it. */
+  /** A holder renews every third of it (at most every 250 ms); a silent holder loses the lock after it. */
   leaseMs?: number;
   /** How long to wait for a held lock; 0 refuses at once. */
   timeoutMs?: number;
@@ -147,21 +158,64 @@ export async function acquireLeaseLock(file: string, options: LockOptions): Prom
   }
 }
 
-/** A held lock: renewed while the process lives, released once. */
+/** A held lock: renewed while the process lives, confirmed before each write, released once. */
 function holdLock(file: string, record: LockRecord, tookOverFrom: LockRecord | undefined): HeldLock {
-  const renew = async () => {
-    const current = await readLock(file).catch(() => undefined);
-    if (current?.token !== record.token) return;
-    record.renewedAt = Date.now();
-    const temp = `${file}.${record.token}.tmp`;
-    if (await createExclusive(temp, JSON.stringify(record)).catch(() => false)) await rename(temp, file).catch(() => rm(temp, { force: true }));
-  };
-  const timer = setInterval(() => void renew(), Math.max(1_000, record.leaseMs / 3));
-  timer.unref();
+  // When this holding last renewed, on both clocks: the wall clock is what others judge the lease
+  // by, the monotonic one does not jump; a pause shows on at least one of them.
+  let renewed = { mono: performance.now(), wall: Date.now() };
+  let lost: ErpsyncError | undefined;
   let released = false;
+  const pausedFor = () => Math.max(performance.now() - renewed.mono, Date.now() - renewed.wall);
+  const loseTo = (current: LockRecord | undefined, gapMs: number): ErpsyncError => {
+    lost ??= lockLost(record, current, gapMs);
+    return lost;
+  };
+  const renew = async (): Promise<boolean> => {
+    const gap = pausedFor();
+    const current = await readLock(file).catch(() => undefined);
+    if (current?.token !== record.token) {
+      if (!released) loseTo(current, gap);
+      return false;
+    }
+    const at = { mono: performance.now(), wall: Date.now() };
+    record.renewedAt = at.wall;
+    const temp = `${file}.${record.token}.tmp`;
+    if (!(await createExclusive(temp, JSON.stringify(record)).catch(() => false))) return false;
+    const done = await rename(temp, file).then(
+      () => true,
+      () => rm(temp, { force: true }).then(() => false),
+    );
+    if (done) renewed = at;
+    return done;
+  };
+  // One renewal at a time: two would race for the same temp file.
+  let renewing: Promise<boolean> | undefined;
+  const renewOnce = (): Promise<boolean> => (renewing ??= renew().finally(() => (renewing = undefined)));
+  const timer = setInterval(() => void renewOnce(), Math.max(250, record.leaseMs / 3));
+  timer.unref();
+  const confirmHeld = async (): Promise<void> => {
+    if (lost) throw lost;
+    const gap = pausedFor();
+    const current = await readLock(file).catch(() => undefined);
+    if (current?.token !== record.token) throw loseTo(current, gap);
+    // Past half the lease without a renewal, the process was not running (or starved): renew
+    // before sending, and read the record back — a taker may have removed it meanwhile.
+    if (gap < record.leaseMs / 2) return;
+    await renewing;
+    const renewedNow = await renewOnce();
+    const after = await readLock(file).catch(() => undefined);
+    if (!renewedNow || after?.token !== record.token) throw loseTo(after, gap);
+  };
+  let confirming: Promise<unknown> = Promise.resolve();
   return {
     record,
     ...(tookOverFrom ? { tookOverFrom } : {}),
+    confirm() {
+      // In call order: concurrent writes leave in the order they were dispatched, as without the fence.
+      const confirmed = confirming.then(confirmHeld);
+      confirming = confirmed.catch(() => undefined);
+      return confirmed;
+    },
     async release() {
       if (released) return;
       released = true;
@@ -170,4 +224,10 @@ function holdLock(file: string, record: LockRecord, tookOverFrom: LockRecord | u
       if (current?.token === record.token) await rm(file, { force: true });
     },
   };
+}
+
+function lockLost(record: LockRecord, current: LockRecord | undefined, gapMs: number): ErpsyncError {
+  const paused = gapMs >= record.leaseMs ? ` after this run was not running for ${Math.round(gapMs / 100) / 10} s (its lease is ${Math.round(record.leaseMs / 100) / 10} s)` : '';
+  const taker = current?.token === record.token ? 'could not be renewed' : current ? `was taken over by ${describeOwner(current)}` : 'is no longer held by this run';
+  return new ErpsyncError('LOCK_LOST', `the lock on ${record.key} ${taker}${paused}; this run stopped writing`);
 }

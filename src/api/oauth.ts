@@ -5,6 +5,7 @@
 import type { Dispatcher } from 'undici';
 import { ErpsyncError } from '../model/errors.js';
 import { parseErrorBody } from './errors.js';
+import { readBodyWithin } from './bounded-body.js';
 import { createRedactor } from './redact.js';
 import { parseSecureUrl } from './url.js';
 import { isPlainRecord } from '../model/paths.js';
@@ -91,7 +92,8 @@ export async function requestToken(options: TokenRequestOptions): Promise<TokenS
     });
     status = res.statusCode;
     contentType = headerValue(res.headers['content-type']);
-    text = await res.body.text();
+    // A token answer is a few hundred bytes: a huge one is never held.
+    text = await readBodyWithin(res.body as unknown as AsyncIterable<Buffer> & { destroy(): unknown }, headerValue(res.headers['content-length']), 1024 * 1024);
   } catch (error) {
     if (options.signal?.aborted) throw new ErpsyncError('INTERRUPTED', 'interrupted while requesting an access token');
     throw new ErpsyncError('API_UNREACHABLE', redactor.redact(`could not reach the token endpoint ${url.origin}${url.pathname}: ${describeNetworkError(error)}`));

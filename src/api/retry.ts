@@ -21,6 +21,8 @@ export interface RetryPolicy {
   maxElapsedMs: number;
   baseDelayMs: number;
   maxDelayMs: number;
+  /** The longest wait a server may impose (`Retry-After`); one that asks for more fails the request. */
+  maxWaitMs: number;
 }
 
 export const defaultRetryPolicy: RetryPolicy = {
@@ -28,6 +30,7 @@ export const defaultRetryPolicy: RetryPolicy = {
   maxElapsedMs: 60_000,
   baseDelayMs: 500,
   maxDelayMs: 8_000,
+  maxWaitMs: 60_000,
 };
 
 export function classifyStatus(status: number): FailureKind {

@@ -23,6 +23,8 @@ export interface TargetFlags {
   target?: string;
   rate?: string;
   'max-requests'?: string;
+  /** The deadline of one request (ms), already read by the flag table. */
+  'request-timeout'?: number | undefined;
   config?: string;
   debug?: boolean;
 }
@@ -88,6 +90,8 @@ export interface TargetBase {
   /** Requests per second; Infinity = unpaced (the sandbox unless --rate says otherwise). */
   rate: number;
   maxRequests?: number;
+  /** The deadline of one request, headers and body (--request-timeout); the client's default when absent. */
+  requestTimeoutMs?: number;
   /** Manifest paths the target names (absolute), when the config gives them: layers, base first. */
   manifests?: string[];
   /** The target's own values for ${VARS} (over the environment and its env file). */
@@ -124,6 +128,12 @@ export interface ResolveInput {
 }
 
 export function resolveTarget(input: ResolveInput): ResolvedTarget {
+  const target = resolveTargetOf(input);
+  const requestTimeoutMs = input.flags['request-timeout'];
+  return requestTimeoutMs === undefined ? target : { ...target, requestTimeoutMs };
+}
+
+function resolveTargetOf(input: ResolveInput): ResolvedTarget {
   const { flags, env } = input;
   const targetName = nonEmpty(flags.target);
   const explicitBaseUrl = nonEmpty(flags['base-url']);

@@ -77,6 +77,8 @@ interface ApplyRun {
   settleCarrier: (id: string, result: CarrierResult) => void;
   requestsSent: () => number;
   interrupted: boolean;
+  /** Set once a write was refused because another run took the account's lock: nothing more starts. */
+  lockLost?: string;
 }
 
 function startRun(plan: Plan, options: ApplyOptions): ApplyRun {
@@ -138,6 +140,7 @@ async function runWave(run: ApplyRun, inWave: readonly Change[], wave: number): 
 
 function recordOutcome(run: ApplyRun, change: Change, outcome: ChangeOutcome, result: CarrierResult = { outcome, included: new Set() }): void {
   run.outcomes.set(change.id, outcome);
+  if (outcome.status === 'failed' && outcome.code === 'LOCK_LOST') run.lockLost ??= outcome.error;
   if (change.carries) run.settleCarrier(change.id, result);
   run.options.onEvent?.({ type: 'change-end', change, outcome, requests: run.requestsSent() });
 }
@@ -156,6 +159,7 @@ function outcomeWithoutRunning(run: ApplyRun, change: Change): ChangeOutcome | u
     run.interrupted = true;
     return { status: 'skipped', because: 'interrupted' };
   }
+  if (run.lockLost !== undefined) return { status: 'skipped', because: 'the account lock was lost: not sent' };
   if (change.action === 'blocked') return { status: 'blocked', because: change.note ?? change.reason };
   const failedDependency = failedDependencyOf(run, change);
   if (failedDependency) return { status: 'skipped', because: `${failedDependency} did not apply` };
@@ -249,7 +253,10 @@ async function executeChange(
     } catch (error) {
       if (!(error instanceof ApiOutcomeUnknownError)) throw error;
       const found = await awaitCommittedCreate(change, adapter, options, windowMs);
-      if (found !== undefined) return { id: found, adopted: true };
+      if (found !== undefined) {
+        await completeAdopted(change, adapter, found, context);
+        return { id: found, adopted: true };
+      }
       // Absent for the whole window: the first request will not land any more, so one more is safe.
       if (attempt < maxCreateAttempts) continue;
       throw new ErpsyncError('API_OUTCOME_UNKNOWN', `${error.message}; it did not appear within ${Math.round(windowMs / 100) / 10} s, twice`, {
@@ -257,6 +264,23 @@ async function executeChange(
         details: ['erpsync never sends a create again while an earlier one may still commit: run apply again to finish (it finds the record if it was made)'],
       });
     }
+  }
+}
+
+/**
+ * A create whose POST committed unseen is done only once its follow-up requests are: they are sent
+ * on the record found. When one fails, the change fails saying what was done and what was not.
+ */
+async function completeAdopted(change: Change, adapter: KindAdapter, id: number, context: WriteContext): Promise<void> {
+  if (!adapter.completeCreate) return;
+  try {
+    await adapter.completeCreate(change, id, context);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new ErpsyncError((error as { code?: ErpsyncError['code'] }).code ?? 'API_ERROR', `created (id ${id}, found after its answer was lost), but what follows the create failed: ${message}`, {
+      cause: error,
+      details: ['run apply again to finish it'],
+    });
   }
 }
 

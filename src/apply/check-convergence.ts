@@ -21,10 +21,11 @@ function expectedOf(change: Change): Record<string, unknown> {
 export function findNonConvergent(result: ApplyResult, live: LiveState, adapters: readonly KindAdapter[]): string[] {
   const problems: string[] = [];
   for (const { change, outcome } of result.outcomes) {
-    // A change whose own answer proved it (Change.verify) was not read back.
-    if (outcome.status !== 'applied' || change.action === 'delete' || !needsReadBack(change)) continue;
+    // A change whose own answer proved it (Change.verify) was not read back, unless that answer was lost (adopted).
+    if (outcome.status !== 'applied' || change.action === 'delete' || !(needsReadBack(change) || outcome.adopted === true)) continue;
     const id = outcome.id ?? change.liveId;
-    const record = (live.records.get(change.kind) ?? []).find((r) => r.id === id);
+    // A record created in a request whose answer was lost has no id known: it is found by its identity.
+    const record = (live.records.get(change.kind) ?? []).find((r) => (id === undefined ? r.identity === change.key : r.id === id));
     const subject = `${change.kind} "${change.key}"`;
     if (!record) {
       problems.push(`${subject} is not in the account after ${change.action}`);

@@ -62,18 +62,20 @@ export function recheckRequest(plan: Plan, adapters: readonly KindAdapter[]): Re
 
 /**
  * The read after apply: the records the plan changed and marked for read-back (changes whose own
- * answer proves them are not read again), with the fields they set (details where needed), and
+ * answer proves them are not read again, unless `alsoReadBack` names them: their answer was lost), with the fields they set (details where needed), and
  * the records they name, so references read back as names. Read-only records named are taken from
  * the plan's read (`before`): nothing this run wrote can have changed them.
  */
-export function verifyRequest(plan: Plan, adapters: readonly KindAdapter[], before?: LiveState): ReadRequest {
+export function verifyRequest(plan: Plan, adapters: readonly KindAdapter[], before?: LiveState, alsoReadBack: ReadonlySet<string> = new Set()): ReadRequest {
   const desired = new Map<UnitKind, DesiredUnit[]>();
-  for (const change of plan.changes.filter(needsReadBack)) {
+  // A change whose answer was lost (a create found and adopted) has no answer to prove it.
+  const changes = plan.changes.map((c) => (alsoReadBack.has(c.id) ? { ...c, verify: 'read-back' as const } : c));
+  for (const change of changes.filter(needsReadBack)) {
     if (!change.desired && change.liveId === undefined) continue;
     // Removals carry no desired fields; a unit with none still tells the kind where to read.
     appendTo(desired, change.kind, unitAt(change.kind, change.key, change.desired ?? {}, change.liveId));
   }
-  const kinds = readBackKinds(plan.changes, adapters);
+  const kinds = readBackKinds(changes, adapters);
   const known = new Map<UnitKind, readonly LiveRecord[]>();
   for (const kind of namedReadOnlyKinds(desired, adapters)) {
     const records = before?.records.get(kind);

@@ -40,6 +40,8 @@ export function readCount(raw: Raw, flag: string, min = 0): number | undefined {
   return n;
 }
 
+const secondsToMs = (value: number | undefined): number | undefined => (value === undefined ? undefined : value * 1000);
+
 const oneOf =
   (choices: readonly string[]) =>
   (raw: Raw, flag: string): string | undefined => {
@@ -157,6 +159,20 @@ export const flagTable = {
   'sandbox-state': defineFlag({ type: 'string', value: 'FILE', env: 'ERPSYNC_SANDBOX_STATE', help: 'sandbox state file (default .erpsync/sandbox.json)', read: readText }),
   rate: defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_RATE', help: 'requests per second (default 2.9)', read: readText }),
   'max-requests': defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_MAX_REQUESTS', help: 'stop before sending more than N requests', read: readText }),
+  'request-timeout': defineFlag({
+    type: 'string',
+    value: 'S',
+    env: 'ERPSYNC_REQUEST_TIMEOUT',
+    help: 'seconds one request may take, headers and body together (default 60)',
+    read: (raw, flag) => secondsToMs(readCount(raw, flag, 1)),
+  }),
+  'store-timeout': defineFlag({
+    type: 'string',
+    value: 'S',
+    env: 'ERPSYNC_STORE_TIMEOUT',
+    help: ['seconds one store of a fleet may take: past it the store stops and is', 'reported as failed (timeout) while the others go on (default 1800)'],
+    read: (raw, flag) => secondsToMs(readCount(raw, flag, 1)),
+  }),
   config: defineFlag({ type: 'string', value: 'FILE', env: 'ERPSYNC_CONFIG', help: 'config file (default erpsync.config.yaml)', read: readText }),
   debug: defineFlag({ type: 'boolean', env: 'ERPSYNC_DEBUG', help: 'trace every request on stderr, secrets redacted', read: (raw) => raw === true || raw === '1' }),
   'client-id': defineFlag({ type: 'string', value: 'ID', help: 'OAuth client id (default: the target\'s clientId, or BLING_CLIENT_ID)', read: readText }),
@@ -246,12 +262,12 @@ function describeParseError(command: CommandName, error: Error & { code?: string
 
 // Which flags each command takes.
 /** Where a command points: every command that reaches an account takes these. */
-export const targetFlags = ['target', 'all-targets', 'parallel', 'base-url', 'sandbox', 'sandbox-state', 'rate', 'max-requests', 'config', 'debug'] as const satisfies readonly FlagKey[];
+export const targetFlags = ['target', 'all-targets', 'parallel', 'base-url', 'sandbox', 'sandbox-state', 'rate', 'max-requests', 'request-timeout', 'config', 'debug'] as const satisfies readonly FlagKey[];
 export const selectionFlags = ['only', 'exclude'] as const satisfies readonly FlagKey[];
 
-export const planFlags = ['json', 'plan-format', 'out', 'detailed-exitcode', 'allow-replace', 'allow-cascade', 'max-deletes', 'verbose', ...selectionFlags, 'help', ...targetFlags] as const satisfies readonly FlagKey[];
-export const applyFlags = ['auto-approve', 'allow-replace', 'allow-cascade', 'max-deletes', 'concurrency', 'lock-timeout', 'outcome-wait', 'json', ...selectionFlags, 'help', ...targetFlags] as const satisfies readonly FlagKey[];
-export const driftFlags = ['drift-format', 'json', 'out', 'baseline', 'include-builtin', 'markdown-limit', 'report-url', 'adopt', ...selectionFlags, 'help', ...targetFlags] as const satisfies readonly FlagKey[];
+export const planFlags = ['json', 'plan-format', 'out', 'detailed-exitcode', 'allow-replace', 'allow-cascade', 'max-deletes', 'verbose', ...selectionFlags, 'help', ...targetFlags, 'store-timeout'] as const satisfies readonly FlagKey[];
+export const applyFlags = ['auto-approve', 'allow-replace', 'allow-cascade', 'max-deletes', 'concurrency', 'lock-timeout', 'outcome-wait', 'json', ...selectionFlags, 'help', ...targetFlags, 'store-timeout'] as const satisfies readonly FlagKey[];
+export const driftFlags = ['drift-format', 'json', 'out', 'baseline', 'include-builtin', 'markdown-limit', 'report-url', 'adopt', ...selectionFlags, 'help', ...targetFlags, 'store-timeout'] as const satisfies readonly FlagKey[];
 export const exportFlags = ['kinds', 'out', 'schema', 'json', 'help', ...targetFlags] as const satisfies readonly FlagKey[];
 export const validateFlags = ['target', 'config', 'json', 'quiet', 'help', 'debug'] as const satisfies readonly FlagKey[];
 export const targetsFlags = ['check', 'target', 'json', 'parallel', 'config', 'help', 'debug'] as const satisfies readonly FlagKey[];

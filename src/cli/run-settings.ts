@@ -30,6 +30,7 @@ export function readStoreSettings(flags: StoreFlags, env: NodeJS.ProcessEnv): St
       outcomeWindowMs: flags['outcome-wait'] ?? 30_000,
     },
     drift: { includeBuiltin: flags['include-builtin'] === true, baseline: flags.baseline, adopt: flags.adopt === true },
+    storeTimeoutMs: flags['store-timeout'] ?? 1_800_000,
     detailedExitCode: flags['detailed-exitcode'] === true,
     debug: flags.debug === true,
   };
@@ -45,6 +46,7 @@ export function targetFlagsOf(flags: StoreFlags & Partial<ParsedFlags<'target' |
     target: flags.target,
     rate: flags.rate,
     'max-requests': flags['max-requests'],
+    'request-timeout': flags['request-timeout'],
     config: flags.config,
     debug: flags.debug,
   };

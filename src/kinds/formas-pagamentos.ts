@@ -390,11 +390,16 @@ async function createPaymentMethod(change: Change, client: ApiClient): Promise<{
   const desired = change.desired ?? {};
   // Manifest fields are the API's; the canonical form is the one it stores (CNPJ digits).
   // padrao is server-managed on create: the method gets it through the PATCH once it exists.
-  const padrao = desired.padrao;
   const { padrao: _patched, ...body } = canonicalizePaymentMethod(desired);
   const { id } = await postRecord(client, resource, kind, body);
-  if (padrao !== undefined && padraoPatchCodes[padrao as number] !== undefined) await patchPadrao(client, id, padrao);
+  await completePaymentMethod(change, id, client);
   return { id };
+}
+
+/** What a created method still needs: its default, by PATCH (also after an adopted POST). */
+async function completePaymentMethod(change: Change, id: number, client: ApiClient): Promise<void> {
+  const padrao = change.desired?.padrao;
+  if (padrao !== undefined && padraoPatchCodes[padrao as number] !== undefined) await patchPadrao(client, id, padrao);
 }
 
 /**
@@ -523,4 +528,5 @@ export const formasPagamentos = defineKind({
   answerProves: () => true,
   writeRequests: paymentMethodWriteRequests,
   execute: executePaymentMethodChange,
+  completeCreate: (change, id, { client }) => completePaymentMethod(change, id, client),
 });

@@ -257,6 +257,12 @@ export interface KindAdapter {
   batching?: WriteBatching;
   /** Executes one change (with the changes it carries); returns the id of a created record. */
   execute(change: Change, context: WriteContext): Promise<WriteResult>;
+  /**
+   * The requests a create sends once its record exists (a payment method's default, by PATCH):
+   * execute sends them after its POST, and apply sends them on the record it finds after a POST
+   * whose answer was lost — adopting the record is not the end of the change.
+   */
+  completeCreate?(change: Change, id: number, context: WriteContext): Promise<void>;
 }
 
 export interface WriteBatching {

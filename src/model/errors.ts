@@ -24,6 +24,7 @@ export type ErrorCode =
   | 'PLAN_INVALID'
   | 'PLAN_UNVERIFIABLE'
   | 'LOCKED'
+  | 'LOCK_LOST'
   | 'DELETE_BUDGET'
   | 'CONFIRMATION_REQUIRED'
   | 'SANDBOX_REFUSED'
@@ -42,7 +43,7 @@ export type ErrorCode =
  *   interrupted apply, a declined confirmation, a write that did not take;
  * - 2 `changes`: changes or drift present (`plan --detailed-exitcode`, `drift`);
  * - 3 `refused`: erpsync would not go on — a stale or unverifiable saved plan, the delete
- *   budget, another run holding the account's lock, confirmation missing without a terminal,
+ *   budget, another run holding the account's lock (or taking it over from a paused run), confirmation missing without a terminal,
  *   another account, credentials issued for another base URL, the sandbox under CI, a sandbox
  *   state another run owns, a file to write whose path is a symbolic link.
  */
@@ -56,6 +57,7 @@ const refusedCodes: ReadonlySet<ErrorCode> = new Set([
   'CREDENTIALS_MISMATCH',
   'PLAN_UNVERIFIABLE',
   'LOCKED',
+  'LOCK_LOST',
   'DELETE_BUDGET',
   'CONFIRMATION_REQUIRED',
   'SANDBOX_REFUSED',

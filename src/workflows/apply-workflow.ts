@@ -68,12 +68,15 @@ export async function runApplyWorkflow(plan: Plan, options: ApplyWorkflowOptions
     onEvent: options.report,
     ...(options.outcomeWindowMs === undefined ? {} : { outcomeWindowMs: options.outcomeWindowMs }),
   });
+  stopIfLockLost(result);
   let notConverged: string[] = [];
   if (!result.interrupted && result.applied > 0) {
     options.report({ type: 'verify-start' });
-    // Only changes planned for read-back are read again: the others' own answers proved them.
-    const readBack = result.outcomes.some((o) => o.outcome.status === 'applied' && needsReadBack(o.change));
-    if (readBack) notConverged = findNonConvergent(result, await options.readAccount(verifyRequest(plan, options.adapters, live)), options.adapters);
+    // Only changes planned for read-back are read again: the others' own answers proved them —
+    // except a create adopted after its answer was lost, which no answer proves.
+    const adopted = new Set(result.outcomes.filter((o) => o.outcome.status === 'applied' && o.outcome.adopted === true).map((o) => o.change.id));
+    const readBack = result.outcomes.some((o) => o.outcome.status === 'applied' && (needsReadBack(o.change) || adopted.has(o.change.id)));
+    if (readBack) notConverged = findNonConvergent(result, await options.readAccount(verifyRequest(plan, options.adapters, live, adopted)), options.adapters);
     options.report({ type: 'verify-end', notConverged });
   }
   return { status: 'applied', result, notConverged };
@@ -100,4 +103,23 @@ async function recheckSavedPlan(plan: Plan, options: ApplyWorkflowOptions): Prom
   const stale = findStalePreconditions(plan, live);
   if (stale.length > 0) throw new ErpsyncError('PLAN_STALE', 'the account changed since the plan was made; plan again', { details: stale });
   return live;
+}
+
+/**
+ * A run whose lock another run took over stopped writing at its next write: it is refused (exit 3)
+ * with what it had sent, so nobody mistakes its partial work for a finished apply.
+ */
+function stopIfLockLost(result: ApplyResult): void {
+  const lost = result.outcomes.find((o) => o.outcome.status === 'failed' && o.outcome.code === 'LOCK_LOST');
+  if (!lost || lost.outcome.status !== 'failed') return;
+  const sent = result.outcomes.filter((o) => o.outcome.status === 'applied').map((o) => `  ${o.change.action} ${o.change.kind} ${o.change.key}`);
+  const unsent = result.outcomes.filter((o) => o.outcome.status !== 'applied').length;
+  throw new ErpsyncError('LOCK_LOST', lost.outcome.error, {
+    details: [
+      sent.length === 0 ? 'no change had been sent' : `sent before it stopped (${sent.length}):`,
+      ...sent,
+      `not sent: ${unsent} change${unsent === 1 ? '' : 's'}`,
+      'another run may be changing the account now: plan again once it is done',
+    ],
+  });
 }

@@ -7,7 +7,7 @@ import { selectTargets } from '../api/index.js';
 import type { ResolvedTarget, TargetFlags, TargetsConfig } from '../api/index.js';
 import type { FleetCommand, FleetReport, FleetRow } from '../model/fleet.js';
 import { worstExitCode } from '../model/fleet.js';
-import { exitCodes } from '../model/errors.js';
+import { ErpsyncError, exitCodes } from '../model/errors.js';
 import type { FileReaders } from './file-readers.js';
 import type { OpenedTarget } from './open-target.js';
 import { loadTargetsConfig, openResolvedTarget, resolveRunTarget } from './open-target.js';
@@ -73,15 +73,37 @@ export async function runFleet(run: FleetRun, io: RunIO): Promise<FleetOutcome> 
   const stores = await forEachStore(run.names, run.concurrency, async (name) => {
     const began = performance.now();
     const seconds = () => (performance.now() - began) / 1000;
+    const deadline = storeDeadline(io, run.settings.storeTimeoutMs);
     try {
       const job = { command: run.command, target: await run.resolve(name), source: await run.sourceOf(name), settings: run.settings, ...(run.readers ? { readers: run.readers } : {}) };
-      const result = await runStore(job, io, run.startSession(name));
+      const running = runStore(job, deadline.io, run.startSession(name));
+      // A read-only run is left behind at its deadline; an apply is waited for, as it stops starting
+      // changes at once and its requests in flight are bounded by --request-timeout.
+      const result = await (run.command === 'apply' ? running : Promise.race([running, deadline.expired]));
+      if (deadline.fired()) throw deadline.error();
       return { name, row: rowOfStore(name, result, run.settings, seconds()), result };
     } catch (error) {
-      return { name, row: rowOfFailure(name, error, seconds()) };
+      return { name, row: rowOfFailure(name, deadline.fired() ? deadline.error() : error, seconds()) };
+    } finally {
+      deadline.clear();
     }
   }, run.onStore);
   return { stores, report: reportOf(run.command, stores, started) };
+}
+
+/** One store's deadline: its own abort signal (beside Ctrl-C's), and the timeout it ends in. */
+function storeDeadline(io: RunIO, ms: number): { io: RunIO; expired: Promise<never>; fired: () => boolean; error: () => ErpsyncError; clear: () => void } {
+  const controller = new AbortController();
+  let reject: (error: unknown) => void = () => undefined;
+  const expired = new Promise<never>((_, fail) => (reject = fail));
+  expired.catch(() => undefined);
+  const error = () => new ErpsyncError('API_TIMEOUT', `the store did not finish within ${Math.round(ms / 1000)} s (--store-timeout): stopped`);
+  const timer = setTimeout(() => {
+    controller.abort();
+    reject(error());
+  }, ms);
+  timer.unref();
+  return { io: { ...io, signal: AbortSignal.any([io.signal, controller.signal]) }, expired, fired: () => controller.signal.aborted, error, clear: () => clearTimeout(timer) };
 }
 
 /** `targets --check`: opens each target and names its account, nothing more. */

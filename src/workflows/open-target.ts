@@ -64,6 +64,7 @@ export async function openResolvedTarget(target: ResolvedTarget, flags: Pick<Tar
   const common = {
     rate: target.rate,
     maxRequests: target.maxRequests,
+    ...(target.requestTimeoutMs === undefined ? {} : { timeouts: { requestMs: target.requestTimeoutMs } }),
     signal: io.signal,
     ...options.client,
     onEvent,

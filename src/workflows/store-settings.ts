@@ -39,6 +39,8 @@ export interface StoreSettings {
   plan: PlanSettings;
   apply: ApplySettings;
   drift: DriftSettings;
+  /** How long one store of a fleet may take before it is stopped and reported as failed (timeout). */
+  storeTimeoutMs: number;
   /** plan: exit 2 when there are changes (--detailed-exitcode). */
   detailedExitCode: boolean;
   /** Trace every request on stderr. */

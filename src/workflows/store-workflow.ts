@@ -78,12 +78,14 @@ export const quietSession: StartSession = () => ({ report: () => undefined, conf
 export async function runStore(job: StoreJob, io: RunIO, startSession: StartSession): Promise<StoreResult> {
   const loaded = job.source.type === 'manifests' ? await loadDesired(job.source.paths, io, job.target) : undefined;
   if (loaded && !loaded.desired) return { target: job.target, status: 'invalid', diagnostics: loaded.diagnostics };
+  let lock: HeldLock | undefined;
   // Ctrl-C stops apply from starting changes while requests in flight finish (a second Ctrl-C
-  // exits at once), so an apply's client does not share the interrupt signal.
-  const opened = await openResolvedTarget(job.target, { debug: job.settings.debug }, io, job.command === 'apply' ? { client: { signal: new AbortController().signal } } : {});
+  // exits at once), so an apply's client does not share the interrupt signal. Every write of an
+  // apply first confirms that this run still holds the account's lock.
+  const fence = { beforeSend: async (req: { method: string }) => (req.method === 'GET' ? undefined : lock?.confirm()) };
+  const opened = await openResolvedTarget(job.target, { debug: job.settings.debug }, io, job.command === 'apply' ? { client: { signal: new AbortController().signal, ...fence } } : {});
   const facts: StoreFacts = { target: job.target, opened, diagnostics: loaded?.diagnostics ?? [] };
   let session: StoreSession | undefined;
-  let lock: HeldLock | undefined;
   try {
     session = startSession(opened);
     if (job.command === 'drift') return await driftStore(job, loaded?.desired, opened, facts, io);

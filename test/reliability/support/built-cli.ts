@@ -46,9 +46,10 @@ export interface Exit {
   stderr: string;
 }
 
-/** Starts the built CLI with exactly `env` (plus PATH); output is collected for the exit record. */
-export function startCli(args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv }): { child: ChildProcess; exit: Promise<Exit> } {
-  const child = spawn(process.execPath, [builtBin, ...args], { cwd: options.cwd, env: { PATH: process.env.PATH, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts the built CLI with exactly `env` (plus PATH), as `uid` (its gid the same) when given; output is collected for the exit record. */
+export function startCli(args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv; uid?: number }): { child: ChildProcess; exit: Promise<Exit> } {
+  const user = options.uid === undefined ? {} : { uid: options.uid, gid: options.uid };
+  const child = spawn(process.execPath, [builtBin, ...args], { cwd: options.cwd, env: { PATH: process.env.PATH, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'], ...user });
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
