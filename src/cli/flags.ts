@@ -7,7 +7,7 @@ import type { ParseArgsConfig } from 'node:util';
 import { ErpsyncError } from '../model/errors.js';
 import { suggestClosest } from '../model/suggest.js';
 
-export type CommandName = 'validate' | 'plan' | 'apply' | 'drift' | 'export' | 'sandbox' | 'targets' | 'login' | 'completion';
+export type CommandName = 'validate' | 'plan' | 'apply' | 'drift' | 'export' | 'sandbox' | 'targets' | 'login' | 'completion' | 'history';
 
 type Raw = string | boolean | (string | boolean)[] | undefined;
 
@@ -59,6 +59,7 @@ export const flagTable = {
       drift: 'the same as --format json',
       export: 'print a JSON summary of the files (with --out)',
       targets: 'a GitHub Actions matrix: {"include": [{"target", "baseUrl", "group", …}]}',
+      history: 'the runs (or one run with its changes) as JSON',
     },
     read: readSwitch,
   }),
@@ -147,6 +148,7 @@ export const flagTable = {
       plan: ['a target from erpsync.config.yaml; several names (a,b) or globs', "('lojas/*') run a fleet: each store's plan, then one table"],
       apply: ['a target from erpsync.config.yaml; several names (a,b) or globs', "('lojas/*') run a fleet: each store's plan, then one table"],
       drift: ['a target from erpsync.config.yaml; several names (a,b) or globs', "('lojas/*') run a fleet: each store's report, then one table"],
+      history: "only this target's runs (its own journal folder when the config sets one)",
     },
     read: readText,
   }),
@@ -258,6 +260,8 @@ export const targetsFlags = ['check', 'target', 'json', 'parallel', 'config', 'h
 export const loginFlags = ['target', 'base-url', 'config', 'client-id', 'redirect-uri', 'timeout', 'help', 'debug'] as const satisfies readonly FlagKey[];
 export const sandboxFlags = ['port', 'state', 'seed', 'rate-limit', 'faults', 'token', 'help', 'debug'] as const satisfies readonly FlagKey[];
 export const completionFlags = ['help'] as const satisfies readonly FlagKey[];
+export const historyFlags = ['json', 'target', 'config', 'help'] as const satisfies readonly FlagKey[];
+
 
 /** A flag as --help and completion describe it. */
 export interface FlagHelp {

@@ -24,6 +24,7 @@ const loaders: Record<CommandName, () => Promise<CommandRunner>> = {
   targets: async () => (await import('./targets-command.js')).runTargetsCommand,
   login: async () => (await import('./login-command.js')).runLoginCommand,
   completion: async () => (await import('./completion-command.js')).runCompletionCommand,
+  history: async () => (await import('./history-command.js')).runHistoryCommand,
 };
 
 export function readVersion(): string {

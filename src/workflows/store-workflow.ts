@@ -22,6 +22,7 @@ import { adoptDrift } from './adopt-workflow.js';
 import type { ApplyOutcome } from './apply-workflow.js';
 import { runApplyWorkflow } from './apply-workflow.js';
 import type { FileReaders } from './file-readers.js';
+import { startJournal } from './journal-writer.js';
 import type { OpenedTarget } from './open-target.js';
 import { openResolvedTarget } from './open-target.js';
 import { loadDesired, planTargetOf, readAccountForDrift, readAndPlan, requireSelectionMatches } from './read-and-plan.js';
@@ -114,19 +115,22 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
     plan = result.plan;
   }
   if (job.command === 'plan') return { ...facts, status: 'planned', plan };
+  // Every apply appends to its target's journal, fed by the apply's own events and reads.
+  const journal = await startJournal({ target: job.target, account: opened.account, source: job.source.type, manifestPaths: desired?.files ?? [] }, io);
+  if (live) journal.noteRead(live);
   const outcome = await runApplyWorkflow(plan, {
     client: session.hold ? holdRequests(opened, session.hold) : opened.client,
     target: planTargetOf(opened),
     adapters: registry.units,
-    readAccount: (request) => fetchLive(opened.client, registry.units, request),
+    readAccount: journal.readThrough((request) => fetchLive(opened.client, registry.units, request)),
     ...(live ? { live } : {}),
     confirm: (p) => session.confirm(p),
-    report: (event) => session.report(event),
+    report: journal.reportThrough((event) => session.report(event)),
     signal: AbortSignal.any([io.signal, session.stop]),
     ...(session.hold ? { hold: session.hold } : {}),
     concurrency: job.settings.apply.concurrency,
     outcomeWindowMs: job.settings.apply.outcomeWindowMs,
-  });
+  }).finally(() => journal.close());
   return { ...facts, status: 'applied', plan, outcome };
 }
 
