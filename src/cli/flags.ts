@@ -76,6 +76,13 @@ export const flagTable = {
     },
     read: readText,
   }),
+  revert: defineFlag({
+    type: 'string',
+    value: 'RUN',
+    help: ['plan the undoing of a run of the journal (`erpsync history`): delete what it', 'created, re-create what it deleted, restore what it updated; records changed', 'since the run are shown as conflicts and left alone'],
+    read: readText,
+  }),
+  'revert-conflicts': defineFlag({ type: 'boolean', help: 'with --revert: restore records changed since the run too (overwrites those changes)', read: readSwitch }),
   'detailed-exitcode': defineFlag({ type: 'boolean', help: 'exit 2 when there are changes (0 none, 1 error)', read: readSwitch }),
   'allow-replace': defineFlag({ type: 'boolean', help: 'delete and re-create records the API cannot change in place', read: readSwitch }),
   'allow-cascade': defineFlag({
@@ -251,7 +258,7 @@ function describeParseError(command: CommandName, error: Error & { code?: string
 export const targetFlags = ['target', 'all-targets', 'parallel', 'base-url', 'sandbox', 'sandbox-state', 'rate', 'max-requests', 'config', 'debug'] as const satisfies readonly FlagKey[];
 export const selectionFlags = ['only', 'exclude'] as const satisfies readonly FlagKey[];
 
-export const planFlags = ['json', 'plan-format', 'out', 'detailed-exitcode', 'allow-replace', 'allow-cascade', 'max-deletes', 'verbose', ...selectionFlags, 'help', ...targetFlags] as const satisfies readonly FlagKey[];
+export const planFlags = ['json', 'plan-format', 'out', 'revert', 'revert-conflicts', 'detailed-exitcode', 'allow-replace', 'allow-cascade', 'max-deletes', 'verbose', ...selectionFlags, 'help', ...targetFlags] as const satisfies readonly FlagKey[];
 export const applyFlags = ['auto-approve', 'allow-replace', 'allow-cascade', 'max-deletes', 'concurrency', 'lock-timeout', 'outcome-wait', 'json', ...selectionFlags, 'help', ...targetFlags] as const satisfies readonly FlagKey[];
 export const driftFlags = ['drift-format', 'json', 'out', 'baseline', 'include-builtin', 'markdown-limit', 'report-url', 'adopt', ...selectionFlags, 'help', ...targetFlags] as const satisfies readonly FlagKey[];
 export const exportFlags = ['kinds', 'out', 'schema', 'json', 'help', ...targetFlags] as const satisfies readonly FlagKey[];

@@ -23,6 +23,8 @@ import type { ApplyOutcome } from './apply-workflow.js';
 import { runApplyWorkflow } from './apply-workflow.js';
 import type { FileReaders } from './file-readers.js';
 import { startJournal } from './journal-writer.js';
+import type { RevertSource } from './revert-plan.js';
+import { planRevert } from './revert-plan.js';
 import type { OpenedTarget } from './open-target.js';
 import { openResolvedTarget } from './open-target.js';
 import { loadDesired, planTargetOf, readAccountForDrift, readAndPlan, requireSelectionMatches } from './read-and-plan.js';
@@ -32,7 +34,7 @@ import type { DesiredState } from '../model/desired.js';
 
 export type StoreCommand = 'plan' | 'apply' | 'drift';
 
-export type StoreSource = { type: 'manifests'; paths: readonly string[] } | { type: 'saved-plan'; plan: Plan };
+export type StoreSource = { type: 'manifests'; paths: readonly string[] } | { type: 'saved-plan'; plan: Plan } | RevertSource;
 
 export interface StoreJob {
   command: StoreCommand;
@@ -104,7 +106,11 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
   let plan: Plan;
   let live;
   if (job.source.type === 'saved-plan') plan = job.source.plan;
-  else {
+  else if (job.source.type === 'revert') {
+    const revert = await planRevert(job.source, opened, job.settings.plan, io);
+    ({ plan, live } = revert);
+    facts.diagnostics = [...facts.diagnostics, ...revert.diagnostics];
+  } else {
     if (!desired) throw new ErpsyncError('INTERNAL', 'a run from manifests without manifests');
     const read = await readAndPlan(opened, desired, job.settings.plan);
     live = read.live;
@@ -116,7 +122,7 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
   }
   if (job.command === 'plan') return { ...facts, status: 'planned', plan };
   // Every apply appends to its target's journal, fed by the apply's own events and reads.
-  const journal = await startJournal({ target: job.target, account: opened.account, source: job.source.type, manifestPaths: desired?.files ?? [] }, io);
+  const journal = await startJournal({ target: job.target, account: opened.account, source: job.source.type === 'manifests' ? 'manifests' : 'saved-plan', manifestPaths: desired?.files ?? [] }, io);
   if (live) journal.noteRead(live);
   const outcome = await runApplyWorkflow(plan, {
     client: session.hold ? holdRequests(opened, session.hold) : opened.client,
