@@ -10,6 +10,11 @@ import { ErpsyncError } from '../model/errors.js';
 import type { JournalChangeLine, JournalEndLine, JournalLine, JournalReadBackLine, JournalRun, JournalRunLine } from '../model/journal.js';
 import { statusOfRun } from '../model/journal.js';
 import { isPlainRecord } from '../model/paths.js';
+import type { DriftReport } from '../model/drift.js';
+import { attributeDrift } from '../drift/attribute-drift.js';
+import { journalDirOf } from './journal-writer.js';
+import type { OpenedTarget } from './open-target.js';
+import type { RunIO } from './run-io.js';
 
 /** The journal folders a repository writes to: the default one and each target's own. */
 export function journalDirsOf(config: TargetsConfig | undefined, cwd: string, target?: string): string[] {
@@ -73,4 +78,10 @@ export function findJournalRun(runs: readonly JournalRun[], id: string): Journal
   if (matching.length === 1 && matching[0]) return matching[0];
   if (matching.length > 1) throw new ErpsyncError('USAGE', `${matching.length} runs start with \`${id}\`: give more of the id`, { details: matching.slice(0, 5).map((r) => r.header.run) });
   throw new ErpsyncError('USAGE', `no run \`${id}\` in the journal`, { details: ['`erpsync history` lists the runs'] });
+}
+
+/** A drift report attributed from the journal of its target: the runs on this very account only. */
+export async function attributeFromJournal(report: DriftReport, opened: Pick<OpenedTarget, 'target' | 'account'>, io: Pick<RunIO, 'cwd'>): Promise<DriftReport> {
+  const runs = await readJournalRuns([journalDirOf(opened.target, io.cwd)]);
+  return attributeDrift(report, runs.filter((r) => r.header.target.id === opened.target.id && r.header.account.id === opened.account.id));
 }

@@ -22,6 +22,7 @@ import { adoptDrift } from './adopt-workflow.js';
 import type { ApplyOutcome } from './apply-workflow.js';
 import { runApplyWorkflow } from './apply-workflow.js';
 import type { FileReaders } from './file-readers.js';
+import { attributeFromJournal } from './journal-reader.js';
 import { startJournal } from './journal-writer.js';
 import type { RevertSource } from './revert-plan.js';
 import { planRevert } from './revert-plan.js';
@@ -170,8 +171,9 @@ async function driftStore(job: StoreJob, desired: DesiredState | undefined, open
   facts.diagnostics = [...facts.diagnostics, ...found.diagnostics.filter((d) => d.severity !== 'note')];
   if (hasErrors(found.diagnostics)) return { ...facts, status: 'invalid' };
   requireSelectionMatches(job.settings.plan.selection, found.matching);
-  if (!drift.adopt) return { ...facts, status: 'drift', report: found.report };
+  const report = await attributeFromJournal(found.report, opened, io);
+  if (!drift.adopt) return { ...facts, status: 'drift', report };
   if (!job.readers) throw new ErpsyncError('INTERNAL', 'drift --adopt needs to know who reads the manifest files');
   const adoption = await adoptDrift({ report: found.report, desired, live, adapters: registry.units }, io, { target: job.target.name, readers: job.readers });
-  return { ...facts, status: 'drift', report: found.report, adoption };
+  return { ...facts, status: 'drift', report, adoption };
 }
