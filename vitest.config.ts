@@ -17,6 +17,8 @@ const slow = [
   'test/api/pacing-limit.test.ts',
   'test/api/resilience.test.ts',
   'test/emulator/scale.test.ts',
+  'test/report/dashboard-browser.test.ts',
+  'test/journal/must-show.test.ts',
 ];
 
 export default defineConfig({

@@ -2,7 +2,7 @@
 // shell completion are drawn from here (main.ts says where each command's code is).
 import type { RunIO } from '../workflows/run-io.js';
 import type { CommandName, FlagKey } from './flags.js';
-import { applyFlags, completionFlags, driftFlags, exportFlags, historyFlags, loginFlags, planFlags, renderFlagLines, sandboxFlags, targetsFlags, validateFlags } from './flags.js';
+import { applyFlags, completionFlags, driftFlags, exportFlags, historyFlags, loginFlags, planFlags, renderFlagLines, reportFlags, sandboxFlags, targetsFlags, validateFlags } from './flags.js';
 
 export type CommandRunner = (args: string[], io: RunIO) => Promise<number>;
 
@@ -107,6 +107,17 @@ export const commandSpecs: readonly CommandSpec[] = [
       'closing line was killed midway and shows as interrupted. `erpsync plan --revert RUN` undoes one.',
     ],
     flags: historyFlags,
+  },
+  {
+    name: 'report',
+    summary: 'write the fleet dashboard: one static HTML page from the journal and drift results',
+    usage: 'erpsync report --html FILE [--drift PATH]… [--days N] [options]',
+    about: [
+      'Writes one self-contained HTML file (no server, works offline) from the journal and from',
+      'drift results (`erpsync drift --all-targets --json` output kept over time, one file a day):',
+      'every store with its last apply, its drift status and a timeline; a store opens to its changes.',
+    ],
+    flags: reportFlags,
   },
   {
     name: 'completion',

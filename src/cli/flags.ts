@@ -7,7 +7,7 @@ import type { ParseArgsConfig } from 'node:util';
 import { ErpsyncError } from '../model/errors.js';
 import { suggestClosest } from '../model/suggest.js';
 
-export type CommandName = 'validate' | 'plan' | 'apply' | 'drift' | 'export' | 'sandbox' | 'targets' | 'login' | 'completion' | 'history';
+export type CommandName = 'validate' | 'plan' | 'apply' | 'drift' | 'export' | 'sandbox' | 'targets' | 'login' | 'completion' | 'history' | 'report';
 
 type Raw = string | boolean | (string | boolean)[] | undefined;
 
@@ -83,6 +83,9 @@ export const flagTable = {
     read: readText,
   }),
   'revert-conflicts': defineFlag({ type: 'boolean', help: 'with --revert: restore records changed since the run too (overwrites those changes)', read: readSwitch }),
+  html: defineFlag({ type: 'string', value: 'FILE', help: 'write the fleet dashboard: one static HTML file that opens from disk', read: readText }),
+  drift: defineFlag({ type: 'string', multiple: true, value: 'PATH', help: ['drift results to show: files or folders of `drift --all-targets --json`', 'output kept over time (repeatable)'], read: readList }),
+  days: defineFlag({ type: 'string', value: 'N', help: 'days of history the dashboard shows (default 90)', read: (raw, flag) => readCount(raw, flag, 1) ?? 90 }),
   'detailed-exitcode': defineFlag({ type: 'boolean', help: 'exit 2 when there are changes (0 none, 1 error)', read: readSwitch }),
   'allow-replace': defineFlag({ type: 'boolean', help: 'delete and re-create records the API cannot change in place', read: readSwitch }),
   'allow-cascade': defineFlag({
@@ -156,6 +159,7 @@ export const flagTable = {
       apply: ['a target from erpsync.config.yaml; several names (a,b) or globs', "('lojas/*') run a fleet: each store's plan, then one table"],
       drift: ['a target from erpsync.config.yaml; several names (a,b) or globs', "('lojas/*') run a fleet: each store's report, then one table"],
       history: "only this target's runs (its own journal folder when the config sets one)",
+      report: "only this target's runs and drift",
     },
     read: readText,
   }),
@@ -268,6 +272,7 @@ export const loginFlags = ['target', 'base-url', 'config', 'client-id', 'redirec
 export const sandboxFlags = ['port', 'state', 'seed', 'rate-limit', 'faults', 'token', 'help', 'debug'] as const satisfies readonly FlagKey[];
 export const completionFlags = ['help'] as const satisfies readonly FlagKey[];
 export const historyFlags = ['json', 'target', 'config', 'help'] as const satisfies readonly FlagKey[];
+export const reportFlags = ['html', 'drift', 'days', 'target', 'config', 'help'] as const satisfies readonly FlagKey[];
 
 
 /** A flag as --help and completion describe it. */
