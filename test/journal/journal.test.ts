@@ -93,6 +93,18 @@ describe('the journal', () => {
     expect(listed.runs.map((r) => r.target)).toEqual(['loja']);
   });
 
+  it('a fleet apply journals each store as a run of its own target', async () => {
+    writeFileSync(path.join(dir, 'erpsync.config.yaml'), `version: 1\ntargets:\n  lojas/a:\n    sandbox: true\n  lojas/b:\n    sandbox: true\n`);
+    writeFileSync(path.join(dir, 'm.yaml'), groupsManifest(['Maquiagem']));
+    const applied = await runCli(['apply', 'm.yaml', '--all-targets', '--auto-approve'], { cwd: dir, env: { USER: 'maria' } });
+    expect(applied.code, applied.stderr).toBe(0);
+    const runs = journalRuns();
+    expect(runs.map((r) => r?.header.target.name).sort()).toEqual(['lojas/a', 'lojas/b']);
+    expect(runs.every((r) => r?.status === 'finished' && r.changes.length === 1)).toBe(true);
+    const listed = JSON.parse((await runCli(['history', '--target', 'lojas/b', '--json'], { cwd: dir, env: { USER: 'maria' } })).stdout) as { runs: { target: string }[] };
+    expect(listed.runs.map((r) => r.target)).toEqual(['lojas/b']);
+  });
+
   it('names the actor: a CI run by its URL, a user by name, and a uid without a name does not fail', () => {
     expect(actorOf({ GITHUB_RUN_ID: '7', GITHUB_REPOSITORY: 'o/r', GITHUB_ACTOR: 'ana' })).toEqual({ type: 'ci', url: 'https://github.com/o/r/actions/runs/7', user: 'ana' });
     expect(actorOf({ CI_JOB_URL: 'https://gitlab.example/j/1' })).toEqual({ type: 'ci', url: 'https://gitlab.example/j/1' });
