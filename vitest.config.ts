@@ -18,6 +18,8 @@ const slow = [
   'test/api/resilience.test.ts',
   'test/api/misbehaving-server.test.ts',
   'test/emulator/scale.test.ts',
+  'test/report/dashboard-browser.test.ts',
+  'test/journal/must-show.test.ts',
 ];
 
 export default defineConfig({

@@ -114,6 +114,7 @@ describe('sandbox targets of erpsync.config.yaml', () => {
       manifests: ['/repo/base', '/repo/overlays/centro'],
       variables: { LOJA: 'Centro' },
       envFile: '/repo/centro.env',
+      journal: '/repo/.erpsync/journal',
     });
     expect(describeTarget(centro, cwd, account)).toBe('Account: Loja Nova Ltda (CNPJ 12.345.678/0001-90) · local sandbox (state in .erpsync/sandbox-lojas.centro.json) · target lojas/centro');
     const sul = resolveTarget(input({ flags: { target: 'lojas/sul' }, config })) as SandboxTarget;

@@ -14,6 +14,8 @@ export const DEFAULT_BASE_URL = BLING_API_BASE_URL;
 export const DEFAULT_CREDENTIALS_FILE = '.erpsync/credentials.json';
 export const DEFAULT_SANDBOX_STATE = '.erpsync/sandbox.json';
 export const DEFAULT_CONFIG_FILE = 'erpsync.config.yaml';
+/** The journal of applies (workflows/journal), beside the repository's other state. */
+export const DEFAULT_JOURNAL_DIR = '.erpsync/journal';
 
 /** The target flags, their environment twins already read (the flag table, src/cli/flags.ts). */
 export interface TargetFlags {
@@ -45,6 +47,8 @@ export interface TargetConfig {
   envFile?: string;
   /** A sandbox account instead of a real one: its state file, relative to the config file's folder. */
   sandbox?: { state: string };
+  /** The journal folder, relative to the config file's folder (default DEFAULT_JOURNAL_DIR). */
+  journal?: string;
 }
 
 export interface CredentialsConfig {
@@ -98,6 +102,8 @@ export interface TargetBase {
   variables?: Record<string, string>;
   /** Absolute path of the target's env file. */
   envFile?: string;
+  /** Absolute path of the journal folder its applies append to; absent: DEFAULT_JOURNAL_DIR in the working folder. */
+  journal?: string;
 }
 
 export interface RemoteTarget extends TargetBase {
@@ -213,8 +219,9 @@ function configuredSandboxTarget(name: string, entry: TargetConfig, dir: string,
 }
 
 /** What a target's manifests are made of, from its entry: paths resolved from the config's folder. */
-function targetInputs(entry: TargetConfig, dir: string): Pick<TargetBase, 'manifests' | 'variables' | 'envFile'> {
+function targetInputs(entry: TargetConfig, dir: string): Pick<TargetBase, 'manifests' | 'variables' | 'envFile' | 'journal'> {
   return {
+    journal: resolve(dir, entry.journal ?? DEFAULT_JOURNAL_DIR),
     ...(entry.manifests ? { manifests: entry.manifests.map((m) => resolve(dir, m)) } : {}),
     ...(entry.variables ? { variables: entry.variables } : {}),
     ...(entry.envFile ? { envFile: resolve(dir, entry.envFile) } : {}),

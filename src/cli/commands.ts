@@ -2,7 +2,7 @@
 // shell completion are drawn from here (main.ts says where each command's code is).
 import type { RunIO } from '../workflows/run-io.js';
 import type { CommandName, FlagKey } from './flags.js';
-import { applyFlags, completionFlags, driftFlags, exportFlags, loginFlags, planFlags, renderFlagLines, sandboxFlags, targetsFlags, validateFlags } from './flags.js';
+import { applyFlags, completionFlags, driftFlags, exportFlags, historyFlags, loginFlags, planFlags, renderFlagLines, reportFlags, sandboxFlags, targetsFlags, validateFlags } from './flags.js';
 
 export type CommandRunner = (args: string[], io: RunIO) => Promise<number>;
 
@@ -94,6 +94,30 @@ export const commandSpecs: readonly CommandSpec[] = [
       "The client secret is read from BLING_CLIENT_SECRET (or the target's clientSecretEnv), never from a flag.",
     ],
     flags: loginFlags,
+  },
+  {
+    name: 'history',
+    summary: 'list the applies of the journal, or show one run\'s changes',
+    usage: 'erpsync history [RUN] [--target NAME] [--json]',
+    about: [
+      'Every apply appends a run to the journal (.erpsync/journal/, or the target\'s `journal`',
+      'folder): when, erpsync version, git revision of the manifests, target, account, who, and',
+      'each change with the fields before and after and its outcome. Without RUN, lists the runs',
+      '(oldest first); with a RUN id (or a prefix of it), shows its changes. A run without its',
+      'closing line was killed midway and shows as interrupted. `erpsync plan --revert RUN` undoes one.',
+    ],
+    flags: historyFlags,
+  },
+  {
+    name: 'report',
+    summary: 'write the fleet dashboard: one static HTML page from the journal and drift results',
+    usage: 'erpsync report --html FILE [--drift PATH]… [--days N] [options]',
+    about: [
+      'Writes one self-contained HTML file (no server, works offline) from the journal and from',
+      'drift results (`erpsync drift --all-targets --json` output kept over time, one file a day):',
+      'every store with its last apply, its drift status and a timeline; a store opens to its changes.',
+    ],
+    flags: reportFlags,
   },
   {
     name: 'completion',

@@ -7,7 +7,7 @@ import type { ParseArgsConfig } from 'node:util';
 import { ErpsyncError } from '../model/errors.js';
 import { suggestClosest } from '../model/suggest.js';
 
-export type CommandName = 'validate' | 'plan' | 'apply' | 'drift' | 'export' | 'sandbox' | 'targets' | 'login' | 'completion';
+export type CommandName = 'validate' | 'plan' | 'apply' | 'drift' | 'export' | 'sandbox' | 'targets' | 'login' | 'completion' | 'history' | 'report';
 
 type Raw = string | boolean | (string | boolean)[] | undefined;
 
@@ -61,6 +61,7 @@ export const flagTable = {
       drift: 'the same as --format json',
       export: 'print a JSON summary of the files (with --out)',
       targets: 'a GitHub Actions matrix: {"include": [{"target", "baseUrl", "group", …}]}',
+      history: 'the runs (or one run with its changes) as JSON',
     },
     read: readSwitch,
   }),
@@ -77,6 +78,16 @@ export const flagTable = {
     },
     read: readText,
   }),
+  revert: defineFlag({
+    type: 'string',
+    value: 'RUN',
+    help: ['plan the undoing of a run of the journal (`erpsync history`): delete what it', 'created, re-create what it deleted, restore what it updated; records changed', 'since the run are shown as conflicts and left alone'],
+    read: readText,
+  }),
+  'revert-conflicts': defineFlag({ type: 'boolean', help: 'with --revert: restore records changed since the run too (overwrites those changes)', read: readSwitch }),
+  html: defineFlag({ type: 'string', value: 'FILE', help: 'write the fleet dashboard: one static HTML file that opens from disk', read: readText }),
+  drift: defineFlag({ type: 'string', multiple: true, value: 'PATH', help: ['drift results to show: files or folders of `drift --all-targets --json`', 'output kept over time (repeatable)'], read: readList }),
+  days: defineFlag({ type: 'string', value: 'N', help: 'days of history the dashboard shows (default 90)', read: (raw, flag) => readCount(raw, flag, 1) ?? 90 }),
   'detailed-exitcode': defineFlag({ type: 'boolean', help: 'exit 2 when there are changes (0 none, 1 error)', read: readSwitch }),
   'allow-replace': defineFlag({ type: 'boolean', help: 'delete and re-create records the API cannot change in place', read: readSwitch }),
   'allow-cascade': defineFlag({
@@ -149,6 +160,8 @@ export const flagTable = {
       plan: ['a target from erpsync.config.yaml; several names (a,b) or globs', "('lojas/*') run a fleet: each store's plan, then one table"],
       apply: ['a target from erpsync.config.yaml; several names (a,b) or globs', "('lojas/*') run a fleet: each store's plan, then one table"],
       drift: ['a target from erpsync.config.yaml; several names (a,b) or globs', "('lojas/*') run a fleet: each store's report, then one table"],
+      history: "only this target's runs (its own journal folder when the config sets one)",
+      report: "only this target's runs and drift",
     },
     read: readText,
   }),
@@ -265,7 +278,7 @@ function describeParseError(command: CommandName, error: Error & { code?: string
 export const targetFlags = ['target', 'all-targets', 'parallel', 'base-url', 'sandbox', 'sandbox-state', 'rate', 'max-requests', 'request-timeout', 'config', 'debug'] as const satisfies readonly FlagKey[];
 export const selectionFlags = ['only', 'exclude'] as const satisfies readonly FlagKey[];
 
-export const planFlags = ['json', 'plan-format', 'out', 'detailed-exitcode', 'allow-replace', 'allow-cascade', 'max-deletes', 'verbose', ...selectionFlags, 'help', ...targetFlags, 'store-timeout'] as const satisfies readonly FlagKey[];
+export const planFlags = ['json', 'plan-format', 'out', 'revert', 'revert-conflicts', 'detailed-exitcode', 'allow-replace', 'allow-cascade', 'max-deletes', 'verbose', ...selectionFlags, 'help', ...targetFlags, 'store-timeout'] as const satisfies readonly FlagKey[];
 export const applyFlags = ['auto-approve', 'allow-replace', 'allow-cascade', 'max-deletes', 'concurrency', 'lock-timeout', 'outcome-wait', 'json', ...selectionFlags, 'help', ...targetFlags, 'store-timeout'] as const satisfies readonly FlagKey[];
 export const driftFlags = ['drift-format', 'json', 'out', 'baseline', 'include-builtin', 'markdown-limit', 'report-url', 'adopt', ...selectionFlags, 'help', ...targetFlags, 'store-timeout'] as const satisfies readonly FlagKey[];
 export const exportFlags = ['kinds', 'out', 'schema', 'json', 'help', ...targetFlags] as const satisfies readonly FlagKey[];
@@ -274,6 +287,9 @@ export const targetsFlags = ['check', 'target', 'json', 'parallel', 'config', 'h
 export const loginFlags = ['target', 'base-url', 'config', 'client-id', 'redirect-uri', 'timeout', 'help', 'debug'] as const satisfies readonly FlagKey[];
 export const sandboxFlags = ['port', 'state', 'seed', 'rate-limit', 'faults', 'token', 'help', 'debug'] as const satisfies readonly FlagKey[];
 export const completionFlags = ['help'] as const satisfies readonly FlagKey[];
+export const historyFlags = ['json', 'target', 'config', 'help'] as const satisfies readonly FlagKey[];
+export const reportFlags = ['html', 'drift', 'days', 'target', 'config', 'help'] as const satisfies readonly FlagKey[];
+
 
 /** A flag as --help and completion describe it. */
 export interface FlagHelp {

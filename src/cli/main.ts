@@ -24,6 +24,8 @@ const loaders: Record<CommandName, () => Promise<CommandRunner>> = {
   targets: async () => (await import('./targets-command.js')).runTargetsCommand,
   login: async () => (await import('./login-command.js')).runLoginCommand,
   completion: async () => (await import('./completion-command.js')).runCompletionCommand,
+  history: async () => (await import('./history-command.js')).runHistoryCommand,
+  report: async () => (await import('./report-command.js')).runReportCommand,
 };
 
 export function readVersion(): string {

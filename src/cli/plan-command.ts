@@ -10,7 +10,11 @@ import { renderPlanMarkdown } from '../report/plan-markdown.js';
 import { chooseFieldFold, colorizePlanLine, largeChangeSet } from '../report/plan-terminal.js';
 import { renderPlanText, summarizePlan } from '../report/render-plan.js';
 import { runFleet, selectFleet } from '../workflows/fleet-workflow.js';
+import type { ResolvedTarget } from '../api/index.js';
+import { journalDirOf } from '../workflows/journal-writer.js';
+import { findJournalRun, readJournalRuns } from '../workflows/journal-reader.js';
 import { resolveRunTarget } from '../workflows/open-target.js';
+import type { RevertSource } from '../workflows/revert-plan.js';
 import type { RunIO } from '../workflows/run-io.js';
 import { writeLine } from '../workflows/run-io.js';
 import { writeFleetPlans, writeSavedPlan } from '../workflows/saved-plans.js';
@@ -37,11 +41,15 @@ export async function runPlanCommand(args: string[], io: RunIO): Promise<number>
   if (flags['plan-format'] === 'markdown' && flags.json) throw new ErpsyncError('USAGE', '--json and --format markdown cannot be combined');
   const format: FleetFormat = flags.json ? 'json' : flags['plan-format'] === 'markdown' ? 'markdown' : 'text';
   const settings = readStoreSettings(flags, io.env);
-  if (isFleetRun(flags)) return planFleet(flags, positionals, settings, format, io);
+  if (isFleetRun(flags)) {
+    if (flags.revert !== undefined) throw new ErpsyncError('USAGE', '--revert undoes one run of one target: give --target NAME, not a fleet');
+    return planFleet(flags, positionals, settings, format, io);
+  }
 
   const target = await resolveRunTarget(targetFlagsOf(flags), io);
+  const source = flags.revert === undefined ? ({ type: 'manifests', paths: positionals } as const) : await revertSourceOf(flags.revert, flags['revert-conflicts'], positionals, target, io);
   // Machine-readable output owns stdout; the account line goes to stderr then.
-  const result = await runStore({ command: 'plan', target, source: { type: 'manifests', paths: positionals }, settings }, io, bannerSession(format === 'text' ? io.stdout : io.stderr));
+  const result = await runStore({ command: 'plan', target, source, settings }, io, bannerSession(format === 'text' ? io.stdout : io.stderr));
   printDiagnostics(result.diagnostics, io);
   if (result.status !== 'planned') return exitCodeOfStore(result, settings);
   const plan = result.plan;
@@ -89,4 +97,11 @@ function printPlanText(plan: Plan, io: RunIO, verbose: boolean): void {
   if (terminal && plan.changes.length > largeChangeSet) lines.push(`Plan: ${summarizePlan(plan)}.`);
   const color = isColorEnabled(io);
   for (const line of lines) writeLine(io.stdout, color ? colorizePlanLine(line) : line);
+}
+
+/** The run --revert names, from the target's journal; it plans from the journal, not from manifests. */
+async function revertSourceOf(id: string, overwrite: boolean, paths: readonly string[], target: ResolvedTarget, io: RunIO): Promise<RevertSource> {
+  if (paths.length > 0) throw new ErpsyncError('USAGE', '--revert plans from the journal: give no manifest paths');
+  const run = findJournalRun(await readJournalRuns([journalDirOf(target, io.cwd)]), id);
+  return { type: 'revert', run, overwrite };
 }

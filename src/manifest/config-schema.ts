@@ -79,6 +79,7 @@ export const configSchema: JsonSchema = {
           additionalProperties: { type: ['string', 'number', 'boolean'] },
         },
         envFile: { ...path, description: 'A KEY=value file (relative to the config) with more variables, e.g. secrets kept out of git.' },
+        journal: { ...path, description: 'Folder of the journal every apply of this target appends to (JSON Lines, one file per run), relative to the config (default .erpsync/journal).' },
         credentials: {
           type: 'object',
           additionalProperties: false,

@@ -38,6 +38,20 @@ export interface DriftFinding {
   note?: string;
   /** Unmanaged records: YAML in the manifest language, ready to paste. */
   snippet?: string;
+  /** Who made the account's value, from the journal (drift/attribute-drift); absent without a journal. */
+  attribution?: DriftAttribution;
+}
+
+/**
+ * - `erpsync`: the account holds what that run wrote (the manifests moved on since);
+ * - `erp`: changed in the ERP since that run, the last one that touched the record;
+ * - `never-applied`: no run of the journal touched the record.
+ */
+export interface DriftAttribution {
+  by: 'erpsync' | 'erp' | 'never-applied';
+  /** The last run that touched the record, and when it started. */
+  run?: string;
+  at?: string;
 }
 
 export type ManagedStatus = 'in-sync' | 'drifted' | 'ignored';

@@ -95,3 +95,12 @@ export function describeRecord(finding: Pick<DriftFinding, 'kind' | 'key' | 'liv
   const id = shownId(finding, options);
   return `${finding.kind} "${finding.key}"${id !== undefined ? ` (id ${id})` : ''}`;
 }
+
+/** Who made the account's value, in words: `changed in the ERP since erpsync run R (started …)`. */
+export function describeAttribution(finding: Pick<DriftFinding, 'attribution'>): string | undefined {
+  const a = finding.attribution;
+  if (!a) return undefined;
+  if (a.by === 'never-applied') return 'no erpsync run in the journal touched this record';
+  const run = `erpsync run ${a.run ?? '?'}${a.at ? ` (${a.at})` : ''}`;
+  return a.by === 'erp' ? `changed in the ERP since ${run}, the last run that touched it` : `as ${run} left it: the manifests changed since`;
+}

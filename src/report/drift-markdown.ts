@@ -6,6 +6,7 @@ import { printable } from '../model/printable.js';
 import type { DriftRenderOptions } from './drift-format.js';
 import {
   describeAccountOwn,
+  describeAttribution,
   describeCoverage,
   describeFindingCounts,
   describePendingBasis,
@@ -53,7 +54,8 @@ function findingRow(finding: DriftFinding, options: DriftRenderOptions): string 
     const parts = fieldChangeParts(finding, field, options);
     return parts ? `${code(field.path)}: ${code(parts.from)} → ${code(parts.to)}` : `${code(field.path)}: (sensitive) differs`;
   });
-  const details = [...changes, ...(finding.note ? [`_${cell(finding.note)}_`] : [])].join('<br>');
+  const origin = describeAttribution(finding);
+  const details = [...changes, ...(finding.note ? [`_${cell(finding.note)}_`] : []), ...(origin ? [`_${cell(origin)}_`] : [])].join('<br>');
   return `| ${code(finding.kind)} | ${code(finding.key)} | ${shownId(finding, options) ?? ''} | ${details} |\n`;
 }
 

@@ -5,6 +5,7 @@ import { printable } from '../model/printable.js';
 import type { DriftRenderOptions } from './drift-format.js';
 import {
   describeAccountOwn,
+  describeAttribution,
   describeCoverage,
   describeFindingCounts,
   describePendingBasis,
@@ -31,6 +32,8 @@ export function renderDriftText(report: DriftReport, options: DriftRenderOptions
     for (const finding of findings) {
       lines.push(`  ${symbols[type]} ${describeRecord(finding, options)}`);
       if (finding.note) lines.push(`      note: ${finding.note}`);
+      const origin = describeAttribution(finding);
+      if (origin) lines.push(`      origin: ${origin}`);
       for (const field of finding.fields) lines.push(`      ${formatFieldChange(finding, field, options)}`);
       for (const line of finding.snippet?.trimEnd().split('\n') ?? []) lines.push(`      ${line}`);
     }

@@ -22,6 +22,10 @@ import { adoptDrift } from './adopt-workflow.js';
 import type { ApplyOutcome } from './apply-workflow.js';
 import { runApplyWorkflow } from './apply-workflow.js';
 import type { FileReaders } from './file-readers.js';
+import { attributeFromJournal } from './journal-reader.js';
+import { startJournal } from './journal-writer.js';
+import type { RevertSource } from './revert-plan.js';
+import { planRevert } from './revert-plan.js';
 import type { OpenedTarget } from './open-target.js';
 import { openResolvedTarget } from './open-target.js';
 import { loadDesired, planTargetOf, readAndFindDrift, readAndPlan, requireSelectionMatches } from './read-and-plan.js';
@@ -31,7 +35,7 @@ import type { DesiredState } from '../model/desired.js';
 
 export type StoreCommand = 'plan' | 'apply' | 'drift';
 
-export type StoreSource = { type: 'manifests'; paths: readonly string[] } | { type: 'saved-plan'; plan: Plan };
+export type StoreSource = { type: 'manifests'; paths: readonly string[] } | { type: 'saved-plan'; plan: Plan } | RevertSource;
 
 export interface StoreJob {
   command: StoreCommand;
@@ -105,7 +109,11 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
   let plan: Plan;
   let live;
   if (job.source.type === 'saved-plan') plan = job.source.plan;
-  else {
+  else if (job.source.type === 'revert') {
+    const revert = await planRevert(job.source, opened, job.settings.plan, io);
+    ({ plan, live } = revert);
+    facts.diagnostics = [...facts.diagnostics, ...revert.diagnostics];
+  } else {
     if (!desired) throw new ErpsyncError('INTERNAL', 'a run from manifests without manifests');
     const read = await readAndPlan(opened, desired, job.settings.plan);
     live = read.live;
@@ -116,19 +124,22 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
     plan = result.plan;
   }
   if (job.command === 'plan') return { ...facts, status: 'planned', plan };
+  // Every apply appends to its target's journal, fed by the apply's own events and reads.
+  const journal = await startJournal({ target: job.target, account: opened.account, source: job.source.type === 'manifests' ? 'manifests' : 'saved-plan', manifestPaths: desired?.files ?? [] }, io);
+  if (live) journal.noteRead(live);
   const outcome = await runApplyWorkflow(plan, {
     client: session.hold ? holdRequests(opened, session.hold) : opened.client,
     target: planTargetOf(opened),
     adapters: registry.units,
-    readAccount: (request) => fetchLive(opened.client, registry.units, request),
+    readAccount: journal.readThrough((request) => fetchLive(opened.client, registry.units, request)),
     ...(live ? { live } : {}),
     confirm: (p) => session.confirm(p),
-    report: (event) => session.report(event),
+    report: journal.reportThrough((event) => session.report(event)),
     signal: AbortSignal.any([io.signal, session.stop]),
     ...(session.hold ? { hold: session.hold } : {}),
     concurrency: job.settings.apply.concurrency,
     outcomeWindowMs: job.settings.apply.outcomeWindowMs,
-  });
+  }).finally(() => journal.close());
   return { ...facts, status: 'applied', plan, outcome };
 }
 
@@ -163,8 +174,9 @@ async function driftStore(job: StoreJob, desired: DesiredState | undefined, open
   facts.diagnostics = [...facts.diagnostics, ...found.diagnostics.filter((d) => d.severity !== 'note')];
   if (hasErrors(found.diagnostics)) return { ...facts, status: 'invalid' };
   requireSelectionMatches(job.settings.plan.selection, found.matching);
-  if (!drift.adopt) return { ...facts, status: 'drift', report: found.report };
+  const report = await attributeFromJournal(found.report, opened, io);
+  if (!drift.adopt) return { ...facts, status: 'drift', report };
   if (!job.readers) throw new ErpsyncError('INTERNAL', 'drift --adopt needs to know who reads the manifest files');
   const adoption = await adoptDrift({ report: found.report, desired, live, adapters: registry.units }, io, { target: job.target.name, readers: job.readers });
-  return { ...facts, status: 'drift', report: found.report, adoption };
+  return { ...facts, status: 'drift', report, adoption };
 }

@@ -24,7 +24,10 @@ function normalize(text: string): string {
     .replaceAll(account.emulator.snapshot().empresa.id, '<account-id>')
     .replaceAll(new URL(account.emulator.baseUrl).host, '<host>')
     .replace(/\b\d{11}\b/g, '<id>')
-    .replace(/\(([0-9a-f]{7})\)/g, '(<commit>)');
+    .replace(/\(([0-9a-f]{7})\)/g, '(<commit>)')
+    // Journal runs (drift names the run that last touched a record) and when they started.
+    .replace(/\b\d{8}T\d{9}Z-[0-9a-f]{6}\b/g, '<run>')
+    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g, '<time>');
 }
 
 const baselineArgs = ['--baseline', 'HEAD~1'];

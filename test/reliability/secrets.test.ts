@@ -2,7 +2,8 @@
 // password the account held before) go through every command in every output format the command
 // offers (read from its --help), on success and on failure: API errors, rejected credentials,
 // broken manifests, refused applies, --debug traces. None of them may appear in any output, nor in
-// any file erpsync writes (saved plans, reports, exported manifests, credentials, sandbox state).
+// any file erpsync writes (saved plans, reports, exported manifests, credentials, sandbox state,
+// the journal of every apply).
 import { readFileSync, rmSync, writeFileSync, mkdtempSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -216,6 +217,10 @@ describe('no secret in any output or written file', () => {
     const written = filesUnder(cwd).filter((f) => !f.includes(`${path.sep}broken${path.sep}`));
     // Saved plan, reports of every format, exported manifests, credentials, sandbox states.
     expect(written.length).toBeGreaterThanOrEqual(8);
+    // The journal of every apply is swept too: the NFS-e password changed in those runs.
+    const journal = written.filter((f) => f.includes(`${path.sep}.erpsync${path.sep}journal${path.sep}`));
+    expect(journal.length).toBeGreaterThanOrEqual(2);
+    expect(journal.some((f) => readFileSync(f, 'utf8').includes('"path":"adicionais.cadastroPrefeitura.senha"'))).toBe(true);
     const leaks = written.flatMap((file) => leaksIn(readFileSync(file, 'latin1')).map((secret) => `${path.relative(cwd, file)} holds ${secret}`));
     expect(leaks).toEqual([]);
     expect(runs.length).toBeGreaterThanOrEqual(40);

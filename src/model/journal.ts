@@ -1,0 +1,124 @@
+// The journal of applies: what every apply did, one JSON Lines file per run, written line by line
+// as the run goes (workflows/journal-writer) and read back by history, revert plans, drift
+// attribution and the fleet dashboard. Plain data; secret values never enter it (left out by the
+// field, as saved plans leave them out). A run without its closing line was interrupted.
+import type { ChangeAction, ChangeReason, FieldChange } from './plan.js';
+import type { UnitKind } from './kinds.js';
+
+export const journalFormatVersion = 1;
+
+/** Who started a run: a CI job (its URL) or a person on a machine. */
+export interface JournalActor {
+  type: 'ci' | 'user';
+  /** The CI run's URL. */
+  url?: string;
+  /** The login that ran it (CI actor or local user); absent when nothing names one. */
+  user?: string;
+  host?: string;
+}
+
+export interface JournalRunLine {
+  type: 'run';
+  formatVersion: number;
+  /** Sortable and unique: the start time and a random suffix. */
+  run: string;
+  startedAt: string;
+  erpsyncVersion: string;
+  /** `manifests`: planned in this run; `saved-plan`: applied from a plan file. */
+  source: 'manifests' | 'saved-plan';
+  /** The manifests' git revision, and whether the work tree had uncommitted changes; null outside git. */
+  git: { revision: string; dirty: boolean } | null;
+  target: { name: string; id: string; mode: 'sandbox' | 'remote' };
+  account: { id: string; nome: string; cnpj: string };
+  actor: JournalActor;
+  changes: number;
+}
+
+/** A record as a run knew it, in the manifest's shape (API field names, codes, references as identities), secrets left out. */
+export interface JournalRecord {
+  id: number;
+  identity: string;
+  name: string;
+  parent?: string;
+  fields: Record<string, unknown>;
+}
+
+export type JournalOutcome = 'applied' | 'failed' | 'skipped' | 'unknown';
+
+export interface JournalChangeLine {
+  type: 'change';
+  at: string;
+  /** The change's id in the plan. */
+  change: string;
+  action: ChangeAction;
+  reason: ChangeReason;
+  kind: UnitKind;
+  key: string;
+  liveId?: number;
+  outcome: JournalOutcome;
+  /** The record's id after the change (a create's new id). */
+  id?: number;
+  /** Why it failed or was skipped. */
+  detail?: string;
+  /** Field by field, as planned (sensitive fields without values). */
+  fields: FieldChange[];
+  /** The record as read before the run (absent for a create). */
+  before?: JournalRecord;
+  /** What was written: the record as the change declares it (absent for removals). */
+  written?: Record<string, unknown>;
+}
+
+/** A change that started and was never reported as ended: a run killed then left its outcome unknown. */
+export interface JournalStartLine {
+  type: 'start';
+  at: string;
+  change: string;
+}
+
+/** The records read again after the writes, as the account kept them. */
+export interface JournalReadBackLine {
+  type: 'read-back';
+  at: string;
+  change: string;
+  record: JournalRecord;
+}
+
+export interface JournalEndLine {
+  type: 'end';
+  at: string;
+  applied: number;
+  failed: number;
+  skipped: number;
+  interrupted: boolean;
+  /** Changes the read-back found not kept by the service. */
+  notConverged: string[];
+}
+
+export type JournalLine = JournalRunLine | JournalChangeLine | JournalStartLine | JournalReadBackLine | JournalEndLine;
+
+/** `finished`: closing line present; `interrupted`: stopped (Ctrl-C) or killed midway (no closing line). */
+export type JournalRunStatus = 'finished' | 'failed' | 'interrupted';
+
+/** One run read back from its file. */
+export interface JournalRun {
+  header: JournalRunLine;
+  file: string;
+  changes: JournalChangeLine[];
+  readBack: JournalReadBackLine[];
+  /** Absent when the run never wrote its closing line (killed). */
+  end?: JournalEndLine;
+  /** Changes started and never ended (killed midway). */
+  unfinished: string[];
+  status: JournalRunStatus;
+}
+
+/** A run's status from its lines: no closing line means it never finished. */
+export function statusOfRun(end: JournalEndLine | undefined): JournalRunStatus {
+  if (!end || end.interrupted) return 'interrupted';
+  return end.failed > 0 || end.notConverged.length > 0 ? 'failed' : 'finished';
+}
+
+/** Whether a change of the journal left the record as it declared (so a later difference is someone else's). */
+export function changedTheAccount(change: JournalChangeLine): boolean {
+  return change.outcome === 'applied' || change.outcome === 'unknown';
+}

@@ -1,0 +1,73 @@
+// `erpsync history`: the journal's runs as text lines or JSON — the list (one line a run: when,
+// where, who, from which revision, how it ended) and one run's changes field by field. Pure: the
+// runs come in, lines or a JSON value go out. Account text is data: every string from the journal
+// goes through printable() on its way to a terminal.
+import type { JournalChangeLine, JournalRun } from '../model/journal.js';
+import { printable } from '../model/printable.js';
+
+/** A run in one JSON object: what the list shows. */
+export function summarizeRun(run: JournalRun) {
+  const { header } = run;
+  const count = (outcome: JournalChangeLine['outcome']) => run.changes.filter((c) => c.outcome === outcome).length;
+  return {
+    run: header.run,
+    startedAt: header.startedAt,
+    ...(run.end ? { endedAt: run.end.at } : {}),
+    status: run.status,
+    target: header.target.name,
+    account: header.account,
+    source: header.source,
+    git: header.git,
+    actor: header.actor,
+    erpsyncVersion: header.erpsyncVersion,
+    planned: header.changes,
+    applied: count('applied'),
+    failed: count('failed'),
+    skipped: count('skipped'),
+    unknown: count('unknown') + run.unfinished.length,
+    file: run.file,
+  };
+}
+
+function describeActor(run: JournalRun): string {
+  const actor = run.header.actor;
+  return actor.type === 'ci' ? `${actor.user ? `${actor.user} ` : ''}${actor.url ?? 'CI'}` : `${actor.user ?? 'unknown user'}${actor.host ? `@${actor.host}` : ''}`;
+}
+
+function describeGit(run: JournalRun): string {
+  const git = run.header.git;
+  return git ? `${git.revision.slice(0, 12)}${git.dirty ? ' (dirty)' : ''}` : run.header.source === 'saved-plan' ? 'saved plan' : 'not in git';
+}
+
+/** One line a run, oldest first. */
+export function renderHistoryText(runs: readonly JournalRun[]): string[] {
+  if (runs.length === 0) return ['No runs in the journal yet: every `erpsync apply` that changes something adds one.'];
+  return runs.map((run) => {
+    const s = summarizeRun(run);
+    const counts = [`${s.applied} applied`, ...(s.failed ? [`${s.failed} failed`] : []), ...(s.skipped ? [`${s.skipped} skipped`] : []), ...(s.unknown ? [`${s.unknown} unknown`] : [])].join(', ');
+    return printable(`${s.run}  ${s.startedAt.slice(0, 19).replace('T', ' ')}Z  ${s.target}  ${s.status}  ${counts}  ${describeGit(run)}  by ${describeActor(run)}`);
+  });
+}
+
+function formatValue(value: unknown): string {
+  return value === undefined ? '(unset)' : JSON.stringify(value);
+}
+
+/** One run: its header, then each change with its outcome and fields. */
+export function renderRunText(run: JournalRun): string[] {
+  const { header } = run;
+  const lines = [
+    `Run ${header.run} — ${run.status}${run.end ? '' : ' (no closing line: the run was killed or crashed midway)'}`,
+    `  started ${header.startedAt}${run.end ? `, ended ${run.end.at}` : ''}`,
+    `  target ${header.target.name} (${header.target.id}), account ${header.account.nome}${header.account.cnpj ? ` (CNPJ ${header.account.cnpj})` : ''}`,
+    `  manifests ${describeGit(run)}, erpsync ${header.erpsyncVersion}, by ${describeActor(run)}`,
+    '',
+  ];
+  for (const change of run.changes) {
+    lines.push(`${change.outcome.padEnd(8)} ${change.action} ${change.kind} "${change.key}"${change.id !== undefined ? ` (id ${change.id})` : ''}${change.detail ? ` — ${change.detail}` : ''}`);
+    for (const field of change.fields) lines.push(field.sensitive ? `    ${field.path}: (sensitive) changed` : `    ${field.path}: ${formatValue(field.before)} → ${formatValue(field.after)}`);
+  }
+  for (const id of run.unfinished) lines.push(`unknown  ${id} — started, never reported as ended`);
+  if (run.changes.length === 0 && run.unfinished.length === 0) lines.push('(no change reached the account)');
+  return lines.map((line) => printable(line));
+}

@@ -1,0 +1,255 @@
+// The journal writer: every apply appends one JSON Lines file to its target's journal folder
+// (model/journal). It listens to the apply's own event stream and to the account reads the apply
+// makes, and writes each line as it happens, synchronously and flushed to disk before the run goes
+// on, so a run killed midway leaves every change it reported and no closing line. It decides
+// nothing about the run and prints nothing; secret values are left out by the field, then every
+// value the run knows to be secret is masked over the line as a net.
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { hostname, userInfo } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { DEFAULT_JOURNAL_DIR } from '../api/targets.js';
+import type { ResolvedTarget } from '../api/index.js';
+import { registry } from '../kinds/registry.js';
+import type { AccountIdentity } from '../model/account.js';
+import type { ApplyReportEvent, ChangeOutcome } from '../model/events.js';
+import type { JournalActor, JournalChangeLine, JournalEndLine, JournalLine, JournalOutcome, JournalRecord, JournalRunLine } from '../model/journal.js';
+import { journalFormatVersion } from '../model/journal.js';
+import type { AccountReader, LiveRecord, LiveState } from '../model/live.js';
+import type { UnitKind } from '../model/kinds.js';
+import { readPath, removePath } from '../model/paths.js';
+import type { Change, Plan } from '../model/plan.js';
+import { maskValues } from '../model/secret-mask.js';
+import type { RunIO } from './run-io.js';
+
+const run = promisify(execFile);
+
+/** The journal folder of a target: its own `journal`, else DEFAULT_JOURNAL_DIR in the working folder. */
+export function journalDirOf(target: Pick<ResolvedTarget, 'journal'>, cwd: string): string {
+  return target.journal ?? resolve(cwd, DEFAULT_JOURNAL_DIR);
+}
+
+export interface JournalOpening {
+  target: ResolvedTarget;
+  account: AccountIdentity;
+  source: JournalRunLine['source'];
+  /** Manifest paths (their git revision is recorded); none for a saved plan. */
+  manifestPaths: readonly string[];
+}
+
+/** One run's journal: fed the apply's events and reads; the file exists from the first change on. */
+export interface JournalWriter {
+  observe(event: ApplyReportEvent): void;
+  /** An account read of this run: before the writes it is the state changes start from, after them the read-back. */
+  noteRead(live: LiveState): void;
+  /** The apply's reporter, journaling each event first (so it is on disk before anyone is told). */
+  reportThrough(report: (event: ApplyReportEvent) => void): (event: ApplyReportEvent) => void;
+  /** The apply's account reader, each read noted. */
+  readThrough(read: AccountReader): AccountReader;
+  close(): void;
+}
+
+export async function startJournal(opening: JournalOpening, io: RunIO): Promise<JournalWriter> {
+  const startedAt = new Date();
+  const header: Omit<JournalRunLine, 'changes'> = {
+    type: 'run',
+    formatVersion: journalFormatVersion,
+    run: `${startedAt.toISOString().replace(/[-:]/g, '').replace('.', '')}-${randomBytes(3).toString('hex')}`,
+    startedAt: startedAt.toISOString(),
+    erpsyncVersion: readErpsyncVersion(),
+    source: opening.source,
+    git: await readGitState(opening.manifestPaths, io.cwd),
+    target: { name: opening.target.name, id: opening.target.id, mode: opening.target.mode },
+    account: { id: opening.account.id, nome: opening.account.nome, cnpj: opening.account.cnpj },
+    actor: actorOf(io.env),
+  };
+  return createWriter(header, join(journalDirOf(opening.target, io.cwd), `${header.run}.jsonl`), io);
+}
+
+function createWriter(header: Omit<JournalRunLine, 'changes'>, file: string, io: RunIO): JournalWriter {
+  let fd: number | undefined;
+  let plan: Plan | undefined;
+  let before: ReadonlyMap<string, LiveRecord> = new Map();
+  let counts: Omit<JournalEndLine, 'type' | 'at' | 'notConverged'> | undefined;
+  let ended = false;
+  const createdIds = new Map<string, number>();
+  const secrets = new Set<string>();
+  const write = (line: JournalLine): void => {
+    if (fd === undefined) return;
+    const json = JSON.stringify(line);
+    writeSync(fd, `${maskValues(io.mask?.mask(json) ?? json, secrets)}\n`);
+    // Durable before the run goes on: a kill after this line leaves it on disk.
+    fsyncSync(fd);
+  };
+  const end = (notConverged: string[]): void => {
+    if (ended || !counts) return;
+    ended = true;
+    write({ type: 'end', at: new Date().toISOString(), ...counts, notConverged });
+  };
+  const writer: JournalWriter = {
+    observe(event) {
+      const at = new Date().toISOString();
+      switch (event.type) {
+        case 'plan':
+          plan = event.plan;
+          for (const change of plan.changes) for (const path of Object.keys(change.secrets ?? {})) secrets.add(String(readPath(change.desired, path.split('.')) ?? ''));
+          return;
+        case 'apply-start':
+          fd = openJournalFile(file);
+          write({ ...header, changes: event.changes });
+          return;
+        case 'change-start':
+          return write({ type: 'start', at, change: event.change.id });
+        case 'change-end':
+          if (event.outcome.status === 'applied' && event.outcome.id !== undefined) createdIds.set(event.change.id, event.outcome.id);
+          return write(changeLine(event.change, event.outcome, before, at));
+        case 'apply-end':
+          counts = { applied: event.applied, failed: event.failed, skipped: event.skipped + event.blocked, interrupted: event.interrupted };
+          // Nothing is read back after an interrupted run or one that changed nothing.
+          if (event.interrupted || event.applied === 0) end([]);
+          return;
+        case 'verify-end':
+          return end(event.notConverged);
+        default:
+          return;
+      }
+    },
+    noteRead(live) {
+      if (fd === undefined) {
+        before = indexRecords(live);
+        return;
+      }
+      const after = indexRecords(live);
+      const at = new Date().toISOString();
+      for (const change of plan?.changes ?? []) {
+        const id = createdIds.get(change.id) ?? change.liveId;
+        const record = id === undefined ? undefined : after.get(`${change.kind}:${id}`);
+        if (record) write({ type: 'read-back', at, change: change.id, record: toJournalRecord(record) });
+      }
+    },
+    reportThrough(report) {
+      return (event) => {
+        writer.observe(event);
+        report(event);
+      };
+    },
+    readThrough(read) {
+      return async (request) => {
+        const live = await read(request);
+        writer.noteRead(live);
+        return live;
+      };
+    },
+    close() {
+      // The writes ended but the read-back did not (it failed): the run still closes.
+      end([]);
+      if (fd !== undefined) closeSync(fd);
+      fd = undefined;
+    },
+  };
+  return writer;
+}
+
+function openJournalFile(file: string): number {
+  mkdirSync(dirname(file), { recursive: true });
+  const fd = openSync(file, 'a', 0o644);
+  // The new file's name is durable too, not only its lines.
+  const dir = openSync(dirname(file), 'r');
+  try {
+    fsyncSync(dir);
+  } finally {
+    closeSync(dir);
+  }
+  return fd;
+}
+
+function indexRecords(live: LiveState): Map<string, LiveRecord> {
+  const index = new Map<string, LiveRecord>();
+  for (const [kind, records] of live.records) for (const record of records) index.set(`${kind}:${record.id}`, record);
+  return index;
+}
+
+/** Outcomes as the journal words them: a failure whose effect is not known is `unknown`. */
+function journalOutcomeOf(outcome: ChangeOutcome): { outcome: JournalOutcome; detail?: string } {
+  if (outcome.status === 'applied') return { outcome: 'applied' };
+  if (outcome.status === 'failed') return { outcome: outcome.code === 'API_OUTCOME_UNKNOWN' ? 'unknown' : 'failed', detail: outcome.error };
+  return { outcome: 'skipped', detail: outcome.because };
+}
+
+function changeLine(change: Change, outcome: ChangeOutcome, before: ReadonlyMap<string, LiveRecord>, at: string): JournalChangeLine {
+  const read = change.liveId === undefined ? undefined : before.get(`${change.kind}:${change.liveId}`);
+  const id = outcome.status === 'applied' ? (outcome.id ?? change.liveId) : change.liveId;
+  return {
+    type: 'change',
+    at,
+    change: change.id,
+    action: change.action,
+    reason: change.reason,
+    kind: change.kind,
+    key: change.key,
+    ...(change.liveId === undefined ? {} : { liveId: change.liveId }),
+    ...journalOutcomeOf(outcome),
+    ...(id === undefined ? {} : { id }),
+    fields: change.fields.map((f) => (f.sensitive ? { path: f.path, before: undefined, after: undefined, sensitive: true } : f)),
+    ...(read ? { before: toJournalRecord(read) } : {}),
+    ...(change.desired && change.removal === 'none' ? { written: withoutSecrets(change.kind, change.desired, Object.keys(change.secrets ?? {})) } : {}),
+  };
+}
+
+function toJournalRecord(record: LiveRecord): JournalRecord {
+  return { id: record.id, identity: record.identity, name: record.name, ...(record.parent === undefined ? {} : { parent: record.parent }), fields: withoutSecrets(record.kind, record.fields) };
+}
+
+/** The record without its kind's secret fields (and the change's own secret paths). */
+function withoutSecrets(kind: UnitKind, fields: Record<string, unknown>, paths: readonly string[] = []): Record<string, unknown> {
+  let result = fields;
+  for (const path of registry.unit(kind)?.definition?.secretFields ?? []) result = removePath(result, path);
+  for (const path of paths) result = removePath(result, path.split('.'));
+  return result;
+}
+
+function readErpsyncVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** The manifests' git revision and whether they have uncommitted changes; null outside a git work tree. */
+async function readGitState(paths: readonly string[], cwd: string): Promise<JournalRunLine['git']> {
+  if (paths.length === 0) return null;
+  const first = resolve(cwd, paths[0] ?? '.');
+  const dir = existsSync(first) && statSync(first).isDirectory() ? first : dirname(first);
+  try {
+    const { stdout: revision } = await run('git', ['-C', dir, 'rev-parse', 'HEAD'], { timeout: 10_000 });
+    const { stdout: status } = await run('git', ['-C', dir, 'status', '--porcelain', '--', ...paths.map((p) => resolve(cwd, p))], { timeout: 10_000 });
+    return { revision: revision.trim(), dirty: status.trim() !== '' };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Who runs this: a CI job by its URL (GitHub Actions, GitLab, any CI that sets BUILD_URL), else the
+ * local user. A uid without a passwd entry (containers) has no name: os.userInfo throws then.
+ */
+export function actorOf(env: NodeJS.ProcessEnv): JournalActor {
+  if (env.GITHUB_RUN_ID && env.GITHUB_REPOSITORY) {
+    return { type: 'ci', url: `${env.GITHUB_SERVER_URL ?? 'https://github.com'}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`, ...(env.GITHUB_ACTOR ? { user: env.GITHUB_ACTOR } : {}) };
+  }
+  if (env.CI_JOB_URL) return { type: 'ci', url: env.CI_JOB_URL, ...(env.GITLAB_USER_LOGIN ? { user: env.GITLAB_USER_LOGIN } : {}) };
+  if (env.BUILD_URL) return { type: 'ci', url: env.BUILD_URL };
+  const user = env.USER || env.LOGNAME || env.USERNAME || localUserName();
+  return { type: 'user', ...(user ? { user } : {}), host: hostname() };
+}
+
+function localUserName(): string | undefined {
+  try {
+    return userInfo().username;
+  } catch {
+    return process.getuid ? `uid ${process.getuid()}` : undefined;
+  }
+}
