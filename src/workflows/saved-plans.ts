@@ -12,16 +12,25 @@ import { isPlainRecord } from '../model/paths.js';
 import type { Plan } from '../model/plan.js';
 import { actionableChanges, countsAgainstBudget } from '../model/plan.js';
 import { parsePlanFile, serializePlan } from '../plan/plan-file.js';
+import type { SecretReader } from '../plan/plan-file.js';
+import { registry } from '../kinds/registry.js';
+import { readVariable } from '../model/variables.js';
+import type { VariableScope } from '../model/variables.js';
 import { writeFileAtomically } from '../model/write-file-atomically.js';
 
 export const fleetIndexFile = 'index.json';
 const indexKind = 'erpsync-fleet-plans';
 
-export async function readSavedPlan(file: string, shown: string, env: NodeJS.ProcessEnv): Promise<Plan> {
+/** A saved plan's secrets are read as the manifests read them (model/variables): never from another variable. */
+function secretReaderOf(scope: VariableScope): SecretReader {
+  return (variable, kind, field) => readVariable(scope, variable, registry.unit(kind)?.secretVariables?.[field]);
+}
+
+export async function readSavedPlan(file: string, shown: string, scope: VariableScope): Promise<Plan> {
   const text = await readFile(file, 'utf8').catch((error: unknown) => {
     throw new ErpsyncError('FILE_UNREADABLE', `cannot read ${shown}`, { cause: error });
   });
-  return parsePlanFile(text, shown, env);
+  return parsePlanFile(text, shown, secretReaderOf(scope));
 }
 
 /** Writes one plan (mode 0600: it names the account), creating its folder. */
@@ -95,7 +104,7 @@ export async function readFleetIndex(dir: string, shown: string): Promise<FleetI
 }
 
 /** One store's saved plan from a fleet's folder: refused when the file is not the one the index names. */
-export async function readFleetStorePlan(dir: string, shown: string, entry: FleetIndexEntry, env: NodeJS.ProcessEnv): Promise<Plan> {
+export async function readFleetStorePlan(dir: string, shown: string, entry: FleetIndexEntry, scope: VariableScope): Promise<Plan> {
   if (entry.file === undefined) throw new ErpsyncError('PLAN_INVALID', `no plan was saved for ${entry.target}${entry.error ? ` (planning failed: ${entry.error})` : ''}; plan again`);
   const file = path.join(dir, entry.file);
   const where = `${shown}/${entry.file}`;
@@ -103,7 +112,7 @@ export async function readFleetStorePlan(dir: string, shown: string, entry: Flee
     throw new ErpsyncError('FILE_UNREADABLE', `cannot read ${where}`, { cause: error });
   });
   if (digestOf(text) !== entry.sha256) throw new ErpsyncError('PLAN_UNVERIFIABLE', `${where} is not the plan the index recorded (changed after erpsync wrote it); plan again`);
-  const plan = parsePlanFile(text, where, env);
+  const plan = parsePlanFile(text, where, secretReaderOf(scope));
   if (plan.target.name !== entry.target) throw new ErpsyncError('PLAN_UNVERIFIABLE', `${where} was made for target ${plan.target.name}, not ${entry.target}; plan again`);
   return plan;
 }
