@@ -7,7 +7,7 @@ import { open, readFile, rm } from 'node:fs/promises';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ErpsyncError } from '../model/errors.js';
-import { writeFileAtomically } from '../model/write-file-atomically.js';
+import { describeWriteError, writeFileAtomically } from '../model/write-file-atomically.js';
 
 export interface StateOwner {
   pid: number;
@@ -67,12 +67,18 @@ async function createOwnerFile(file: string, owner: StateOwner): Promise<boolean
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw new ErpsyncError('STATE_FILE', `cannot write ${file}`, { cause: error });
   }
+  let failed: unknown;
   try {
     await handle.writeFile(`${JSON.stringify(owner)}\n`, 'utf8');
+  } catch (error) {
+    failed = error;
   } finally {
     await handle.close();
   }
-  return true;
+  if (failed === undefined) return true;
+  // A full disk: the claim created here is this run's own and holds nothing; none is left behind.
+  await rm(file, { force: true });
+  throw describeWriteError(failed, file);
 }
 
 async function readOwner(file: string): Promise<StateOwner | undefined> {

@@ -4,7 +4,7 @@
 // each store's plan as `apply plan.json` would, so a file changed after planning is refused for
 // its store alone.
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ErpsyncError } from '../model/errors.js';
 import type { AccountIdentity } from '../model/account.js';
@@ -16,7 +16,7 @@ import type { SecretReader } from '../plan/plan-file.js';
 import { registry } from '../kinds/registry.js';
 import { readVariable } from '../model/variables.js';
 import type { VariableScope } from '../model/variables.js';
-import { writeFileAtomically } from '../model/write-file-atomically.js';
+import { makeDirectory, writeFileAtomically } from '../model/write-file-atomically.js';
 
 export const fleetIndexFile = 'index.json';
 const indexKind = 'erpsync-fleet-plans';
@@ -33,11 +33,11 @@ export async function readSavedPlan(file: string, shown: string, scope: Variable
   return parsePlanFile(text, shown, secretReaderOf(scope));
 }
 
-/** Writes one plan (mode 0600: it names the account), creating its folder. */
-export async function writeSavedPlan(file: string, plan: Plan): Promise<string> {
+/** Writes one plan (mode 0600: it names the account), creating its folder; no folder below `within` may be a link. */
+export async function writeSavedPlan(file: string, plan: Plan, within?: string): Promise<string> {
   const text = serializePlan(plan);
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFileAtomically(file, text, { mode: 0o600 });
+  await makeDirectory(path.dirname(file), { ...(within === undefined ? {} : { within }) });
+  await writeFileAtomically(file, text, { mode: 0o600, ...(within === undefined ? {} : { within }) });
   return text;
 }
 
