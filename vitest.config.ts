@@ -20,6 +20,7 @@ const slow = [
   'test/emulator/scale.test.ts',
   'test/report/dashboard-browser.test.ts',
   'test/journal/must-show.test.ts',
+  'test/cli/disk-full.test.ts',
 ];
 
 export default defineConfig({

@@ -34,12 +34,12 @@ describe('the credentials file', () => {
     expect(await readCredentialsFile(file)).toMatchObject({ refreshToken: 'only-this', accessToken: undefined });
   });
 
-  it('reports write failures as STATE_FILE without leaving a temp file', async () => {
+  it('reports write failures as FILE_UNWRITABLE, naming the file, without leaving a temp file', async () => {
     const dir = await tempDir();
     const blocker = join(dir, 'file');
     await writeFile(blocker, 'x');
     const stored = storedFromTokenSet({ accessToken: 'a', refreshToken: 'r', expiresIn: 0 }, { now: 0 });
-    await expect(writeCredentialsFile(join(blocker, 'credentials.json'), stored)).rejects.toMatchObject({ code: 'STATE_FILE' });
+    await expect(writeCredentialsFile(join(blocker, 'credentials.json'), stored)).rejects.toMatchObject({ code: 'FILE_UNWRITABLE', message: expect.stringContaining(blocker) });
     expect(await readFile(blocker, 'utf8')).toBe('x');
   });
 });

@@ -120,11 +120,15 @@ export function parseTokenResponse(text: string, redact: (s: string) => string =
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new ErpsyncError('AUTH_FAILED', 'the token endpoint answered with something that is not JSON', { cause: new Error(redact(String(error))) });
+    throw new ErpsyncError('AUTH_FAILED', 'the token endpoint answered with something that is not JSON (an HTML page?); the stored credentials are kept', { cause: new Error(redact(String(error))) });
   }
   const body = isPlainRecord(parsed) && isPlainRecord(parsed.data) ? parsed.data : parsed;
-  if (!isPlainRecord(body) || typeof body.access_token !== 'string' || typeof body.refresh_token !== 'string') {
-    throw new ErpsyncError('AUTH_FAILED', 'the token endpoint answered without an access token and a refresh token');
+  // An empty, blank or malformed token would replace the stored refresh token with one that can
+  // never work, locking the store out although the old one may still: refused, nothing is stored.
+  if (!isPlainRecord(body) || !isUsableToken(body.access_token) || !isUsableToken(body.refresh_token)) {
+    throw new ErpsyncError('AUTH_FAILED', 'the token endpoint answered without a usable access token and refresh token; the stored credentials are kept', {
+      details: ['try again later; if it persists, run `erpsync login` again'],
+    });
   }
   const expiresIn = Number(body.expires_in);
   return {
@@ -133,6 +137,11 @@ export function parseTokenResponse(text: string, redact: (s: string) => string =
     expiresIn: Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : 0,
     scope: typeof body.scope === 'string' ? body.scope : undefined,
   };
+}
+
+/** A token as OAuth defines one (RFC 6749 §A.12–13: visible ASCII characters), not empty. */
+function isUsableToken(value: unknown): value is string {
+  return typeof value === 'string' && /^[\x21-\x7e]+$/.test(value);
 }
 
 function grantSecret(grant: TokenGrant): string {

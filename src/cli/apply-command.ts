@@ -5,7 +5,7 @@
 // store's reviewed plan as a saved plan (fleet-apply.ts).
 import path from 'node:path';
 import { ErpsyncError } from '../model/errors.js';
-import { readTargetVariables, resolveRunTarget } from '../workflows/open-target.js';
+import { readVariableScope, resolveRunTarget } from '../workflows/open-target.js';
 import type { RunIO } from '../workflows/run-io.js';
 import { writeLine } from '../workflows/run-io.js';
 import { isFleetPlanFolder, readFleetIndex, readSavedPlan } from '../workflows/saved-plans.js';
@@ -44,7 +44,7 @@ export async function runApplyCommand(args: string[], io: RunIO): Promise<number
     return applyFleet({ type: 'manifests', paths: positionals }, flags, settings, io);
   }
   const target = await resolveRunTarget(targetFlagsOf(flags), io);
-  const source: StoreSource = planFile ? { type: 'saved-plan', plan: await readSavedPlan(planFile, positionals[0] ?? planFile, await readTargetVariables(target, io)) } : { type: 'manifests', paths: positionals };
+  const source: StoreSource = planFile ? { type: 'saved-plan', plan: await readSavedPlan(planFile, positionals[0] ?? planFile, await readVariableScope(target, io)) } : { type: 'manifests', paths: positionals };
   const result = await runStore({ command: 'apply', target, source, settings }, io, startApplySession(io, chooseOutputMode(io, flags.json), settings.apply.autoApprove));
   printDiagnostics(result.diagnostics, io);
   return exitCodeOfStore(result, settings);

@@ -17,7 +17,7 @@ import { runFleet, selectFleet } from '../workflows/fleet-workflow.js';
 import { loadTargetsConfig, resolveRunTarget } from '../workflows/open-target.js';
 import type { RunIO } from '../workflows/run-io.js';
 import { maskOf, writeLine } from '../workflows/run-io.js';
-import { writeFileAtomically } from '../model/write-file-atomically.js';
+import { makeDirectory, writeFileAtomically } from '../model/write-file-atomically.js';
 import { exitCodeOfStore } from '../workflows/store-outcome.js';
 import type { StoreSettings } from '../workflows/store-settings.js';
 import { quietSession, runStore } from '../workflows/store-workflow.js';
@@ -27,7 +27,6 @@ import { fleetProgress, printFleetTable } from './fleet-output.js';
 import type { ParsedFlags } from './flags.js';
 import { isFleetRun, readStoreSettings, targetFlagsOf } from './run-settings.js';
 import { bannerSession, printDiagnostics } from './store-output.js';
-import { mkdir } from 'node:fs/promises';
 
 type DriftFormat = 'text' | 'json' | 'markdown' | 'junit';
 type DriftCommandFlags = ParsedFlags<(typeof driftFlags)[number]>;
@@ -71,8 +70,8 @@ export async function runDriftCommand(args: string[], io: RunIO): Promise<number
   if (result.status !== 'drift') return exitCodeOfStore(result, settings);
   if (flags.out) {
     const file = path.resolve(io.cwd, flags.out);
-    await mkdir(path.dirname(file), { recursive: true });
-    await writeFileAtomically(file, maskOf(io)(render(result.report, format, Number.POSITIVE_INFINITY, undefined)));
+    await makeDirectory(path.dirname(file), { within: io.cwd });
+    await writeFileAtomically(file, maskOf(io)(render(result.report, format, Number.POSITIVE_INFINITY, undefined)), { within: io.cwd });
   }
   io.stdout.write(render(result.report, format, flags['markdown-limit'] ?? defaultMarkdownLimit, flags['report-url'] ?? flags.out));
   if (result.adoption) {

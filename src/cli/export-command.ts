@@ -1,7 +1,6 @@
 // `erpsync export [--kinds a,b] [--out DIR]`: reads the account and writes its configuration as
 // manifests, one file per kind (or one multi-document stream on stdout). Changes nothing in the
 // account. The export itself is pure (src/export); this file reads, writes files and prints.
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildExport } from '../export/build-export.js';
@@ -13,7 +12,7 @@ import { suggestClosest } from '../model/suggest.js';
 import { ErpsyncError } from '../model/errors.js';
 import type { RunIO } from '../workflows/run-io.js';
 import { maskOf, writeLine } from '../workflows/run-io.js';
-import { writeFileAtomically } from '../model/write-file-atomically.js';
+import { makeDirectory, writeFileAtomically } from '../model/write-file-atomically.js';
 import { openTarget } from '../workflows/open-target.js';
 import { renderHelp } from './commands.js';
 import { exportFlags, parseCommandFlags } from './flags.js';
@@ -83,8 +82,8 @@ export async function runExportCommand(args: string[], io: RunIO): Promise<numbe
       writeLine(io.stderr, `Exported ${files.length} kind(s) in ${live.reads} request(s): ${files.map(describeFile).join('; ')}.`);
       return 0;
     }
-    await mkdir(outDir, { recursive: true });
-    for (const file of files) await writeFileAtomically(path.join(outDir, file.file), maskOf(io)(file.text));
+    await makeDirectory(outDir, { within: io.cwd });
+    for (const file of files) await writeFileAtomically(path.join(outDir, file.file), maskOf(io)(file.text), { within: io.cwd });
     if (flags.json) {
       const summary = files.map(({ kind, file, records, leftOut, variables, warnings }) => ({ kind, file, records, leftOut, variables, warnings }));
       writeLine(io.stdout, JSON.stringify({ formatVersion: 1, target: { name: opened.target.name, id: opened.target.id, account: opened.account }, out: flags.out, reads: live.reads, files: summary }, null, 2));

@@ -53,7 +53,7 @@ export async function runPlanCommand(args: string[], io: RunIO): Promise<number>
   printDiagnostics(result.diagnostics, io);
   if (result.status !== 'planned') return exitCodeOfStore(result, settings);
   const plan = result.plan;
-  if (flags.out) await writeSavedPlan(path.resolve(io.cwd, flags.out), plan);
+  if (flags.out) await writeSavedPlan(path.resolve(io.cwd, flags.out), plan, io.cwd);
   if (format === 'json') io.stdout.write(serializePlan(plan));
   else if (format === 'markdown') io.stdout.write(renderPlanMarkdown(plan, { adapters: registry.units, ...(flags.out ? { fullPlanAt: flags.out } : {}) }));
   else {

@@ -4,7 +4,7 @@
 // escapes) or why it cannot be adopted; rewriteManifest edits one file's text through the yaml
 // document API, so comments, key order, other records and `${VAR}` references stay as they were.
 // It never writes a secret, and never replaces a value that came from a variable.
-import { isMap, isScalar, isSeq, LineCounter, parseAllDocuments, stringify } from 'yaml';
+import { isMap, isNode, isSeq, LineCounter, parseAllDocuments } from 'yaml';
 import type { Document, Node } from 'yaml';
 import { toManifestEntry } from '../export/manifest-record.js';
 import type { KindAdapter } from '../kinds/kind.js';
@@ -12,6 +12,8 @@ import type { DesiredRecord, DesiredState, PathSegment } from '../model/desired.
 import type { DriftReport } from '../model/drift.js';
 import type { LiveState } from '../model/live.js';
 import { isPlainRecord, parsePointer, readPath } from '../model/paths.js';
+import { spliceValues } from './write-yaml-value.js';
+import type { ValueSplice } from './write-yaml-value.js';
 
 /** One field to write: where the record sits in its file, and the path and value inside it. */
 export interface FieldEdit {
@@ -104,24 +106,18 @@ function documentOf(documents: readonly Document.Parsed[], counter: LineCounter,
   }) ?? (documents.length === 1 ? documents[0] : undefined);
 }
 
-/** A plain one-line rendering of a scalar, or undefined when it needs more (a block, a multi-line text). */
-function inlineScalar(value: unknown): string | undefined {
-  if (value !== null && typeof value === 'object') return undefined;
-  const text = stringify(value, { lineWidth: 0 }).replace(/\n$/, '');
-  return text.includes('\n') ? undefined : text;
-}
-
 /**
- * The file's text with the edits made. A scalar replaced by a scalar is spliced into the text at
- * its own range (nothing else moves); any other edit (a new key, a removed one, a list or a map)
- * goes through the document API and re-renders the document, comments kept. Refuses (returns the
- * subjects) what it cannot place: a record it does not find, a structural edit in a multi-document file.
+ * The file's text with the edits made. A value replacing a value is spliced into the text at the
+ * old one's own range, on one line (write-yaml-value: nothing else moves, whatever the value
+ * holds); any other edit (a new key, a removed one) goes through the document API and re-renders
+ * the document, comments kept. Refuses (returns the subjects) what it cannot place: a record it
+ * does not find, a new or removed key in a multi-document file.
  */
 export function rewriteManifest(text: string, edits: readonly FieldEdit[]): { text: string; refused: NotAdopted[] } {
   const counter = new LineCounter();
   const documents = parseAllDocuments(text, { lineCounter: counter });
   if (!Array.isArray(documents)) return { text, refused: edits.map((e) => ({ subject: e.subject, why: 'the file holds no YAML document' })) };
-  const placed: { edit: FieldEdit; doc: Document.Parsed; path: PathSegment[]; splice?: { start: number; end: number; text: string } }[] = [];
+  const placed: { edit: FieldEdit; doc: Document.Parsed; path: PathSegment[]; splice?: ValueSplice }[] = [];
   const refused: NotAdopted[] = [];
   for (const edit of edits) {
     const doc = documentOf(documents, counter, edit);
@@ -132,23 +128,20 @@ export function rewriteManifest(text: string, edits: readonly FieldEdit[]): { te
     }
     const path = [...edit.recordPath, ...edit.fieldPath];
     const node = doc.getIn(path, true);
-    const scalar = edit.value === undefined ? undefined : inlineScalar(edit.value);
-    const inline = isScalar(node) && node.range && scalar !== undefined && !text.slice(node.range[0], node.range[1]).includes('\n');
-    if (!inline && documents.length > 1) refused.push({ subject: edit.subject, why: 'it needs a new or removed key in a multi-document file: edit it by hand' });
-    else placed.push({ edit, doc, path, ...(inline && node.range && scalar !== undefined ? { splice: { start: node.range[0], end: node.range[1], text: scalar } } : {}) });
+    const range = edit.value !== undefined && isNode(node) ? node.range : undefined;
+    if (!range && documents.length > 1) refused.push({ subject: edit.subject, why: 'it needs a new or removed key in a multi-document file: edit it by hand' });
+    else placed.push({ edit, doc, path, ...(range ? { splice: { doc: documents.findIndex((d) => d === doc), path, start: range[0], end: range[1], value: edit.value } } : {}) });
   }
+  const splices = placed.flatMap((p) => (p.splice ? [p.splice] : []));
+  const spliced = splices.length === placed.length ? spliceValues(text, splices) : undefined;
+  if (spliced !== undefined) return { text: spliced, refused };
+  if (documents.length > 1) return { text, refused: [...refused, ...placed.map((p) => ({ subject: p.edit.subject, why: 'its value could not be written in place in a multi-document file: edit it by hand' }))] };
   const first = documents[0];
-  if (first && placed.some((p) => !p.splice)) {
-    // setIn on a scalar keeps its node (and the comments on it); new keys go at the end of their map.
-    for (const { edit, doc, path } of placed) {
-      if (edit.value === undefined) doc.deleteIn(path);
-      else doc.setIn(path, edit.value);
-    }
-    return { text: first.toString({ lineWidth: 0 }), refused };
+  if (!first || placed.length === 0) return { text, refused };
+  // setIn on a scalar keeps its node (and the comments on it); new keys go at the end of their map.
+  for (const { edit, doc, path } of placed) {
+    if (edit.value === undefined) doc.deleteIn(path);
+    else doc.setIn(path, edit.value);
   }
-  let result = text;
-  for (const { splice } of placed.sort((a, b) => (b.splice?.start ?? 0) - (a.splice?.start ?? 0))) {
-    if (splice) result = `${result.slice(0, splice.start)}${splice.text}${result.slice(splice.end)}`;
-  }
-  return { text: result, refused };
+  return { text: first.toString({ lineWidth: 0 }), refused };
 }

@@ -5,10 +5,10 @@
 // the state file (`<state>.key`, mode 0600): the state file alone — copied, attached to a bug
 // report, reused as a seed — does not give them away. A secret whose key is missing reads as ''.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ErpsyncError, isErpsyncError } from '../model/errors.js';
-import { refuseSymbolicLink, writeFileAtomically } from '../model/write-file-atomically.js';
+import { makeDirectory, refuseSymbolicLink, writeFileAtomically } from '../model/write-file-atomically.js';
 import type { PersistedAuth } from './auth.js';
 import { buildSeed } from './seed.js';
 import type { EmulatorState } from './state.js';
@@ -91,7 +91,7 @@ export async function readStateFile(path: string): Promise<StateFile | undefined
 
 export async function writeStateFile(path: string, content: StateFile): Promise<void> {
   try {
-    await mkdir(dirname(path), { recursive: true });
+    await makeDirectory(dirname(path));
     // The key is written only once a secret is set, in the middle of a request: a link in its
     // place is refused here, on every save (the first one when the sandbox starts), instead.
     await refuseSymbolicLink(keyFileOf(path));

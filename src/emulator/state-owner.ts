@@ -4,10 +4,9 @@
 // listens, so a CLI run that finds it talks to it instead of starting a second emulator. A claim
 // left by a process that no longer exists is taken over.
 import { open, readFile, rm } from 'node:fs/promises';
-import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ErpsyncError } from '../model/errors.js';
-import { writeFileAtomically } from '../model/write-file-atomically.js';
+import { describeWriteError, makeDirectory, writeFileAtomically } from '../model/write-file-atomically.js';
 
 export interface StateOwner {
   pid: number;
@@ -31,7 +30,8 @@ export function ownerFileOf(stateFile: string): string {
 /** Claims the state file, or returns the live owner that holds it. */
 export async function claimStateFile(stateFile: string, role: StateOwner['role']): Promise<StateClaim | StateOwner> {
   const file = ownerFileOf(stateFile);
-  await mkdir(dirname(file), { recursive: true });
+  // The claim is created in place (exclusively), not through writeFileAtomically: its folder is checked here.
+  await makeDirectory(dirname(file));
   for (let attempt = 0; attempt < 2; attempt += 1) {
     const created = await createOwnerFile(file, { pid: process.pid, role });
     if (created) return claimOf(file, role);
@@ -67,12 +67,18 @@ async function createOwnerFile(file: string, owner: StateOwner): Promise<boolean
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw new ErpsyncError('STATE_FILE', `cannot write ${file}`, { cause: error });
   }
+  let failed: unknown;
   try {
     await handle.writeFile(`${JSON.stringify(owner)}\n`, 'utf8');
+  } catch (error) {
+    failed = error;
   } finally {
     await handle.close();
   }
-  return true;
+  if (failed === undefined) return true;
+  // A full disk: the claim created here is this run's own and holds nothing; none is left behind.
+  await rm(file, { force: true });
+  throw describeWriteError(failed, file);
 }
 
 async function readOwner(file: string): Promise<StateOwner | undefined> {

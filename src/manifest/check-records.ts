@@ -251,7 +251,7 @@ export function checkSecrets(definition: KindDefinition, records: readonly Locat
       diagnostics.push({
         severity: 'error',
         code: 'secret-not-from-variable',
-        message: `\`${secretPath.join('.')}\` is a secret and must be exactly one environment variable, such as \`\${NFSE_SENHA}\` (no default)`,
+        message: `\`${secretPath.join('.')}\` is a secret and must be exactly one environment variable, such as \`\${NFSE_SENHA_PREFEITURA}\` (no default)`,
         hint: `write \`${name}: \${VARIABLE_NAME}\` and set the variable where erpsync runs`,
         position: r.locate(secretPath),
         path: `${r.record.pointer}/${secretPath.join('/')}`,

@@ -74,7 +74,7 @@ export const configSchema: JsonSchema = {
         manifests: { ...paths, description: 'Manifest paths used when none are given on the command line; a list is layered: later paths override earlier ones record by record.' },
         variables: {
           type: 'object',
-          description: 'Values for ${VARS} in the manifests of this target; they win over the environment.',
+          description: 'Values for ${VARS} in the manifests of this target; they win over ERPSYNC_VAR_* of the environment (no other environment variable is read).',
           propertyNames: { pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
           additionalProperties: { type: ['string', 'number', 'boolean'] },
         },

@@ -1,4 +1,6 @@
-// ${VAR} and ${VAR:-default} from the environment, substituted into the scalars of a document
+// ${VAR} and ${VAR:-default} from the variables the project declares (model/variables: the
+// target's variables and envFile, ERPSYNC_VAR_* of the environment, a secret field's own
+// variable — never any other environment variable), substituted into the scalars of a document
 // that is already parsed: a variable's value is text, never YAML, so `@x`, `[1,2`, `"x` or
 // `!tag x` are just characters. The text then takes the type the schema gives the field (a
 // string field keeps `98765432` as text; a number field parses a number, or says which variable
@@ -10,6 +12,8 @@ import type { Diagnostic, SourcePosition } from '../model/diagnostics.js';
 import type { ParsedDocument } from './parse-yaml.js';
 import type { PathSegment } from '../model/desired.js';
 import { toPointer } from '../model/paths.js';
+import { describeVariableSources, readVariable, variablePrefix } from '../model/variables.js';
+import type { VariableScope } from '../model/variables.js';
 
 const reference = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|\$\{[^}]*\}?/g;
 const wholeWithoutDefault = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
@@ -46,6 +50,8 @@ export interface InterpolationOptions {
   secretsMayStayUnset?: boolean;
   /** The schema of the field at a path, which decides the type a substituted text becomes. */
   schemaAt?: (path: readonly PathSegment[]) => JsonSchema | undefined;
+  /** The variable a secret field declares for itself (NFSE_SENHA_PREFEITURA), read from the environment by its own name. */
+  fieldVariableAt?: (path: readonly PathSegment[]) => string | undefined;
 }
 
 /** What one scalar's substitution produced. */
@@ -55,12 +61,12 @@ interface Substituted {
   failed: boolean;
 }
 
-export function interpolateDocument(doc: ParsedDocument, env: NodeJS.ProcessEnv, options: InterpolationOptions = {}): InterpolationResult {
+export function interpolateDocument(doc: ParsedDocument, scope: VariableScope, options: InterpolationOptions = {}): InterpolationResult {
   const result: InterpolationResult = { value: undefined, interpolatedPaths: [], variables: [], references: [], sources: new Map(), diagnostics: [] };
 
   const visitScalar = (text: string, path: PathSegment[]): unknown => {
     if (!text.includes('${')) return text;
-    const substituted = substituteText(doc, env, options, text, path, result);
+    const substituted = substituteText(doc, scope, options, text, path, result);
     // A secret left unset offline still counts as coming from its variable (validate defers it).
     const whole = wholeWithoutDefault.exec(text);
     if (whole?.[1] && !substituted.failed) result.variables.push({ path, name: whole[1] });
@@ -91,47 +97,45 @@ function positionOfReference(doc: ParsedDocument, path: readonly PathSegment[], 
 }
 
 /** Replaces every reference in one scalar's text; problems go to `result.diagnostics`. */
-function substituteText(doc: ParsedDocument, env: NodeJS.ProcessEnv, options: InterpolationOptions, text: string, path: PathSegment[], result: InterpolationResult): Substituted {
+function substituteText(doc: ParsedDocument, scope: VariableScope, options: InterpolationOptions, text: string, path: PathSegment[], result: InterpolationResult): Substituted {
   const names: string[] = [];
   let failed = false;
   const secret = options.isSecret?.(path) === true;
+  const fieldVariable = secret ? options.fieldVariableAt?.(path) : undefined;
   const replaced = text.replace(reference, (match: string, name: string | undefined, fallback: string | undefined) => {
     if (match === '$${') return '${';
     const position = positionOfReference(doc, path, match);
-    if (name === undefined) {
-      failed = true;
-      result.diagnostics.push({
-        severity: 'error',
-        code: 'bad-variable',
-        message: `\`${match}\` is not a valid variable reference`,
-        hint: 'write ${NAME} or ${NAME:-default}; names are letters, digits and _',
-        position,
-        path: toPointer(path),
-      });
+    const problem = (severity: Diagnostic['severity'], code: string, message: string, hint: string): string => {
+      if (severity === 'error') failed = true;
+      result.diagnostics.push({ severity, code, message, hint, position, path: toPointer(path) });
       return match;
+    };
+    if (name === undefined) return problem('error', 'bad-variable', `\`${match}\` is not a valid variable reference`, 'write ${NAME} or ${NAME:-default}; names are letters, digits and _');
+    if (name.startsWith(variablePrefix)) {
+      const bare = name.slice(variablePrefix.length);
+      return problem('error', 'prefixed-variable', `write \`\${${bare}}\`: erpsync reads it from ${name} itself`, `a manifest names a variable without the ${variablePrefix} prefix`);
     }
     result.references.push({ path, name, secret, position });
-    const fromEnv = env[name];
+    const value = readVariable(scope, name, fieldVariable);
     // An empty secret is a variable someone forgot to fill, not a password to send.
-    if (fromEnv !== undefined && (fromEnv !== '' || (fallback === undefined && !secret))) {
+    if (value !== undefined && (value !== '' || (fallback === undefined && !secret))) {
       names.push(name);
-      return fromEnv;
+      return value;
     }
     if (fallback !== undefined) {
       names.push(name);
       return fallback;
     }
     const deferred = match === text && secret && options.secretsMayStayUnset === true;
-    if (!deferred) failed = true;
-    result.diagnostics.push({
-      severity: deferred ? 'warning' : 'error',
-      code: 'unset-variable',
-      message: `environment variable ${name} is ${fromEnv === '' ? 'empty' : 'not set'}${deferred ? '; plan and apply will need it' : ''}`,
-      hint: secret ? `set ${name} where erpsync plans and applies` : `set ${name}, or give a default with \${${name}:-value}`,
-      position,
-      path: toPointer(path),
-    });
-    return match;
+    const own = fieldVariable !== undefined && fieldVariable !== name ? ` (or write \`\${${fieldVariable}}\`, the variable this field declares)` : '';
+    if (value === '') return problem(deferred ? 'warning' : 'error', 'unset-variable', `variable ${name} is empty${deferred ? '; plan and apply will need it' : ''}`, `give ${name} a value where erpsync ${secret ? 'plans and applies' : 'runs'}`);
+    const unset = name === fieldVariable;
+    return problem(
+      deferred ? 'warning' : 'error',
+      unset ? 'unset-variable' : 'undeclared-variable',
+      `variable ${name} is not ${unset ? 'set' : 'declared'}${deferred ? '; plan and apply will need it' : ''}${unset ? '' : ': a manifest reads only the variables its project declares, never other environment variables'}`,
+      `set ${describeVariableSources(name, fieldVariable)}${own}${secret ? '' : `, or give a default with \${${name}:-value}`}`,
+    );
   });
   return { text: replaced, names, failed };
 }

@@ -36,7 +36,10 @@ const toolKeys = new Set(['id', 'ensure', 'protect', 'previousNames']);
 
 export interface LoadOptions {
   cwd: string;
+  /** The process environment; `${NAME}` reads only ERPSYNC_VAR_NAME of it (and a secret field's own variable). */
   env: NodeJS.ProcessEnv;
+  /** The target's envFile and `variables`, merged: the variables the project declares by name. */
+  variables?: Readonly<Record<string, string>>;
   /** Offline checking (validate): secret variables may be unset, with a warning. */
   offline?: boolean;
   /** The kinds the manifests may declare; the built-in registry unless a test brings its own. */
@@ -117,13 +120,24 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   return { desired: { files, digest: hash.digest('hex'), declaredKinds: gathered.declaredKinds, records, policy }, diagnostics, files };
 }
 
-/** Whether a document path is a secret field of some kind (`configuracoesNfse.adicionais…senha`). */
-function isSecretPath(kinds: readonly KindDefinition[], path: readonly PathSegment[]): boolean {
+/** The kind of a document path and the path inside its record, if the path is inside one. */
+function fieldOf(kinds: readonly KindDefinition[], path: readonly PathSegment[]): { definition: KindDefinition; inside: readonly PathSegment[] } | undefined {
   const [key, ...rest] = path;
   const definition = kinds.find((d) => d.key === key);
-  if (!definition) return false;
-  const inside = definition.shape === 'singleton' ? rest : rest.slice(1);
-  return definition.secretFields.some((secret) => secret.length === inside.length && secret.every((segment, i) => segment === inside[i]));
+  if (!definition) return undefined;
+  return { definition, inside: definition.shape === 'singleton' ? rest : rest.slice(1) };
+}
+
+/** Whether a document path is a secret field of some kind (`configuracoesNfse.adicionais…senha`). */
+function isSecretPath(kinds: readonly KindDefinition[], path: readonly PathSegment[]): boolean {
+  const field = fieldOf(kinds, path);
+  return field !== undefined && field.definition.secretFields.some((secret) => secret.length === field.inside.length && secret.every((segment, i) => segment === field.inside[i]));
+}
+
+/** The variable a secret field declares for itself (NFSE_SENHA_PREFEITURA), which it reads from the environment by name. */
+function fieldVariableOf(registry: Registry, path: readonly PathSegment[]): string | undefined {
+  const field = fieldOf(registry.kinds, path);
+  return field ? registry.unit(field.definition.key)?.secretVariables?.[field.inside.join('.')] : undefined;
 }
 
 /** The composed schema of a list of kinds, built once: interpolation asks it for field types. */
@@ -155,6 +169,9 @@ function checkVariableUses(references: readonly VariableReference[], registry: R
     const credential = isCredentialVariable(r.name);
     if (!credential && !secretNames.has(r.name)) continue;
     misplaced.push(r);
+    // One error per reference: this rule says more than that the variable is not declared.
+    const undeclared = diagnostics.findIndex((d) => d.code === 'undeclared-variable' && d.position === r.position);
+    if (undeclared >= 0) diagnostics.splice(undeclared, 1);
     diagnostics.push({
       severity: 'error',
       code: credential ? 'credential-variable' : 'secret-variable-in-plain-field',
@@ -237,8 +254,9 @@ function gatherFile(shown: string, bytes: Uint8Array, language: Language, option
 
 function gatherDocument(shown: string, doc: ParsedDocument, language: Language, options: LoadOptions, gathered: Gathered, layer: number): void {
   const { registry, schema } = language;
-  const interpolated = interpolateDocument(doc, options.env, {
+  const interpolated = interpolateDocument(doc, { env: options.env, ...(options.variables ? { declared: options.variables } : {}) }, {
     isSecret: (path) => isSecretPath(registry.kinds, path),
+    fieldVariableAt: (path) => fieldVariableOf(registry, path),
     secretsMayStayUnset: options.offline === true,
     schemaAt: (path) => schemaAtPath(schema, path),
   });

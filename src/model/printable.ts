@@ -1,6 +1,7 @@
 // Text from outside erpsync — manifest keys and values, names typed into the ERP, file names —
-// on its way to a terminal, a log or a report. Control characters, line breaks, bidi controls and
-// zero-width characters are written as escapes (`\n`, `\u001b`, `\u200b`), so the input can neither
+// on its way to a terminal, a log or a report. Control characters, line breaks, bidi controls,
+// zero-width characters, noncharacters and lone surrogates are written as escapes (`\n`, `\u001b`,
+// `\u200b`, `\ud800`), so the input can neither
 // drive the terminal (clear the screen, hide a line of a plan), nor break one line into two, nor
 // reorder what is shown, nor make two different names look the same.
 
@@ -11,6 +12,10 @@ function isUnprintable(code: number): boolean {
     (code >= 0x200b && code <= 0x200f) ||
     (code >= 0x2060 && code <= 0x2064) ||
     code === 0xfeff ||
+    // Noncharacters and lone surrogates (a valid pair reaches here as one code point above U+FFFF).
+    code === 0xfffe ||
+    code === 0xffff ||
+    (code >= 0xd800 && code <= 0xdfff) ||
     code === 0x2028 ||
     code === 0x2029 ||
     (code >= 0x202a && code <= 0x202e) ||

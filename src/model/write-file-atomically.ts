@@ -14,12 +14,19 @@
 // replacing it would break whatever layout it serves, and writing through it could overwrite any
 // file the user can write. Should a link appear between the check and the rename, the rename
 // replaces the link itself (rename never follows one), so its target is still never written.
-// The folders above the file are trusted: they are the user's choice of where to write.
+// Nor does a write go through a linked folder: the file's own folder, and every folder below the
+// caller's working directory (`within`: where a repository could plant `reports -> ~/.ssh`), must
+// be real folders, checked before any folder is created (makeDirectory) and before the write.
+// Folders above the working directory are the user's choice of where to write, and trusted.
+//
+// A write that fails — the disk full (ENOSPC, EDQUOT), no permission (EACCES, EPERM, a read-only
+// file system) — is a FILE_UNWRITABLE error naming the file and the cause, the old file is left
+// as it was, and the temporary file is removed.
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { link, lstat, open, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { link, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { ErpsyncError } from './errors.js';
 
 export interface WriteFileOptions {
@@ -35,6 +42,8 @@ export interface WriteFileOptions {
    * appears complete, through a hard link from the temporary file.
    */
   exclusive?: boolean;
+  /** The working directory: no folder below it on the way to the file may be a symbolic link. */
+  within?: string;
 }
 
 /** Tries at a fresh temporary name when one is taken (a collision, or a name planted on purpose). */
@@ -45,7 +54,16 @@ const maxNameInTemp = 200;
 const createFlags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 
 export async function writeFileAtomically(file: string, text: string | Uint8Array, options: WriteFileOptions = {}): Promise<void> {
+  await refuseLinkedFolders(file, options.within);
   await refuseSymbolicLink(file);
+  try {
+    await writeThroughTemporary(file, text, options);
+  } catch (error) {
+    throw describeWriteError(error, file);
+  }
+}
+
+async function writeThroughTemporary(file: string, text: string | Uint8Array, options: WriteFileOptions): Promise<void> {
   const { handle, temp } = await createTemporary(file, options.mode);
   try {
     try {
@@ -66,6 +84,68 @@ export async function writeFileAtomically(file: string, text: string | Uint8Arra
   await syncDirectory(dirname(file));
 }
 
+/** Creates a folder erpsync writes into (and those above it), refusing a linked one on the way first. */
+export async function makeDirectory(directory: string, options: { within?: string; mode?: number } = {}): Promise<void> {
+  await refuseLinkedFolders(join(directory, '.'), options.within, true);
+  try {
+    await mkdir(directory, { recursive: true, ...(options.mode === undefined ? {} : { mode: options.mode }) });
+  } catch (error) {
+    // EEXIST from mkdir is a file where the folder should be (an exclusive write's EEXIST is its caller's business).
+    throw (error as NodeJS.ErrnoException).code === 'EEXIST' ? new ErpsyncError('FILE_UNWRITABLE', `cannot create the folder ${directory}: a file stands at its path`) : describeWriteError(error, directory);
+  }
+  // A link planted between the check and the creation is refused before anything is written into it.
+  await refuseLinkedFolders(join(directory, '.'), options.within, true);
+}
+
+/** What the user can do about a write that failed, by its cause; other failures keep their own error. */
+const writeFailures: Record<string, string> = {
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is used up',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'the file system is read-only',
+  ENOTDIR: 'a part of the path is not a folder',
+  EISDIR: 'a folder stands at its path',
+  ENOTEMPTY: 'a folder stands at its path',
+};
+
+/** A failed write of `file` as FILE_UNWRITABLE naming the file and the cause, where the cause is one a user can act on; other errors as they are. */
+export function describeWriteError(error: unknown, file: string): unknown {
+  if (error instanceof ErpsyncError) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  const why = code === undefined ? undefined : writeFailures[code];
+  if (why === undefined) return error;
+  return new ErpsyncError('FILE_UNWRITABLE', `cannot write ${file}: ${why} (${code})`, {
+    details: ['the file that was there is unchanged, and no temporary file was left behind'],
+  });
+}
+
+/**
+ * Refuses (UNSAFE_PATH) when a folder on the way to `file` is a symbolic link: its own folder,
+ * and every folder below `within`. A folder that does not exist yet is fine: erpsync creates it.
+ * `self` checks `file` itself as a folder too (makeDirectory).
+ */
+async function refuseLinkedFolders(file: string, within: string | undefined, self = false): Promise<void> {
+  const absolute = resolve(file);
+  const base = within === undefined ? undefined : resolve(within);
+  const folders: string[] = [];
+  for (let folder = self ? absolute : dirname(absolute); ; folder = dirname(folder)) {
+    const below = base !== undefined && folder.startsWith(`${base}${sep}`);
+    if (folders.length === 0 ? folder !== base : below) folders.push(folder);
+    if (!below || dirname(folder) === folder) break;
+  }
+  for (const folder of folders) {
+    let isLink: boolean;
+    try {
+      isLink = (await lstat(folder)).isSymbolicLink();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') continue;
+      throw error;
+    }
+    if (isLink) throw unsafePath(file, folder);
+  }
+}
+
 /**
  * Refuses (UNSAFE_PATH) when `file` is a symbolic link; nothing there, or a file, passes. For a
  * caller that must know before it does something it cannot undo (a refresh token is rotated
@@ -82,8 +162,8 @@ export async function refuseSymbolicLink(file: string): Promise<void> {
   if (isLink) throw unsafePath(file);
 }
 
-function unsafePath(file: string): ErpsyncError {
-  return new ErpsyncError('UNSAFE_PATH', `refusing to write ${file}: it is a symbolic link`, {
+function unsafePath(file: string, folder?: string): ErpsyncError {
+  return new ErpsyncError('UNSAFE_PATH', `refusing to write ${file}: ${folder === undefined ? 'it' : `the folder ${folder}`} is a symbolic link`, {
     details: ['erpsync never writes through a link, and left it and the file it points to as they are: remove the link, or use the real path'],
   });
 }

@@ -35,8 +35,11 @@ export function serializePlan(plan: Plan): string {
   return `${JSON.stringify({ ...saved, checksum: checksumOf(saved) }, null, 2)}\n`;
 }
 
-/** Parses a saved plan, checks that it is whole and consistent, and puts the secret values back from the environment. */
-export function parsePlanFile(text: string, file: string, env: NodeJS.ProcessEnv): Plan {
+/** The value of a secret field's variable (model/variables), or undefined when it is not set. */
+export type SecretReader = (variable: string, kind: Change['kind'], path: string) => string | undefined;
+
+/** Parses a saved plan, checks that it is whole and consistent, and puts the secret values back from their variables. */
+export function parsePlanFile(text: string, file: string, readSecret: SecretReader): Plan {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -56,7 +59,7 @@ export function parsePlanFile(text: string, file: string, env: NodeJS.ProcessEnv
   }
   const problems = findInconsistencies(plan);
   if (problems.length > 0) throw new ErpsyncError('PLAN_UNVERIFIABLE', `${file} cannot be checked against the account; plan again`, { details: problems });
-  return { ...plan, changes: restoreSecrets(plan.changes, env) };
+  return { ...plan, changes: restoreSecrets(plan.changes, readSecret) };
 }
 
 /** Where a plan contradicts what buildPlan stores: every such plan is refused. */
@@ -79,20 +82,20 @@ function findInconsistencies(plan: Plan): string[] {
   return problems;
 }
 
-function restoreSecrets(changes: readonly Change[], env: NodeJS.ProcessEnv): Change[] {
+function restoreSecrets(changes: readonly Change[], readSecret: SecretReader): Change[] {
   const missing = new Set<string>();
   const restored = changes.map((change): Change => {
     if (!change.secrets || !change.desired) return change;
     let desired = change.desired;
     for (const [path, variable] of Object.entries(change.secrets)) {
-      const secret = env[variable];
+      const secret = readSecret(variable, change.kind, path);
       if (secret === undefined || secret === '') missing.add(variable);
       else desired = writePath(desired, path.split('.'), secret);
     }
     return { ...change, desired };
   });
   if (missing.size > 0) {
-    throw new ErpsyncError('PLAN_INVALID', `the plan needs the environment variable(s) ${[...missing].sort().join(', ')} for its secret fields`);
+    throw new ErpsyncError('PLAN_INVALID', `the plan needs the variable(s) ${[...missing].sort().join(', ')} for its secret fields (set in the environment as the manifests read them: see docs/manifest.md)`);
   }
   return restored;
 }

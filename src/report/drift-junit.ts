@@ -7,21 +7,32 @@ import { findingExplanations, findingTitles, formatFieldChange } from './drift-f
 import type { DriftFinding, DriftReport } from '../model/drift.js';
 import type { UnitKind } from '../model/kinds.js';
 
-/** XML 1.0 cannot hold control characters other than tab, line feed and carriage return. */
-function isXmlChar(char: string): boolean {
-  const code = char.codePointAt(0) ?? 0;
-  return code >= 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+/**
+ * XML 1.0 holds only tab, line feed, carriage return, and U+0020–U+D7FF, U+E000–U+FFFD,
+ * U+10000–U+10FFFF: other control characters, U+FFFE/U+FFFF and lone surrogates make the file
+ * unreadable to every parser, so they are replaced with U+FFFD. (Iterating by code point keeps a
+ * well-formed surrogate pair whole and yields a lone surrogate on its own.)
+ */
+function isXmlChar(code: number): boolean {
+  return code === 0x09 || code === 0x0a || code === 0x0d || (code >= 0x20 && code <= 0xd7ff) || (code >= 0xe000 && code <= 0xfffd) || code >= 0x10000;
 }
 
-function escapeXml(text: string): string {
-  return [...text]
-    .filter(isXmlChar)
-    .join('')
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&apos;');
+/** Text for an attribute value, or element content (no CDATA anywhere: escaping serves any input). */
+function escapeXml(text: string, where: 'attribute' | 'content' = 'attribute'): string {
+  let out = '';
+  for (const c of text) {
+    const code = c.codePointAt(0) ?? 0;
+    if (!isXmlChar(code)) out += '\ufffd';
+    else if (c === '&') out += '&amp;';
+    else if (c === '<') out += '&lt;';
+    else if (c === '>') out += '&gt;';
+    else if (c === '"') out += '&quot;';
+    else if (c === "'") out += '&apos;';
+    // Parsers fold these to spaces in attributes, and a carriage return to a line feed anywhere, unless written as references.
+    else if (c === '\r' || (where === 'attribute' && (c === '\n' || c === '\t'))) out += `&#${code};`;
+    else out += c;
+  }
+  return out;
 }
 
 interface TestCase {
@@ -38,7 +49,7 @@ function failureOf(findings: readonly DriftFinding[], options: DriftRenderOption
     ...f.fields.map((field) => formatFieldChange(f, field, options)),
     ...(f.snippet ? [f.snippet.trimEnd()] : []),
   ]);
-  return `      <failure type="${escapeXml(findings[0]?.type ?? 'drift')}" message="${escapeXml(message)}">${escapeXml(body.join('\n'))}</failure>\n`;
+  return `      <failure type="${escapeXml(findings[0]?.type ?? 'drift')}" message="${escapeXml(message)}">${escapeXml(body.join('\n'), 'content')}</failure>\n`;
 }
 
 function renderCase(kind: UnitKind, test: TestCase, options: DriftRenderOptions): string {

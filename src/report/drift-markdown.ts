@@ -3,6 +3,7 @@
 // between findings, never inside one, and the last lines say where it was cut and where the full
 // report is. Pure: a string out.
 import { printable } from '../model/printable.js';
+import { fenceFor, htmlCode, htmlText, markdownText } from './markdown-escape.js';
 import type { DriftRenderOptions } from './drift-format.js';
 import {
   describeAccountOwn,
@@ -45,8 +46,9 @@ function sentence(text: string): string {
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
 }
 
+/** Running text from outside (a note, a warning, a target's name): inert Markdown, line breaks as `<br>`. */
 function cell(text: string): string {
-  return printable(text, { keepLineBreaks: true }).replaceAll('|', '\\|').replaceAll('\n', '<br>');
+  return text.split('\n').map(markdownText).join('<br>');
 }
 
 function findingRow(finding: DriftFinding, options: DriftRenderOptions): string {
@@ -60,11 +62,13 @@ function findingRow(finding: DriftFinding, options: DriftRenderOptions): string 
 }
 
 function unmanagedBlock(finding: DriftFinding, options: DriftRenderOptions): string {
-  const summary = `${code(finding.kind)} ${code(finding.key)}${finding.note ? ` — ${cell(finding.note)}` : ''}`;
+  // An HTML block: Markdown does not apply inside it, so the names are HTML-escaped, not quoted as code spans.
+  const summary = `${htmlCode(finding.kind)} ${htmlCode(finding.key)}${finding.note ? ` — ${htmlText(finding.note)}` : ''}`;
   const liveId = shownId(finding, options);
   const id = liveId === undefined ? '' : ` (id ${liveId})`;
-  const fence = finding.snippet?.includes('```') ? '~~~~' : '```';
-  return `<details><summary>${summary}${id}</summary>\n\n${fence}yaml\n${printable(finding.snippet?.trimEnd() ?? '', { keepLineBreaks: true })}\n${fence}\n\n</details>\n`;
+  const snippet = printable(finding.snippet?.trimEnd() ?? '', { keepLineBreaks: true });
+  const fence = fenceFor(snippet.split('\n'));
+  return `<details><summary>${summary}${id}</summary>\n\n${fence}yaml\n${snippet}\n${fence}\n\n</details>\n`;
 }
 
 function buildChunks(report: DriftReport, options: DriftRenderOptions): Chunk[] {
@@ -92,7 +96,8 @@ function buildChunks(report: DriftReport, options: DriftRenderOptions): Chunk[] 
     chunks.push({ text: `\n### Ignored by policy\n\n| Kind | Record | Field | Reason | Kept out |\n|---|---|---|---|---:|\n${rows.join('\n')}\n` });
   }
   const own = describeAccountOwn(report);
-  chunks.push({ text: `\n${describePendingBasis(report)}${own ? `\n\n${own}` : ''}\n` });
+  // Sentences of erpsync's own, but quoting a git revision given on the command line (and `<…>` placeholders).
+  chunks.push({ text: `\n${cell(describePendingBasis(report))}${own ? `\n\n${cell(own)}` : ''}\n` });
   return chunks;
 }
 

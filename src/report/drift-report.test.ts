@@ -100,7 +100,7 @@ describe('renderDriftJunit', () => {
     expect(xml).toContain('<testcase classname="erpsync.drift.formasPagamentos" name="Boleto"/>');
     expect(xml).toContain('<skipped message="ignored by policy: owned by &quot;sales&quot;"/>');
     expect(xml).toContain('name="Grupo 0002 (unmanaged)"');
-    expect(xml).toContain('nome: bell</failure>');
+    expect(xml).toContain('nome: bell\ufffd</failure>');
   });
 });
 

@@ -1,6 +1,7 @@
 // The fleet's outputs: one progress line per store as it finishes, and one table at the end (store,
 // account, changes or drift, errors) as text, JSON or Markdown. Pure: strings in, strings out.
 import { describeAccount } from '../model/account.js';
+import { markdownText } from './markdown-escape.js';
 import type { FleetCommand, FleetReport, FleetRow } from '../model/fleet.js';
 
 const changeWord: Record<FleetCommand, string> = { plan: 'changes', apply: 'changes', drift: 'drifted', check: 'changes' };
@@ -37,13 +38,12 @@ export function renderFleetText(report: FleetReport): string[] {
 }
 
 export function renderFleetMarkdown(report: FleetReport): string {
-  const escape = (text: string) => text.replace(/\|/g, '\\|');
   const lines = [
     `### erpsync ${report.command}: ${report.rows.length} store(s)`,
     '',
     `| store | account | ${report.command === 'drift' ? 'drift' : 'changes'} | result |`,
     '|---|---|---:|---|',
-    ...report.rows.map((r) => `| ${escape(r.target)} | ${escape(accountOf(r))} | ${r.changes} | ${escape(outcomeOf(report.command, r))} |`),
+    ...report.rows.map((r) => `| ${markdownText(r.target)} | ${markdownText(accountOf(r))} | ${r.changes} | ${markdownText(outcomeOf(report.command, r))} |`),
     '',
     summaryOf(report),
   ];

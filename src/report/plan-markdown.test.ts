@@ -28,7 +28,7 @@ describe('renderPlanMarkdown', () => {
   it('fences text that itself holds backticks', () => {
     const text = renderPlanMarkdown(makePlan([makeChange('delete', 'A ```b``` c', 1, { liveId: 1 })]), { adapters: registry.units });
     expect(text).toContain('\n````diff\n');
-    expect(text).toContain('- `gruposProdutos` ```` A ```b``` c ````: delete (prune, id 1)');
+    expect(text).toContain('- `gruposProdutos` ````A ```b``` c````: delete (prune, id 1)');
   });
 
   it('stays under the cap, cut at a line, and says where the full plan is', () => {

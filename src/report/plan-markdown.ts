@@ -2,7 +2,7 @@
 // by kind and action, the deletes spelled out, then every change as a folded diff block. Pure.
 // The whole text stays under a cap (GitHub refuses comments over 65,536 characters); when the
 // details do not fit, it says where they were cut and where the full plan is.
-import { printable } from '../model/printable.js';
+import { codeSpan, fenceFor, markdownText } from './markdown-escape.js';
 import { renderPlanText, summarizePlan } from '../report/render-plan.js';
 import type { KindAdapter } from '../kinds/kind.js';
 import type { Change, ChangeAction, Plan } from '../model/plan.js';
@@ -24,29 +24,16 @@ const removalsListed = 200;
 
 const actions: readonly ChangeAction[] = ['create', 'update', 'set-status', 'set-default', 'delete', 'retire', 'blocked'];
 
-/** A code span that survives backticks inside the text. */
-function inlineCode(raw: string): string {
-  const text = printable(raw);
-  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
-  const fence = '`'.repeat(longest + 1);
-  return longest > 0 ? `${fence} ${text} ${fence}` : `${fence}${text}${fence}`;
-}
-
-function fenceFor(lines: readonly string[]): string {
-  const longest = Math.max(0, ...lines.flatMap((line) => line.match(/`+/g) ?? []).map((run) => run.length));
-  return '`'.repeat(Math.max(3, longest + 1));
-}
-
 function describeRemoval(change: Change): string {
-  return `- ${inlineCode(change.kind)} ${inlineCode(change.key)}: ${change.action} (${change.reason}${change.liveId !== undefined ? `, id ${change.liveId}` : ''})`;
+  return `- ${codeSpan(change.kind)} ${codeSpan(change.key)}: ${change.action} (${change.reason}${change.liveId !== undefined ? `, id ${change.liveId}` : ''})`;
 }
 
 export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions): string {
   const maxChars = options.maxChars ?? markdownCap;
   const head: string[] = [];
-  const target = `${inlineCode(plan.target.name)} (${inlineCode(plan.target.id)})`;
+  const target = `${codeSpan(plan.target.name)} (${codeSpan(plan.target.id)})`;
   // A targeted plan says so first: what it leaves out is not "in sync".
-  const partial = plan.selection ? ` (partial: ${inlineCode(describeSelection(plan.selection))})` : '';
+  const partial = plan.selection ? ` (partial: ${codeSpan(describeSelection(plan.selection))})` : '';
   if (plan.changes.length === 0) {
     head.push(`### erpsync plan${partial}: no changes`, '', partial ? `No change in the selection on ${target}.` : `The account ${target} matches the manifests.`);
     return `${head.join('\n')}\n`;
@@ -59,7 +46,7 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions): st
       const n = plan.changes.filter((c) => c.kind === kind && c.action === action).length;
       return n === 0 ? '–' : String(n);
     });
-    head.push(`| ${inlineCode(kind)} | ${cells.join(' | ')} |`);
+    head.push(`| ${codeSpan(kind)} | ${cells.join(' | ')} |`);
   }
   const removals = plan.changes.filter(removesRecord);
   if (removals.length > 0) {
@@ -67,7 +54,7 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions): st
     head.push(...removals.slice(0, removalsListed).map(describeRemoval));
     if (removals.length > removalsListed) head.push(`- … and ${removals.length - removalsListed} more (see the details)`);
   }
-  for (const warning of plan.warnings) head.push('', `> [!NOTE]`, `> ${warning}`);
+  for (const warning of plan.warnings) head.push('', `> [!NOTE]`, `> ${markdownText(warning)}`);
   const { reads, writes, verifyReads = 0, seconds, rate } = plan.cost;
   const readBack = verifyReads > 0 ? ` and ${verifyReads} read(s) to verify them` : '';
   head.push('', `Cost: ${reads} read request(s); ${writes} write(s) planned${readBack}, about ${seconds} s at ${rate} req/s.`, '');
@@ -80,7 +67,7 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions): st
   if (full.length + 1 <= maxChars) return `${full}\n`;
 
   // Cut the details at a line boundary, leaving room for the note that says so.
-  const where = options.fullPlanAt ? `the full plan is in ${inlineCode(options.fullPlanAt)}` : 'run `erpsync plan` for the full plan';
+  const where = options.fullPlanAt ? `the full plan is in ${codeSpan(options.fullPlanAt)}` : 'run `erpsync plan` for the full plan';
   const noteFor = (shown: number) => `**Cut at ${maxChars.toLocaleString('en-US')} characters** after ${shown} of ${detail.length} detail lines; ${where}.`;
   const fixed = [...head, ...open, ...close, '', noteFor(detail.length)].join('\n').length + 1;
   let budget = maxChars - fixed;

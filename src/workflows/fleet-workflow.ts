@@ -10,7 +10,7 @@ import { worstExitCode } from '../model/fleet.js';
 import { ErpsyncError, exitCodes } from '../model/errors.js';
 import type { FileReaders } from './file-readers.js';
 import type { OpenedTarget } from './open-target.js';
-import { loadTargetsConfig, openResolvedTarget, resolveRunTarget } from './open-target.js';
+import { loadTargetsConfig, openResolvedTarget, readVariableScope, resolveRunTarget } from './open-target.js';
 import type { RunIO } from './run-io.js';
 import { rowOfFailure, rowOfStore } from './store-outcome.js';
 import type { StoreSettings } from './store-settings.js';
@@ -207,8 +207,8 @@ async function readFleetStores(run: FleetApplyRun, from: Extract<FleetPlans, { t
   return Promise.all(
     names.map(async (name): Promise<FleetStore> => {
       try {
-        const plan = await readFleetStorePlan(from.folder, from.shown, entries.get(name) as FleetIndexEntry, io.env);
         const target = await run.fleet.resolve(name);
+        const plan = await readFleetStorePlan(from.folder, from.shown, entries.get(name) as FleetIndexEntry, await readVariableScope(target, io));
         const result: StoreResult = { target, status: 'planned', plan, diagnostics: [] };
         return { name, result, row: { target: name, account: plan.target.account, changes: actionableChanges(plan).length, exitCode: exitCodes.ok, seconds: 0 } };
       } catch (error) {

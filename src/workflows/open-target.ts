@@ -26,6 +26,7 @@ import type { Diagnostic } from '../model/diagnostics.js';
 import { hasErrors } from '../model/diagnostics.js';
 import { renderDiagnosticsText } from '../report/diagnostics-report.js';
 import { ErpsyncError } from '../model/errors.js';
+import type { VariableScope } from '../model/variables.js';
 import type { RunIO } from './run-io.js';
 import { writeLine } from './run-io.js';
 
@@ -157,11 +158,10 @@ export async function loadTargetsConfig(flags: TargetFlags, io: RunIO): Promise<
 }
 
 /**
- * The variables a target's manifests see: the environment, then the target's env file, then its
- * `variables` — the target's own values win, so a value exported in the shell for one store never
- * leaks into another.
+ * The variables a target declares by name: its env file, then its `variables` over it (model/variables
+ * says what else a manifest may read: ERPSYNC_VAR_* of the environment, and no other variable).
  */
-export async function readTargetVariables(target: Pick<TargetBase, 'name' | 'envFile' | 'variables'>, io: Pick<RunIO, 'env' | 'cwd'>): Promise<NodeJS.ProcessEnv> {
+async function readTargetVariables(target: Pick<TargetBase, 'name' | 'envFile' | 'variables'>, io: Pick<RunIO, 'cwd'>): Promise<Record<string, string>> {
   let fromFile: Record<string, string> = {};
   if (target.envFile !== undefined) {
     const shown = displayPath(target.envFile, io.cwd);
@@ -172,7 +172,12 @@ export async function readTargetVariables(target: Pick<TargetBase, 'name' | 'env
     throwOnDiagnostics(parsed.diagnostics, `${shown} (env file of target ${target.name}) has lines erpsync cannot read`);
     fromFile = parsed.values;
   }
-  return { ...io.env, ...fromFile, ...target.variables };
+  return { ...fromFile, ...target.variables };
+}
+
+/** The variables a run's manifests and saved plans read (model/variables): the environment, and the target's own. */
+export async function readVariableScope(target: Pick<TargetBase, 'name' | 'envFile' | 'variables'> | undefined, io: Pick<RunIO, 'env' | 'cwd'>): Promise<VariableScope> {
+  return target ? { env: io.env, declared: await readTargetVariables(target, io) } : { env: io.env };
 }
 
 /** Input problems of the config or an env file: every one, positioned, in one refusal. */

@@ -4,7 +4,7 @@
 import type { ApiClient, ResolvedTarget } from '../api/index.js';
 import { DEFAULT_RATE } from '../api/index.js';
 import type { OpenedTarget } from './open-target.js';
-import { readTargetVariables } from './open-target.js';
+import { readVariableScope } from './open-target.js';
 import type { RunIO } from './run-io.js';
 import { registry } from '../kinds/registry.js';
 import { fetchLive } from '../live/fetch-live.js';
@@ -50,12 +50,12 @@ export function manifestPathsOf(paths: readonly string[], target?: Pick<Resolved
 
 /**
  * Loads the manifests: the paths given, else the target's `manifests` (layered: an overlay's record
- * replaces the base's), else the current folder; with the target's variables over the environment.
+ * replaces the base's), else the current folder; with the variables the project declares (model/variables).
  */
 export async function loadDesired(paths: readonly string[], io: RunIO, target?: Pick<ResolvedTarget, 'name' | 'manifests' | 'envFile' | 'variables'>, offline = false): Promise<LoadedManifests> {
   const chosen = manifestPathsOf(paths, target);
-  const env = target ? await readTargetVariables(target, io) : io.env;
-  const result = await loadManifests(chosen.paths, { cwd: io.cwd, env, registry, layers: chosen.layers, offline });
+  const scope = await readVariableScope(target, io);
+  const result = await loadManifests(chosen.paths, { cwd: io.cwd, env: scope.env, ...(scope.declared ? { variables: scope.declared } : {}), registry, layers: chosen.layers, offline });
   const diagnostics = result.diagnostics.filter((d) => d.severity !== 'note');
   return { ...(result.desired ? { desired: result.desired } : {}), diagnostics, files: [...result.files] };
 }

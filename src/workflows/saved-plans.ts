@@ -4,7 +4,7 @@
 // each store's plan as `apply plan.json` would, so a file changed after planning is refused for
 // its store alone.
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ErpsyncError } from '../model/errors.js';
 import type { AccountIdentity } from '../model/account.js';
@@ -12,23 +12,32 @@ import { isPlainRecord } from '../model/paths.js';
 import type { Plan } from '../model/plan.js';
 import { actionableChanges, countsAgainstBudget } from '../model/plan.js';
 import { parsePlanFile, serializePlan } from '../plan/plan-file.js';
-import { writeFileAtomically } from '../model/write-file-atomically.js';
+import type { SecretReader } from '../plan/plan-file.js';
+import { registry } from '../kinds/registry.js';
+import { readVariable } from '../model/variables.js';
+import type { VariableScope } from '../model/variables.js';
+import { makeDirectory, writeFileAtomically } from '../model/write-file-atomically.js';
 
 export const fleetIndexFile = 'index.json';
 const indexKind = 'erpsync-fleet-plans';
 
-export async function readSavedPlan(file: string, shown: string, env: NodeJS.ProcessEnv): Promise<Plan> {
+/** A saved plan's secrets are read as the manifests read them (model/variables): never from another variable. */
+function secretReaderOf(scope: VariableScope): SecretReader {
+  return (variable, kind, field) => readVariable(scope, variable, registry.unit(kind)?.secretVariables?.[field]);
+}
+
+export async function readSavedPlan(file: string, shown: string, scope: VariableScope): Promise<Plan> {
   const text = await readFile(file, 'utf8').catch((error: unknown) => {
     throw new ErpsyncError('FILE_UNREADABLE', `cannot read ${shown}`, { cause: error });
   });
-  return parsePlanFile(text, shown, env);
+  return parsePlanFile(text, shown, secretReaderOf(scope));
 }
 
-/** Writes one plan (mode 0600: it names the account), creating its folder. */
-export async function writeSavedPlan(file: string, plan: Plan): Promise<string> {
+/** Writes one plan (mode 0600: it names the account), creating its folder; no folder below `within` may be a link. */
+export async function writeSavedPlan(file: string, plan: Plan, within?: string): Promise<string> {
   const text = serializePlan(plan);
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFileAtomically(file, text, { mode: 0o600 });
+  await makeDirectory(path.dirname(file), { ...(within === undefined ? {} : { within }) });
+  await writeFileAtomically(file, text, { mode: 0o600, ...(within === undefined ? {} : { within }) });
   return text;
 }
 
@@ -95,7 +104,7 @@ export async function readFleetIndex(dir: string, shown: string): Promise<FleetI
 }
 
 /** One store's saved plan from a fleet's folder: refused when the file is not the one the index names. */
-export async function readFleetStorePlan(dir: string, shown: string, entry: FleetIndexEntry, env: NodeJS.ProcessEnv): Promise<Plan> {
+export async function readFleetStorePlan(dir: string, shown: string, entry: FleetIndexEntry, scope: VariableScope): Promise<Plan> {
   if (entry.file === undefined) throw new ErpsyncError('PLAN_INVALID', `no plan was saved for ${entry.target}${entry.error ? ` (planning failed: ${entry.error})` : ''}; plan again`);
   const file = path.join(dir, entry.file);
   const where = `${shown}/${entry.file}`;
@@ -103,7 +112,7 @@ export async function readFleetStorePlan(dir: string, shown: string, entry: Flee
     throw new ErpsyncError('FILE_UNREADABLE', `cannot read ${where}`, { cause: error });
   });
   if (digestOf(text) !== entry.sha256) throw new ErpsyncError('PLAN_UNVERIFIABLE', `${where} is not the plan the index recorded (changed after erpsync wrote it); plan again`);
-  const plan = parsePlanFile(text, where, env);
+  const plan = parsePlanFile(text, where, secretReaderOf(scope));
   if (plan.target.name !== entry.target) throw new ErpsyncError('PLAN_UNVERIFIABLE', `${where} was made for target ${plan.target.name}, not ${entry.target}; plan again`);
   return plan;
 }

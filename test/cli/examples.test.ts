@@ -9,7 +9,7 @@ const secrets = { NFSE_SENHA_PREFEITURA: 'senha-de-teste' };
 
 describe('examples/multi-ambiente', () => {
   it('validates the production target with its base layer', async () => {
-    const run = await runCli(['validate', '--target', 'producao'], { cwd, env: { ...secrets, NFSE_LOGIN_PREFEITURA: 'lojanova' } });
+    const run = await runCli(['validate', '--target', 'producao'], { cwd, env: { ...secrets, ERPSYNC_VAR_NFSE_LOGIN_PREFEITURA: 'lojanova' } });
     expect(run.stdout + run.stderr).toContain('valid: 2 files');
     expect(run.code).toBe(0);
   });

@@ -82,14 +82,14 @@ describe('named targets', () => {
   });
 
   it('never reads the config file as a manifest, and skips other YAML with a note', async () => {
-    const validate = await runCli(['validate', '.'], { cwd: dir, env: { PREFIXO: '', CODIGO: '900' } });
+    const validate = await runCli(['validate', '.'], { cwd: dir, env: { ERPSYNC_VAR_PREFIXO: '', ERPSYNC_VAR_CODIGO: '900' } });
     expect(validate.stdout + validate.stderr).not.toContain('unknown top-level key `targets`');
     expect(validate.stdout + validate.stderr).toContain('base/docker-compose.yml:1:1: note: not-a-manifest');
     expect(validate.stdout + validate.stderr).toContain('overlays/homolog/grupos.yaml');
     // Without layers (paths on the command line), the same identity twice is still an error.
     expect(validate.code).toBe(1);
     expect(validate.stdout + validate.stderr).toContain('duplicate-record');
-    const base = await runCli(['validate', 'base'], { cwd: dir, env: { PREFIXO: '', CODIGO: '1' } });
+    const base = await runCli(['validate', 'base'], { cwd: dir, env: { ERPSYNC_VAR_PREFIXO: '', ERPSYNC_VAR_CODIGO: '1' } });
     expect(base.code).toBe(0);
   });
 });

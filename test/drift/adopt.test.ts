@@ -40,24 +40,24 @@ describe('drift --adopt', () => {
     mkdirSync(path.join(dir, 'm'));
     const file = path.join(dir, 'm/pay.yaml');
     writeFileSync(file, manifest);
-    expect((await runCli(['apply', 'm', '--auto-approve'], { cwd: dir, env: { ...env, MULTA: '2' } })).code).toBe(0);
+    expect((await runCli(['apply', 'm', '--auto-approve'], { cwd: dir, env: { ...env, ERPSYNC_VAR_MULTA: '2' } })).code).toBe(0);
 
     // In the ERP: interest, type and fine changed by hand.
     const id = await findId(account, '/formas-pagamentos', 'Pix da loja');
     const { data } = (await call('GET', `/formas-pagamentos/${id}`)) as { data: Record<string, unknown> };
     await call('PUT', `/formas-pagamentos/${id}`, { ...data, juros: 3.5, multa: 4, tipoPagamento: 17 });
 
-    const adopt = await runCli(['drift', 'm', '--adopt'], { cwd: dir, env: { ...env, MULTA: '2' } });
+    const adopt = await runCli(['drift', 'm', '--adopt'], { cwd: dir, env: { ...env, ERPSYNC_VAR_MULTA: '2' } });
     expect(adopt.stderr).toBe('');
     expect(adopt.stdout).toContain('Adopted into m/pay.yaml: formasPagamentos "Pix da loja" tipoPagamento; formasPagamentos "Pix da loja" juros');
     expect(adopt.stdout).toContain('Not adopted: formasPagamentos "Pix da loja" multa: its value comes from a ${VAR}: change the variable instead');
     expect(adopt.code).toBe(2);
     expect(readFileSync(file, 'utf8')).toBe(manifest.replace('pix-estatico #', 'pix-dinamico #').replace('juros: 1 #', 'juros: 3.5 #'));
 
-    const after = await runCli(['drift', 'm'], { cwd: dir, env: { ...env, MULTA: '4' } });
+    const after = await runCli(['drift', 'm'], { cwd: dir, env: { ...env, ERPSYNC_VAR_MULTA: '4' } });
     expect(after.stdout.split('\n')[1]).toBe('No drift: the account matches the manifests (1 managed record, 1 in sync).');
     expect(after.code).toBe(0);
-    const again = await runCli(['drift', 'm', '--adopt'], { cwd: dir, env: { ...env, MULTA: '4' } });
+    const again = await runCli(['drift', 'm', '--adopt'], { cwd: dir, env: { ...env, ERPSYNC_VAR_MULTA: '4' } });
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('Nothing to adopt');
   });

@@ -68,8 +68,8 @@ describe('broken manifests', () => {
   });
 
   it('treats an empty secret variable as unset', async () => {
-    const result = await loadManifests(['34-secret-unset.yaml'], { cwd: fixtures, env: { NFSE_SENHA: '' } });
+    const result = await loadManifests(['34-secret-unset.yaml'], { cwd: fixtures, env: { NFSE_SENHA_PREFEITURA: '' } });
     expect(result.desired).toBeUndefined();
-    expect(result.diagnostics.map((d) => `${d.code}: ${d.message}`)).toEqual(['unset-variable: environment variable NFSE_SENHA is empty']);
+    expect(result.diagnostics.map((d) => `${d.code}: ${d.message}`)).toEqual(['unset-variable: variable NFSE_SENHA_PREFEITURA is empty']);
   });
 });

@@ -1,6 +1,7 @@
 // ${VAR} interpolation as the loader does it: values are substituted into parsed scalars as
 // text and converted to the field's type by the schema, whatever characters they hold; no
-// message quotes a variable's value; credential and secret variables stay out of ordinary fields.
+// message quotes a variable's value; credential and secret variables stay out of ordinary fields;
+// only the variables the project declares are read (model/variables), never the rest of the environment.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -23,10 +24,11 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function load(files: Record<string, string>, env: NodeJS.ProcessEnv, offline = false): Promise<LoadResult> {
+/** Loads with `variables` as a target declares them, and `env` as the process environment. */
+async function load(files: Record<string, string>, variables: Record<string, string>, offline = false, env: NodeJS.ProcessEnv = {}): Promise<LoadResult> {
   const names = Object.keys(files);
   for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
-  const result = await loadManifests(names, { cwd: dir, env, offline });
+  const result = await loadManifests(names, { cwd: dir, env, variables, offline });
   await new Promise((resolve) => setImmediate(resolve));
   return result;
 }
@@ -101,7 +103,7 @@ describe('a variable takes the type of its field', () => {
 
 describe('which variable may go where', () => {
   it("refuses erpsync's credential variables in an ordinary field", async () => {
-    const result = await load({ 'g.yaml': groupNamed('${BLING_CLIENT_SECRET}') }, { BLING_CLIENT_SECRET: 'cs-Segr3do' });
+    const result = await load({ 'g.yaml': groupNamed('${BLING_CLIENT_SECRET}') }, {}, false, { BLING_CLIENT_SECRET: 'cs-Segr3do' });
     expect(shown(result.diagnostics)).toEqual([
       "g.yaml:3:11: credential-variable: BLING_CLIENT_SECRET holds one of erpsync's own credentials and may not fill an ordinary field",
     ]);
@@ -113,7 +115,7 @@ describe('which variable may go where', () => {
   });
 
   it("refuses a kind's own secret variable in an ordinary field when no secret field uses it, and quotes its value nowhere", async () => {
-    const result = await load({ 'c.yaml': 'version: 1\ncategoriasProdutos:\n  - descricao: Olhos\n    categoriaPai: ${NFSE_SENHA_PREFEITURA}\n' }, { NFSE_SENHA_PREFEITURA: 'Segr3do-123' });
+    const result = await load({ 'c.yaml': 'version: 1\ncategoriasProdutos:\n  - descricao: Olhos\n    categoriaPai: ${NFSE_SENHA_PREFEITURA}\n' }, {}, false, { NFSE_SENHA_PREFEITURA: 'Segr3do-123' });
     expect(shown(result.diagnostics)).toEqual([
       'c.yaml:4:19: secret-variable-in-plain-field: NFSE_SENHA_PREFEITURA is the variable of a secret field, so it may not also fill an ordinary field',
     ]);
@@ -122,12 +124,64 @@ describe('which variable may go where', () => {
 
   it('lets validate go on without a secret variable, with a warning', async () => {
     const result = await load({ 'n.yaml': nfse }, {}, true);
-    expect(shown(result.diagnostics)).toEqual(['n.yaml:6:14: unset-variable: environment variable SENHA is not set; plan and apply will need it']);
+    expect(shown(result.diagnostics)).toEqual([
+      'n.yaml:6:14: undeclared-variable: variable SENHA is not declared; plan and apply will need it: a manifest reads only the variables its project declares, never other environment variables',
+    ]);
     expect(result.desired).toBeDefined();
   });
 
   it('reports an unset variable once, not again as a type error', async () => {
     const result = await load({ 'f.yaml': 'version: 1\npolicy:\n  maxDeletes: ${LIMITE}\n' }, {});
-    expect(shown(result.diagnostics)).toEqual(['f.yaml:3:15: unset-variable: environment variable LIMITE is not set']);
+    expect(shown(result.diagnostics)).toEqual([
+      'f.yaml:3:15: undeclared-variable: variable LIMITE is not declared: a manifest reads only the variables its project declares, never other environment variables',
+    ]);
+  });
+});
+
+describe('only the variables the project declares', () => {
+  const ciSecrets = { GITHUB_TOKEN: 'ghp_Segr3doDoCI', AWS_SECRET_ACCESS_KEY: 'aws-Segr3do/Key', NPM_TOKEN: 'npm_Segr3do', HOME: '/root/Segr3do' };
+
+  it.each(Object.keys(ciSecrets))('refuses ${%s} at its position, naming the rule, and holds its value nowhere', async (name) => {
+    const result = await load({ 'g.yaml': groupNamed(`"Linha \${${name}}"`) }, {}, false, ciSecrets);
+    expect(shown(result.diagnostics)).toEqual([
+      `g.yaml:3:18: undeclared-variable: variable ${name} is not declared: a manifest reads only the variables its project declares, never other environment variables`,
+    ]);
+    expect(result.diagnostics[0]?.hint).toContain(`ERPSYNC_VAR_${name} in the environment`);
+    expect(result.desired).toBeUndefined();
+    expect(JSON.stringify(result)).not.toMatch(/Segr3do/);
+  });
+
+  it('reads ${NAME} from ERPSYNC_VAR_NAME, and the target\'s variables win over it', async () => {
+    const env = { ERPSYNC_VAR_LOJA: 'Centro', LOJA: 'nao-lida' };
+    const fromEnv = await load({ 'g.yaml': groupNamed('"Loja ${LOJA}"') }, {}, false, env);
+    expect(shown(fromEnv.diagnostics)).toEqual([]);
+    expect(fromEnv.desired?.records.get('gruposProdutos')?.[0]?.fields.nome).toBe('Loja Centro');
+    const fromTarget = await load({ 'g.yaml': groupNamed('"Loja ${LOJA}"') }, { LOJA: 'Norte' }, false, env);
+    expect(fromTarget.desired?.records.get('gruposProdutos')?.[0]?.fields.nome).toBe('Loja Norte');
+  });
+
+  it('refuses the prefix written in the manifest, saying how to write it', async () => {
+    const result = await load({ 'g.yaml': groupNamed('${ERPSYNC_VAR_LOJA}') }, {}, false, { ERPSYNC_VAR_LOJA: 'Centro' });
+    expect(shown(result.diagnostics)).toEqual(['g.yaml:3:11: prefixed-variable: write `${LOJA}`: erpsync reads it from ERPSYNC_VAR_LOJA itself']);
+  });
+
+  it('a default stands in for an undeclared variable, whatever the environment holds', async () => {
+    const result = await load({ 'g.yaml': groupNamed('"${GITHUB_TOKEN:-Linha}"') }, {}, false, ciSecrets);
+    expect(shown(result.diagnostics)).toEqual([]);
+    expect(result.desired?.records.get('gruposProdutos')?.[0]?.fields.nome).toBe('Linha');
+  });
+
+  it('a secret field reads the variable it declares from the environment, and no other', async () => {
+    const own = 'version: 1\nconfiguracoesNfse:\n  adicionais:\n    cadastroPrefeitura:\n      login: loja\n      senha: ${NFSE_SENHA_PREFEITURA}\n';
+    const result = await load({ 'n.yaml': own }, {}, false, { NFSE_SENHA_PREFEITURA: 'Segr3do-1' });
+    expect(shown(result.diagnostics)).toEqual([]);
+    const settings = result.desired?.records.get('configuracoesNfse')?.[0];
+    expect((settings?.fields.adicionais as { cadastroPrefeitura: { senha: unknown } }).cadastroPrefeitura.senha).toBe('Segr3do-1');
+    const other = await load({ 'n.yaml': nfse }, {}, false, { SENHA: 'Segr3do-2' });
+    expect(shown(other.diagnostics)).toEqual([
+      'n.yaml:6:14: undeclared-variable: variable SENHA is not declared: a manifest reads only the variables its project declares, never other environment variables',
+    ]);
+    expect(other.diagnostics[0]?.hint).toContain('`${NFSE_SENHA_PREFEITURA}`, the variable this field declares');
+    expect(JSON.stringify(other)).not.toContain('Segr3do');
   });
 });

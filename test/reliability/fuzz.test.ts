@@ -67,7 +67,7 @@ function rawControl(text: string): string | undefined {
 }
 
 /** The variables the corpus uses, set in every case (a mutation may still reach an unset one). */
-const variables = { NFSE_SENHA_PREFEITURA: 'fuzz-password', NFSE_LOGIN_PREFEITURA: 'fuzz-login' };
+const variables = { NFSE_SENHA_PREFEITURA: 'fuzz-password', ERPSYNC_VAR_NFSE_LOGIN_PREFEITURA: 'fuzz-login' };
 let corpus: Source[] = [];
 let emulator: Emulator;
 let work: string;
@@ -162,14 +162,14 @@ async function runCase(index: number): Promise<void> {
     ERPSYNC_RATE: '1000',
   };
 
-  const replay = `case ${index} (ERPSYNC_FUZZ_SEED=${baseSeed}, seed ${seed}, from ${path.relative(root, source.file)}${special ? `, with ${special}` : ''}; FUZZ_TEXT=${JSON.stringify(env.FUZZ_TEXT)} FUZZ_NUMBER=${JSON.stringify(env.FUZZ_NUMBER)} NFSE_SENHA_PREFEITURA=${JSON.stringify(env.NFSE_SENHA_PREFEITURA)}):\n${mutated.toString('utf8').slice(0, 1500)}`;
+  const replay = `case ${index} (ERPSYNC_FUZZ_SEED=${baseSeed}, seed ${seed}, from ${path.relative(root, source.file)}${special ? `, with ${special}` : ''}; ERPSYNC_VAR_FUZZ_TEXT=${JSON.stringify(env.ERPSYNC_VAR_FUZZ_TEXT)} ERPSYNC_VAR_FUZZ_NUMBER=${JSON.stringify(env.ERPSYNC_VAR_FUZZ_NUMBER)} NFSE_SENHA_PREFEITURA=${JSON.stringify(env.NFSE_SENHA_PREFEITURA)}):\n${mutated.toString('utf8').slice(0, 1500)}`;
   const text = mutated.toString('utf8');
   if (/\$\{(FUZZ_|NFSE_SENHA_PREFEITURA|BLING_)/.test(text)) tally.withVariables += 1;
   if (special) tally.withSpecialFile += 1;
   if (['\u0430', '\u043e', '\u03a1', '\u03bf', '\u200b', '\u200d', '\u00ad'].some((c) => text.includes(c))) tally.withLookalikes += 1;
   // An ordinary variable may hold the password's very text: in an ordinary field it is a value like any other, printed as itself.
   const password = env.NFSE_SENHA_PREFEITURA ?? '';
-  const sameAsPlain = password === env.FUZZ_TEXT || password === env.FUZZ_NUMBER;
+  const sameAsPlain = password === env.ERPSYNC_VAR_FUZZ_TEXT || password === env.ERPSYNC_VAR_FUZZ_NUMBER;
   const secrets = [...(sameAsPlain ? [] : [password]), clientSecret, emulator.token].flatMap((secret) => leakForms(secret));
   emulator.clearLog();
   const json = random.chance(0.5);

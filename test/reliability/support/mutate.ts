@@ -28,11 +28,11 @@ export const secretShapes = ['98765432', '@Segr3do!', '!x Segr3do', '[Segr3do', 
 /** Variable values that are YAML syntax, or read as another type, if anything parsed them as YAML. */
 const yamlValues = ['@nome', '[1,2', '*x', '&a b', '!tag x', '{a: 1}', '"x', "'x", '# x', 'a: b', '- x', '|', '>', '%YAML', '---', 'true', 'null', '1e3', '0x1F', '17', '2.5', '', ' ', '${NESTED}', '$${x}', 'pix-dinamico', '#4a90e2'];
 
-/** What the case's variables hold: drawn from YAML syntax and from the secret shapes. */
+/** What the case's variables hold: drawn from YAML syntax and from the secret shapes (`${FUZZ_TEXT}` reads ERPSYNC_VAR_FUZZ_TEXT). */
 export function pickVariableValues(random: Random): NodeJS.ProcessEnv {
   return {
-    FUZZ_TEXT: random.pick([...yamlValues, ...secretShapes]),
-    FUZZ_NUMBER: random.pick(['3', '2.5', '-1', '1e400', 'abc', '@1', '[1]', '']),
+    ERPSYNC_VAR_FUZZ_TEXT: random.pick([...yamlValues, ...secretShapes]),
+    ERPSYNC_VAR_FUZZ_NUMBER: random.pick(['3', '2.5', '-1', '1e400', 'abc', '@1', '[1]', '']),
     NFSE_SENHA_PREFEITURA: random.pick(secretShapes),
   };
 }
