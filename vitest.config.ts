@@ -17,6 +17,7 @@ const slow = [
   'test/api/pacing-limit.test.ts',
   'test/api/resilience.test.ts',
   'test/emulator/scale.test.ts',
+  'test/cli/fleet-governor.test.ts',
 ];
 
 export default defineConfig({

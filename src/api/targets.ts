@@ -23,6 +23,8 @@ export interface TargetFlags {
   target?: string;
   rate?: string;
   'max-requests'?: string;
+  /** Runners sharing this machine's egress IP: the per-IP budget is divided among them. */
+  'ip-runners'?: string;
   config?: string;
   debug?: boolean;
 }

@@ -45,6 +45,7 @@ export function targetFlagsOf(flags: StoreFlags & Partial<ParsedFlags<'target' |
     target: flags.target,
     rate: flags.rate,
     'max-requests': flags['max-requests'],
+    'ip-runners': flags['ip-runners'],
     config: flags.config,
     debug: flags.debug,
   };

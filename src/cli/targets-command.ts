@@ -18,7 +18,7 @@ export async function runTargetsCommand(args: string[], io: RunIO): Promise<numb
     writeLine(io.stdout, renderHelp('targets'));
     return 0;
   }
-  const fleet = await selectFleet({ target: flags.target, config: flags.config, 'all-targets': flags.target === undefined }, io);
+  const fleet = await selectFleet({ target: flags.target, config: flags.config, 'ip-runners': flags['ip-runners'], 'all-targets': flags.target === undefined }, io);
   const { config, names } = fleet;
   const format = flags.json ? 'json' : 'text';
   const report = flags.check ? (await checkFleet(names, flags.parallel, fleet.resolve, io, fleetProgress('check', format, io))).report : undefined;

@@ -1,9 +1,9 @@
-// A fleet: the per-store workflow looped over many targets of erpsync.config.yaml, a bounded number
-// at a time. This file schedules and collects, nothing else: every store runs runStore with the
+// A fleet: the per-store workflow looped over many targets of erpsync.config.yaml, as many at a
+// time as the process's request budget keeps busy (fleet-budget.ts; --parallel caps it). This file schedules and collects, nothing else: every store runs runStore with the
 // same StoreSettings object a single target gets (handed through, never rebuilt), and a store
 // that fails becomes a row with its error while the others go on.
 import { performance } from 'node:perf_hooks';
-import { selectTargets } from '../api/index.js';
+import { selectTargets, theProcessGovernor } from '../api/index.js';
 import type { ResolvedTarget, TargetFlags, TargetsConfig } from '../api/index.js';
 import type { FleetCommand, FleetReport, FleetRow } from '../model/fleet.js';
 import { worstExitCode } from '../model/fleet.js';
@@ -12,6 +12,7 @@ import type { FileReaders } from './file-readers.js';
 import type { OpenedTarget } from './open-target.js';
 import { loadTargetsConfig, openResolvedTarget, resolveRunTarget } from './open-target.js';
 import type { RunIO } from './run-io.js';
+import { fleetWidth } from './fleet-budget.js';
 import { rowOfFailure, rowOfStore } from './store-outcome.js';
 import type { StoreSettings } from './store-settings.js';
 import type { StartSession, StoreCommand, StoreResult, StoreSource } from './store-workflow.js';
@@ -31,7 +32,8 @@ export interface FleetStore {
 export interface FleetRun {
   command: StoreCommand;
   names: readonly string[];
-  concurrency: number;
+  /** The most stores in flight (--parallel); the budget decides below it. */
+  concurrency?: number | undefined;
   settings: StoreSettings;
   /** A target by name, with the command line's target flags applied. */
   resolve(name: string): Promise<ResolvedTarget>;
@@ -70,11 +72,12 @@ export interface FleetOutcome {
 
 export async function runFleet(run: FleetRun, io: RunIO): Promise<FleetOutcome> {
   const started = performance.now();
-  const stores = await forEachStore(run.names, run.concurrency, async (name) => {
+  const targets = await resolveAll(run.names, run.resolve);
+  const stores = await forEachStore(run.names, widthOf(targets, run.concurrency), async (name, index) => {
     const began = performance.now();
     const seconds = () => (performance.now() - began) / 1000;
     try {
-      const job = { command: run.command, target: await run.resolve(name), source: await run.sourceOf(name), settings: run.settings, ...(run.readers ? { readers: run.readers } : {}) };
+      const job = { command: run.command, target: await (targets[index] as Promise<ResolvedTarget>), source: await run.sourceOf(name), settings: run.settings, ...(run.readers ? { readers: run.readers } : {}) };
       const result = await runStore(job, io, run.startSession(name));
       return { name, row: rowOfStore(name, result, run.settings, seconds()), result };
     } catch (error) {
@@ -85,13 +88,14 @@ export async function runFleet(run: FleetRun, io: RunIO): Promise<FleetOutcome> 
 }
 
 /** `targets --check`: opens each target and names its account, nothing more. */
-export async function checkFleet(names: readonly string[], concurrency: number, resolve: (name: string) => Promise<ResolvedTarget>, io: RunIO, onStore?: FleetRun['onStore']): Promise<FleetOutcome> {
+export async function checkFleet(names: readonly string[], concurrency: number | undefined, resolve: (name: string) => Promise<ResolvedTarget>, io: RunIO, onStore?: FleetRun['onStore']): Promise<FleetOutcome> {
   const started = performance.now();
-  const stores = await forEachStore(names, concurrency, async (name) => {
+  const targets = await resolveAll(names, resolve);
+  const stores = await forEachStore(names, widthOf(targets, concurrency), async (name, index) => {
     const began = performance.now();
     let opened: OpenedTarget | undefined;
     try {
-      opened = await openResolvedTarget(await resolve(name), { debug: false }, io);
+      opened = await openResolvedTarget(await (targets[index] as Promise<ResolvedTarget>), { debug: false }, io);
       return { name, row: { target: name, account: opened.account, changes: 0, exitCode: exitCodes.ok, seconds: (performance.now() - began) / 1000 } };
     } catch (error) {
       return { name, row: rowOfFailure(name, error, (performance.now() - began) / 1000) };
@@ -107,14 +111,27 @@ function reportOf(command: FleetCommand, stores: readonly FleetStore[], started:
   return { command, rows, exitCode: worstExitCode(rows.map((r) => r.exitCode)), seconds: (performance.now() - started) / 1000 };
 }
 
+/** Every store's target, resolved before any runs (a failure stays with its store): their rates decide the width. */
+async function resolveAll(names: readonly string[], resolve: (name: string) => Promise<ResolvedTarget>): Promise<Promise<ResolvedTarget>[]> {
+  const targets = names.map((name) => resolve(name));
+  await Promise.allSettled(targets);
+  return targets;
+}
+
+async function widthOf(targets: readonly Promise<ResolvedTarget>[], cap: number | undefined): Promise<number> {
+  const rates = await Promise.all(targets.map((t) => t.then((target) => target.rate, () => Number.POSITIVE_INFINITY)));
+  return fleetWidth(rates, theProcessGovernor().requestRate(), cap);
+}
+
 /** Runs `work` for every name, `concurrency` at a time; results in the names' order. */
-async function forEachStore(names: readonly string[], concurrency: number, work: (name: string) => Promise<FleetStore>, onStore?: FleetRun['onStore']): Promise<FleetStore[]> {
+async function forEachStore(names: readonly string[], width: Promise<number>, work: (name: string, index: number) => Promise<FleetStore>, onStore?: FleetRun['onStore']): Promise<FleetStore[]> {
+  const concurrency = await width;
   const stores = new Array<FleetStore>(names.length);
   let next = 0;
   let done = 0;
   const worker = async (): Promise<void> => {
     for (let index = next++; index < names.length; index = next++) {
-      const store = await work(names[index] ?? '');
+      const store = await work(names[index] ?? '', index);
       stores[index] = store;
       done += 1;
       onStore?.(store, done, names.length);
@@ -130,7 +147,7 @@ export type FleetPlans = { type: 'manifests'; paths: readonly string[] } | { typ
 export interface FleetApplyRun {
   from: FleetPlans;
   fleet: FleetSelection;
-  concurrency: number;
+  concurrency?: number | undefined;
   settings: StoreSettings;
   /** Shown every store's plan before anything is written; true to apply them all. Asked only when some store has changes. */
   review(stores: readonly FleetStore[]): Promise<boolean>;
