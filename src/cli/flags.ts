@@ -156,6 +156,7 @@ export const flagTable = {
   sandbox: defineFlag({ type: 'boolean', env: 'ERPSYNC_SANDBOX', help: 'use the embedded sandbox', read: readSwitch }),
   'sandbox-state': defineFlag({ type: 'string', value: 'FILE', env: 'ERPSYNC_SANDBOX_STATE', help: 'sandbox state file (default .erpsync/sandbox.json)', read: readText }),
   rate: defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_RATE', help: 'requests per second (default 2.9)', read: readText }),
+  shard: defineFlag({ type: 'string', value: 'I/N', env: 'ERPSYNC_SHARD', help: "only shard I of N of the fleet's targets (one CI job each; `targets --json` plans them)", read: readText }),
   'ip-runners': defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_IP_RUNNERS', help: "runners sharing this machine's egress IP: each keeps 1/N of the per-IP request budget (default 1)", read: readText }),
   'max-requests': defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_MAX_REQUESTS', help: 'stop before sending more than N requests', read: readText }),
   config: defineFlag({ type: 'string', value: 'FILE', env: 'ERPSYNC_CONFIG', help: 'config file (default erpsync.config.yaml)', read: readText }),
@@ -247,7 +248,7 @@ function describeParseError(command: CommandName, error: Error & { code?: string
 
 // Which flags each command takes.
 /** Where a command points: every command that reaches an account takes these. */
-export const targetFlags = ['target', 'all-targets', 'parallel', 'base-url', 'sandbox', 'sandbox-state', 'rate', 'max-requests', 'ip-runners', 'config', 'debug'] as const satisfies readonly FlagKey[];
+export const targetFlags = ['target', 'all-targets', 'parallel', 'base-url', 'sandbox', 'sandbox-state', 'rate', 'max-requests', 'ip-runners', 'shard', 'config', 'debug'] as const satisfies readonly FlagKey[];
 export const selectionFlags = ['only', 'exclude'] as const satisfies readonly FlagKey[];
 
 export const planFlags = ['json', 'plan-format', 'out', 'detailed-exitcode', 'allow-replace', 'allow-cascade', 'max-deletes', 'verbose', ...selectionFlags, 'help', ...targetFlags] as const satisfies readonly FlagKey[];

@@ -36,9 +36,10 @@ export function readStoreSettings(flags: StoreFlags, env: NodeJS.ProcessEnv): St
 }
 
 /** The target flags as target resolution and fleet selection take them. */
-export function targetFlagsOf(flags: StoreFlags & Partial<ParsedFlags<'target' | 'all-targets'>>): TargetFlags & { 'all-targets': boolean } {
+export function targetFlagsOf(flags: StoreFlags & Partial<ParsedFlags<'target' | 'all-targets'>>): TargetFlags & { 'all-targets': boolean; shard?: string | undefined } {
   return {
     'all-targets': flags['all-targets'] === true,
+    shard: flags.shard,
     'base-url': flags['base-url'],
     sandbox: flags.sandbox,
     'sandbox-state': flags['sandbox-state'],

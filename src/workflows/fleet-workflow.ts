@@ -13,6 +13,7 @@ import type { OpenedTarget } from './open-target.js';
 import { loadTargetsConfig, openResolvedTarget, resolveRunTarget } from './open-target.js';
 import type { RunIO } from './run-io.js';
 import { fleetWidth } from './fleet-budget.js';
+import { namesOfShard, parseShard } from './fleet-shards.js';
 import { rowOfFailure, rowOfStore } from './store-outcome.js';
 import type { StoreSettings } from './store-settings.js';
 import type { StartSession, StoreCommand, StoreResult, StoreSource } from './store-workflow.js';
@@ -57,11 +58,13 @@ export interface FleetSelection {
  * apply to every store. `within` (the stores of a folder of saved plans) is the whole fleet unless
  * the flags select some of them.
  */
-export async function selectFleet(flags: TargetFlags & { 'all-targets'?: boolean | undefined }, io: RunIO, within?: readonly string[]): Promise<FleetSelection> {
+export async function selectFleet(flags: TargetFlags & { 'all-targets'?: boolean | undefined; shard?: string | undefined }, io: RunIO, within?: readonly string[]): Promise<FleetSelection> {
   const config = await loadTargetsConfig(flags, io);
   const selecting = flags.target !== undefined || flags['all-targets'] === true;
   const selected = selecting ? selectTargets(config, { patterns: flags.target, all: flags['all-targets'] === true }) : undefined;
-  const names = within ? within.filter((name) => selected?.includes(name) ?? true) : (selected ?? []);
+  const all = within ? within.filter((name) => selected?.includes(name) ?? true) : (selected ?? []);
+  // `--shard I/N`: this job's part of the selection, cut as `targets --json` planned it.
+  const names = flags.shard === undefined ? all : namesOfShard(all, parseShard(flags.shard));
   return { config, names, resolve: (name) => resolveRunTarget({ ...flags, target: name }, io, config) };
 }
 
