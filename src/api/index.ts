@@ -34,9 +34,10 @@ export {
   isFleetSelection,
   normalizeBaseUrl,
   selectTargets,
+  targetGlob,
   resolveLoginTarget,
   resolveTarget,
 } from './targets.js';
-export type { OAuthCredentials, RemoteTarget, ResolvedTarget, SandboxTarget, TargetBase, TargetConfig, TargetFlags, TargetsConfig, TokenCredentials } from './targets.js';
+export type { OAuthCredentials, RemoteTarget, ResolvedTarget, RolloutConfig, SandboxTarget, TargetBase, TargetConfig, TargetFlags, TargetsConfig, TokenCredentials } from './targets.js';
 export { buildQueryString, isLoopbackHost, parseSecureUrl } from './url.js';
 export type { Query, QueryValue } from './url.js';

@@ -156,6 +156,9 @@ export const flagTable = {
   sandbox: defineFlag({ type: 'boolean', env: 'ERPSYNC_SANDBOX', help: 'use the embedded sandbox', read: readSwitch }),
   'sandbox-state': defineFlag({ type: 'string', value: 'FILE', env: 'ERPSYNC_SANDBOX_STATE', help: 'sandbox state file (default .erpsync/sandbox.json)', read: readText }),
   rate: defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_RATE', help: 'requests per second (default 2.9)', read: readText }),
+  canary: defineFlag({ type: 'string', value: 'NAMES|N', env: 'ERPSYNC_CANARY', help: "a fleet apply's first stage: names or globs (a,b), or the first N stores; the rest follow in waves", read: readText }),
+  'wave-size': defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_WAVE_SIZE', help: 'stores per wave after the canary (default: all the rest at once)', read: readText }),
+  'halt-after': defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_HALT_AFTER', help: 'stop a staged fleet apply after N failed stores (default 1); the rest are skipped', read: readText }),
   shard: defineFlag({ type: 'string', value: 'I/N', env: 'ERPSYNC_SHARD', help: "only shard I of N of the fleet's targets (one CI job each; `targets --json` plans them)", read: readText }),
   'ip-runners': defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_IP_RUNNERS', help: "runners sharing this machine's egress IP: each keeps 1/N of the per-IP request budget (default 1)", read: readText }),
   'max-requests': defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_MAX_REQUESTS', help: 'stop before sending more than N requests', read: readText }),
@@ -252,7 +255,7 @@ export const targetFlags = ['target', 'all-targets', 'parallel', 'base-url', 'sa
 export const selectionFlags = ['only', 'exclude'] as const satisfies readonly FlagKey[];
 
 export const planFlags = ['json', 'plan-format', 'out', 'detailed-exitcode', 'allow-replace', 'allow-cascade', 'max-deletes', 'verbose', ...selectionFlags, 'help', ...targetFlags] as const satisfies readonly FlagKey[];
-export const applyFlags = ['auto-approve', 'allow-replace', 'allow-cascade', 'max-deletes', 'concurrency', 'lock-timeout', 'outcome-wait', 'json', ...selectionFlags, 'help', ...targetFlags] as const satisfies readonly FlagKey[];
+export const applyFlags = ['auto-approve', 'allow-replace', 'allow-cascade', 'max-deletes', 'concurrency', 'lock-timeout', 'outcome-wait', 'canary', 'wave-size', 'halt-after', 'json', ...selectionFlags, 'help', ...targetFlags] as const satisfies readonly FlagKey[];
 export const driftFlags = ['drift-format', 'json', 'out', 'baseline', 'include-builtin', 'markdown-limit', 'report-url', 'adopt', ...selectionFlags, 'help', ...targetFlags] as const satisfies readonly FlagKey[];
 export const exportFlags = ['kinds', 'out', 'schema', 'json', 'help', ...targetFlags] as const satisfies readonly FlagKey[];
 export const validateFlags = ['target', 'config', 'json', 'quiet', 'help', 'debug'] as const satisfies readonly FlagKey[];

@@ -14,6 +14,8 @@ import { loadTargetsConfig, openResolvedTarget, resolveRunTarget } from './open-
 import type { RunIO } from './run-io.js';
 import { fleetWidth } from './fleet-budget.js';
 import { namesOfShard, parseShard } from './fleet-shards.js';
+import type { Rollout } from './fleet-stages.js';
+import { isFailedRow } from './fleet-stages.js';
 import { rowOfFailure, rowOfStore } from './store-outcome.js';
 import type { StoreSettings } from './store-settings.js';
 import type { StartSession, StoreCommand, StoreResult, StoreSource } from './store-workflow.js';
@@ -150,6 +152,8 @@ export type FleetPlans = { type: 'manifests'; paths: readonly string[] } | { typ
 export interface FleetApplyRun {
   from: FleetPlans;
   fleet: FleetSelection;
+  /** Stages to apply in, halting after failures (fleet-stages.ts); absent: every store at once. */
+  rollout?: Rollout | undefined;
   concurrency?: number | undefined;
   settings: StoreSettings;
   /** Shown every store's plan before anything is written; true to apply them all. Asked only when some store has changes. */
@@ -169,22 +173,43 @@ export async function applyFleet(run: FleetApplyRun, io: RunIO): Promise<FleetOu
   const declined = toApply.length > 0 && !(await run.review(reviewed));
   if (declined || toApply.length === 0) return { reviewed, declined, stores: reviewed, report: reportOf('apply', reviewed, started) };
   const plans = new Map(toApply.map((s) => [s.name, s.result?.status === 'planned' ? s.result.plan : undefined]));
-  const applied = await runFleet(
-    {
-      command: 'apply',
-      names: [...plans.keys()],
-      concurrency: run.concurrency,
-      settings: run.settings,
-      resolve: run.fleet.resolve,
-      sourceOf: async (name) => ({ type: 'saved-plan', plan: plans.get(name) as Plan }),
-      startSession: () => approvedSession,
-      ...(run.onStore ? { onStore: run.onStore } : {}),
-    },
-    io,
-  );
-  const byName = new Map(applied.stores.map((s) => [s.name, s]));
+  const stages = run.rollout?.stages ?? [{ label: '', names: run.fleet.names }];
+  const byName = new Map(reviewed.map((s) => [s.name, s]));
+  let failed = 0;
+  let halted: string | undefined;
+  for (const stage of stages) {
+    if (halted !== undefined) {
+      for (const name of stage.names) byName.set(name, skippedStore(byName.get(name), name, stage.label, halted));
+      continue;
+    }
+    const applied = await runFleet(
+      {
+        command: 'apply',
+        names: stage.names.filter((name) => plans.has(name)),
+        concurrency: run.concurrency,
+        settings: run.settings,
+        resolve: run.fleet.resolve,
+        sourceOf: async (name) => ({ type: 'saved-plan', plan: plans.get(name) as Plan }),
+        startSession: () => approvedSession,
+        ...(run.onStore ? { onStore: run.onStore } : {}),
+      },
+      io,
+    );
+    for (const store of applied.stores) byName.set(store.name, store);
+    const rows = stage.names.flatMap((name) => byName.get(name)?.row ?? []);
+    if (run.rollout) for (const row of rows) row.stage = stage.label;
+    failed += rows.filter(isFailedRow).length;
+    if (run.rollout && failed >= run.rollout.haltAfter) halted = `halted after ${failed} failed store(s) in the ${stage.label} stage`;
+  }
   const stores = reviewed.map((s) => byName.get(s.name) ?? s);
-  return { reviewed, declined, stores, report: reportOf('apply', stores, started) };
+  const report = reportOf('apply', stores, started);
+  return { reviewed, declined, stores, report: halted === undefined ? report : { ...report, exitCode: exitCodes.error } };
+}
+
+/** A store a halted rollout did not reach: its plan was made and reviewed, and nothing was written. */
+function skippedStore(store: FleetStore | undefined, name: string, stage: string, why: string): FleetStore {
+  const row = store?.row ?? { target: name, changes: 0, exitCode: exitCodes.ok, seconds: 0 };
+  return { name, row: { ...row, applied: 0, stage, skipped: why, exitCode: exitCodes.error } };
 }
 
 /** Each store was reviewed with the whole fleet before any was applied: its own run asks no more. */
