@@ -21,6 +21,7 @@ const slow = [
   'test/report/dashboard-browser.test.ts',
   'test/journal/must-show.test.ts',
   'test/cli/disk-full.test.ts',
+  'test/cli/fleet-governor.test.ts',
 ];
 
 export default defineConfig({

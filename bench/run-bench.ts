@@ -5,11 +5,12 @@
 // start-up). Prints a markdown report and writes it to bench/results.md. A benchmark, not a test:
 // it asserts nothing, but exits 1 when a workload could not be run. ERPSYNC_BENCH_QUICK=1 runs
 // everything once (a smoke pass) instead of the medians of three (start-up: of fifteen).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadManifests } from '../src/manifest/load-manifests.js';
 import { measureBuildPlan, measureManifestLoading, measureStartup } from './cpu-rows.js';
+import { fleetMarkers } from './fleet-markers.js';
 import { measureApply, measurePeer } from './measure.js';
 import type { BenchResults, WorkloadResult } from './report.js';
 import { renderReport } from './report.js';
@@ -83,8 +84,16 @@ async function main(workDir: string): Promise<void> {
   const report: BenchResults = { runs, workloads: results, shared, loading, plan, startup, startupRuns, problems, loadAtStart };
   const markdown = renderReport(report, new Date().toISOString().slice(0, 10));
   process.stdout.write(markdown);
-  writeFileSync(path.join(root, 'bench/results.md'), markdown);
+  writeFileSync(path.join(root, 'bench/results.md'), `${markdown.trimEnd()}\n${keptFleetSection()}`);
   if (problems.length > 0) process.exitCode = 1;
+}
+
+/** `npm run bench:fleet`'s section of results.md (bench/fleet.ts), kept when this bench rewrites the file. */
+function keptFleetSection(): string {
+  const current = existsSync(path.join(root, 'bench/results.md')) ? readFileSync(path.join(root, 'bench/results.md'), 'utf8') : '';
+  const start = current.indexOf(fleetMarkers[0]);
+  const end = current.indexOf(fleetMarkers[1]);
+  return start >= 0 && end > start ? `\n${current.slice(start, end + fleetMarkers[1].length)}\n` : '';
 }
 
 const workDir = mkdtempSync(path.join(tmpdir(), 'erpsync-bench-'));

@@ -18,6 +18,7 @@ import { createRedactor } from './redact.js';
 import { backoffDelay, classifyStatus, defaultRetryPolicy, judgeFailure, mayRetry, parseRetryAfter } from './retry.js';
 import type { FailureKind, RetryPolicy } from './retry.js';
 import type { CircuitOptions } from './circuit-breaker.js';
+import type { Governor } from './governor.js';
 import { buildRequestPath, buildQueryString, parseSecureUrl } from './url.js';
 import type { Query } from './url.js';
 
@@ -45,6 +46,8 @@ export interface ApiClientOptions {
   maxResponseBytes?: number;
   retry?: Partial<RetryPolicy>;
   circuit?: Partial<CircuitOptions>;
+  /** The process's per-IP request governor (governor.ts); every request and error passes it. Absent: not governed (the sandbox). */
+  governor?: Governor;
   /** Further strings to keep out of messages and events (e.g. secret manifest values). */
   secrets?: readonly string[];
   signal?: AbortSignal;
@@ -204,6 +207,7 @@ function countSend(state: ClientState, req: ApiRequest): void {
 function countError(state: ClientState): void {
   state.stats.errors += 1;
   state.circuit.record();
+  state.options.governor?.recordError();
 }
 
 function ensureMaySend(state: ClientState): void {
@@ -294,6 +298,9 @@ async function sendRequest<T>(state: ClientState, req: ApiRequest): Promise<ApiR
   for (;;) {
     ensureMaySend(state);
     await state.pacer.acquire(options.signal).catch(() => {
+      throw interrupted();
+    });
+    await options.governor?.acquireRequest(options.signal).catch(() => {
       throw interrupted();
     });
     ensureMaySend(state);

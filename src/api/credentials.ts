@@ -14,6 +14,7 @@ import { dirname } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { ErpsyncError, isErpsyncError } from '../model/errors.js';
 import { describeWriteError, makeDirectory, refuseSymbolicLink, writeFileAtomically } from '../model/write-file-atomically.js';
+import type { Governor } from './governor.js';
 import { acquireLeaseLock } from './lease-lock.js';
 import { requestToken } from './oauth.js';
 import type { TokenSet } from './oauth.js';
@@ -156,6 +157,8 @@ export interface OAuthProviderOptions {
   refreshBeforeMs?: number;
   now?: () => number;
   dispatcher?: Dispatcher;
+  /** Refreshes go through the process's request governor (token calls per IP). */
+  governor?: Governor;
 }
 
 /** A token obtained this recently and already rejected is not worth another refresh. */
@@ -281,7 +284,7 @@ async function exchangeRefreshToken(options: OAuthProviderOptions, current: Stor
     });
   }
   if (!tokenUrl) throw new ErpsyncError('CONFIG', `no token URL for the credentials in ${options.file}`);
-  const tokens = await requestToken({ tokenUrl, clientId, clientSecret: options.clientSecret, grant: { type: 'refresh_token', refreshToken: current.refreshToken }, signal, dispatcher: options.dispatcher });
+  const tokens = await requestToken({ tokenUrl, clientId, clientSecret: options.clientSecret, grant: { type: 'refresh_token', refreshToken: current.refreshToken }, signal, dispatcher: options.dispatcher, ...(options.governor ? { governor: options.governor } : {}) });
   // The credentials stay bound to the base URL they were issued for.
   const next = storedFromTokenSet(tokens, { ...(current.baseUrl === undefined ? {} : { baseUrl: current.baseUrl }), clientId, tokenUrl, now: now() });
   return { tokens, next };

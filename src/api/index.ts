@@ -5,6 +5,8 @@ export { ACCOUNT_PATH, readAccountIdentity } from './account.js';
 export { createApiClient, DEFAULT_PAGE_SIZE, DEFAULT_RATE } from './client.js';
 export type { ApiClient, ApiClientOptions, ApiEvent, ApiRequest, ApiResponse, RequestStats } from './client.js';
 export { ApiError, ApiOutcomeUnknownError } from './errors.js';
+export { configureProcessGovernor, createGovernor, ipBudgetOf, IP_MARGIN, SERVICE_IP_RULES, theProcessGovernor } from './governor.js';
+export type { Governor, GovernorStats, IpBudget } from './governor.js';
 export type { ApiErrorCategory, ApiFieldError, HttpMethod } from './errors.js';
 export {
   checkCredentialsBaseUrl,
@@ -32,9 +34,10 @@ export {
   isFleetSelection,
   normalizeBaseUrl,
   selectTargets,
+  targetGlob,
   resolveLoginTarget,
   resolveTarget,
 } from './targets.js';
-export type { OAuthCredentials, RemoteTarget, ResolvedTarget, SandboxTarget, TargetBase, TargetConfig, TargetFlags, TargetsConfig, TokenCredentials } from './targets.js';
+export type { OAuthCredentials, RemoteTarget, ResolvedTarget, RolloutConfig, SandboxTarget, TargetBase, TargetConfig, TargetFlags, TargetsConfig, TokenCredentials } from './targets.js';
 export { buildQueryString, isLoopbackHost, parseSecureUrl } from './url.js';
 export type { Query, QueryValue } from './url.js';

@@ -9,6 +9,7 @@ import { readBodyWithin } from './bounded-body.js';
 import { createRedactor } from './redact.js';
 import { parseSecureUrl } from './url.js';
 import { isPlainRecord } from '../model/paths.js';
+import type { Governor } from './governor.js';
 
 export const BLING_API_BASE_URL = 'https://api.bling.com.br/Api/v3';
 /** The real service serves the consent page from www, not from the API host. */
@@ -57,6 +58,8 @@ export interface TokenRequestOptions {
   signal?: AbortSignal;
   /** Reused when given; otherwise a one-shot agent is opened and closed around the call. */
   dispatcher?: Dispatcher;
+  /** The process's request governor: token calls have their own per-IP window (20 in 60 s). */
+  governor?: Governor;
 }
 
 export async function requestToken(options: TokenRequestOptions): Promise<TokenSet> {
@@ -74,6 +77,9 @@ export async function requestToken(options: TokenRequestOptions): Promise<TokenS
   // Loaded here, not at the top: a command that never asks for a token starts without undici.
   const { Agent, request } = await import('undici');
   const ownAgent = options.dispatcher ? undefined : new Agent({ connect: { timeout: 10_000 }, headersTimeout: TOKEN_REQUEST_TIMEOUT_MS, bodyTimeout: TOKEN_REQUEST_TIMEOUT_MS });
+  await options.governor?.acquireTokenCall(options.signal).catch(() => {
+    throw new ErpsyncError('INTERRUPTED', 'interrupted while waiting to request an access token');
+  });
   const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(TOKEN_REQUEST_TIMEOUT_MS)]) : AbortSignal.timeout(TOKEN_REQUEST_TIMEOUT_MS);
   let status: number;
   let text: string;
@@ -101,6 +107,7 @@ export async function requestToken(options: TokenRequestOptions): Promise<TokenS
     await ownAgent?.close();
   }
   if (status < 200 || status >= 300) {
+    options.governor?.recordError();
     const body = parseErrorBody(text, contentType);
     const said = [body.type, body.message ?? body.description].filter(Boolean).join(': ');
     const hint =

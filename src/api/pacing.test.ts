@@ -29,11 +29,13 @@ describe('pacing', () => {
     for (const t of starts) expect(starts.filter((s) => s >= t && s < t + 1000).length).toBeLessThanOrEqual(50);
   });
 
-  it('slows down by a third after a 429, pauses one slowed interval, holds, then climbs back slowly', () => {
+  it('slows down by a third after a 429, pauses until the next second window, holds, then climbs back slowly', () => {
     let state = createPacingState(3, 0);
     state = slowDown(state, 100);
     expect(state.rate).toBe(2);
-    expect(reserveSlot(state, 100).startAt).toBe(100 + intervalMs(2));
+    expect(reserveSlot(state, 100).startAt).toBe(1_100);
+    // A very slow rate pauses one of its own intervals when that is longer.
+    expect(reserveSlot(slowDown(createPacingState(0.3, 0), 0), 0).startAt).toBe(intervalMs(0.2));
     for (let i = 0; i < 60; i += 1) state = recover(state);
     expect(state.rate).toBe(2);
     state = recover(state);
@@ -51,10 +53,10 @@ describe('pacing', () => {
     const started: number[] = [];
     const waiting = [pacer.acquire(), pacer.acquire()].map((p) => p.then(() => started.push(performance.now())));
     const throttledAt = performance.now();
-    pacer.onThrottled(300);
+    pacer.onThrottled(1_300);
     await Promise.all(waiting);
-    // Reserved 50 and 100 ms ahead at the old pace, both now start after the 300 ms asked for.
-    for (const at of started) expect(at - throttledAt).toBeGreaterThanOrEqual(299);
+    // Reserved 50 and 100 ms ahead at the old pace, both now start after the 1.3 s asked for.
+    for (const at of started) expect(at - throttledAt).toBeGreaterThanOrEqual(1_299);
   });
 
   it('waits as long as a Retry-After asks before anyone starts again', () => {
@@ -66,7 +68,8 @@ describe('pacing', () => {
     const state = createPacingState(Number.POSITIVE_INFINITY, 5);
     expect(intervalMs(state.rate)).toBe(0);
     expect(reserveSlot(reserveSlot(state, 5).state, 5).startAt).toBe(5);
-    expect(reserveSlot(slowDown(state, 5), 5).startAt).toBeGreaterThan(5);
+    // Unpaced or not, a 429 without Retry-After waits for the next second's window: never a tight loop.
+    expect(reserveSlot(slowDown(state, 5), 5).startAt).toBe(1_005);
   });
 
   it('sleeps until aborted', async () => {

@@ -4,16 +4,20 @@
 // an idle second is what trips it). The client starts close to the limit (the default rate keeps
 // only a small reserve) and adapts: a 429 means someone else uses the account too, so the rate
 // drops by a third (leaving a neighbour of up to 1 req/s room at once: a smaller step meets a
-// second 429 before it gets there), nobody starts before one slowed interval (or the `Retry-After` the service
-// asked for) has passed, the slowed rate is held for a while, and only then does it climb back
+// second 429 before it gets there), nobody starts before the next second's window (or the
+// `Retry-After` the service asked for) has come, the slowed rate is held for a while, and only then does it climb back
 // in small steps — slowly, because a second client that caused the 429 is likely still there and
 // a fast climb would meet it again within seconds. The state machine is pure; the pacer around it
 // only sleeps.
 
 /** Slots are spaced a hair wider than 1/rate so network jitter cannot squeeze rate+1 starts into one second. */
 const SPACING_MARGIN = 1.02;
-/** Unpaced clients (the sandbox) still pause this long after a 429. */
-const UNPACED_PENALTY_MS = 100;
+/**
+ * After a 429 nobody starts for at least this long, paced or not: the account counts per second,
+ * so only the next second's window has room, and a quicker retry is one more error toward the
+ * per-IP rule (300 errors in 10 s) — never a tight loop.
+ */
+const THROTTLE_PAUSE_MS = 1000;
 /** The lowest the rate falls to after repeated 429s, as a fraction of the configured rate. */
 const MIN_RATE_FRACTION = 1 / 8;
 /** What a 429 leaves of the current rate. */
@@ -53,9 +57,10 @@ export function reserveSlot(state: PacingState, now: number): { state: PacingSta
  * the `Retry-After` the service named, has passed — its window was full, so it needs time to drain.
  */
 export function slowDown(state: PacingState, now: number, retryAfterMs = 0): PacingState {
-  if (!Number.isFinite(state.nominalRate)) return { ...state, nextSlotAt: Math.max(state.nextSlotAt, now + Math.max(UNPACED_PENALTY_MS, retryAfterMs)) };
+  const pause = Math.max(THROTTLE_PAUSE_MS, retryAfterMs);
+  if (!Number.isFinite(state.nominalRate)) return { ...state, nextSlotAt: Math.max(state.nextSlotAt, now + pause) };
   const rate = Math.max(state.nominalRate * MIN_RATE_FRACTION, state.rate * DECREASE_FACTOR);
-  return { ...state, rate, holdLeft: HOLD_SUCCESSES, nextSlotAt: Math.max(state.nextSlotAt, now + Math.max(intervalMs(rate), retryAfterMs)) };
+  return { ...state, rate, holdLeft: HOLD_SUCCESSES, nextSlotAt: Math.max(state.nextSlotAt, now + Math.max(intervalMs(rate), pause)) };
 }
 
 /** A request went through without a 429: after the hold, climb back towards the configured rate. */

@@ -27,6 +27,8 @@ export interface TargetFlags {
   'max-requests'?: string;
   /** The deadline of one request (ms), already read by the flag table. */
   'request-timeout'?: number | undefined;
+  /** Runners sharing this machine's egress IP: the per-IP budget is divided among them. */
+  'ip-runners'?: string;
   config?: string;
   debug?: boolean;
 }
@@ -67,6 +69,18 @@ export interface TargetsConfig {
   /** Folder of the config file; relative paths inside it resolve from here. */
   dir: string;
   targets: Record<string, TargetConfig>;
+  /** Staged rollouts of fleet applies, by a glob of target names (the group they apply to). */
+  rollouts?: Record<string, RolloutConfig>;
+}
+
+/** How a fleet apply of a target group goes out: a canary set, then waves, halting after failures. */
+export interface RolloutConfig {
+  /** Names or globs (a comma list or a list), or a count of the group's first stores. */
+  canary?: string | string[] | number;
+  /** Stores per wave after the canary stage; default all the rest in one wave. */
+  waveSize?: number;
+  /** Stop after this many failed stores; default 1 (any failure). */
+  haltAfter?: number;
 }
 
 export interface TokenCredentials {
@@ -402,16 +416,21 @@ export function selectTargets(config: TargetsConfig | undefined, selection: { pa
   if (selection.all === true) return names;
   const selected = new Set<string>();
   for (const pattern of (selection.patterns ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '')) {
-    const source = pattern
-      .split('**')
-      .map((part) => part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]'))
-      .join('.*');
-    const regex = new RegExp(`^${source}$`);
+    const regex = targetGlob(pattern);
     const matching = names.filter((name) => regex.test(name));
     if (matching.length === 0) throw new ErpsyncError('CONFIG', `--target ${pattern} selects no target`, { details: [`targets in the config: ${names.join(', ')}`] });
     for (const name of matching) selected.add(name);
   }
   return [...selected].sort();
+}
+
+/** A target-name glob: `*` and `?` within a segment, `**` across segments. */
+export function targetGlob(pattern: string): RegExp {
+  const source = pattern
+    .split('**')
+    .map((part) => part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]'))
+    .join('.*');
+  return new RegExp(`^${source}$`);
 }
 
 /** Whether a --target value names a fleet (several names, or a glob) rather than one target. */

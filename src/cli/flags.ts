@@ -166,11 +166,16 @@ export const flagTable = {
     read: readText,
   }),
   'all-targets': defineFlag({ type: 'boolean', help: 'run across every target of the config (a fleet)', read: readSwitch }),
-  parallel: defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_PARALLEL', help: 'stores in flight at once in a fleet (default 4)', read: (raw, flag) => readCount(raw, flag, 1) ?? 4 }),
+  parallel: defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_PARALLEL', help: 'the most stores in flight at once in a fleet (default: as many as the per-IP request budget keeps busy)', read: (raw, flag) => readCount(raw, flag, 1) }),
   'base-url': defineFlag({ type: 'string', value: 'URL', env: 'ERPSYNC_BASE_URL', help: 'API base URL (default https://api.bling.com.br/Api/v3)', read: readText }),
   sandbox: defineFlag({ type: 'boolean', env: 'ERPSYNC_SANDBOX', help: 'use the embedded sandbox', read: readSwitch }),
   'sandbox-state': defineFlag({ type: 'string', value: 'FILE', env: 'ERPSYNC_SANDBOX_STATE', help: 'sandbox state file (default .erpsync/sandbox.json)', read: readText }),
   rate: defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_RATE', help: 'requests per second (default 2.9)', read: readText }),
+  canary: defineFlag({ type: 'string', value: 'NAMES|N', env: 'ERPSYNC_CANARY', help: "a fleet apply's first stage: names or globs (a,b), or the first N stores; the rest follow in waves", read: readText }),
+  'wave-size': defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_WAVE_SIZE', help: 'stores per wave after the canary (default: all the rest at once)', read: readText }),
+  'halt-after': defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_HALT_AFTER', help: 'stop a staged fleet apply after N failed stores (default 1); the rest are skipped', read: readText }),
+  shard: defineFlag({ type: 'string', value: 'I/N', env: 'ERPSYNC_SHARD', help: "only shard I of N of the fleet's targets (one CI job each; `targets --json` plans them)", read: readText }),
+  'ip-runners': defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_IP_RUNNERS', help: "runners sharing this machine's egress IP: each keeps 1/N of the per-IP request budget (default 1)", read: readText }),
   'max-requests': defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_MAX_REQUESTS', help: 'stop before sending more than N requests', read: readText }),
   'request-timeout': defineFlag({
     type: 'string',
@@ -275,15 +280,15 @@ function describeParseError(command: CommandName, error: Error & { code?: string
 
 // Which flags each command takes.
 /** Where a command points: every command that reaches an account takes these. */
-export const targetFlags = ['target', 'all-targets', 'parallel', 'base-url', 'sandbox', 'sandbox-state', 'rate', 'max-requests', 'request-timeout', 'config', 'debug'] as const satisfies readonly FlagKey[];
+export const targetFlags = ['target', 'all-targets', 'parallel', 'base-url', 'sandbox', 'sandbox-state', 'rate', 'max-requests', 'request-timeout', 'ip-runners', 'shard', 'config', 'debug'] as const satisfies readonly FlagKey[];
 export const selectionFlags = ['only', 'exclude'] as const satisfies readonly FlagKey[];
 
 export const planFlags = ['json', 'plan-format', 'out', 'revert', 'revert-conflicts', 'detailed-exitcode', 'allow-replace', 'allow-cascade', 'max-deletes', 'verbose', ...selectionFlags, 'help', ...targetFlags, 'store-timeout'] as const satisfies readonly FlagKey[];
-export const applyFlags = ['auto-approve', 'allow-replace', 'allow-cascade', 'max-deletes', 'concurrency', 'lock-timeout', 'outcome-wait', 'json', ...selectionFlags, 'help', ...targetFlags, 'store-timeout'] as const satisfies readonly FlagKey[];
+export const applyFlags = ['auto-approve', 'allow-replace', 'allow-cascade', 'max-deletes', 'concurrency', 'lock-timeout', 'outcome-wait', 'canary', 'wave-size', 'halt-after', 'json', ...selectionFlags, 'help', ...targetFlags, 'store-timeout'] as const satisfies readonly FlagKey[];
 export const driftFlags = ['drift-format', 'json', 'out', 'baseline', 'include-builtin', 'markdown-limit', 'report-url', 'adopt', ...selectionFlags, 'help', ...targetFlags, 'store-timeout'] as const satisfies readonly FlagKey[];
 export const exportFlags = ['kinds', 'out', 'schema', 'json', 'help', ...targetFlags] as const satisfies readonly FlagKey[];
 export const validateFlags = ['target', 'config', 'json', 'quiet', 'help', 'debug'] as const satisfies readonly FlagKey[];
-export const targetsFlags = ['check', 'target', 'json', 'parallel', 'config', 'help', 'debug'] as const satisfies readonly FlagKey[];
+export const targetsFlags = ['check', 'target', 'json', 'parallel', 'ip-runners', 'config', 'help', 'debug'] as const satisfies readonly FlagKey[];
 export const loginFlags = ['target', 'base-url', 'config', 'client-id', 'redirect-uri', 'timeout', 'help', 'debug'] as const satisfies readonly FlagKey[];
 export const sandboxFlags = ['port', 'state', 'seed', 'rate-limit', 'faults', 'token', 'help', 'debug'] as const satisfies readonly FlagKey[];
 export const completionFlags = ['help'] as const satisfies readonly FlagKey[];

@@ -6,6 +6,7 @@ import { exitCodes } from '../model/errors.js';
 import { confirmationForFleet } from '../report/apply-report.js';
 import type { FleetPlans, FleetStore } from '../workflows/fleet-workflow.js';
 import { applyFleet as runFleetApply, selectFleet } from '../workflows/fleet-workflow.js';
+import { planRollout } from '../workflows/fleet-stages.js';
 import type { RunIO } from '../workflows/run-io.js';
 import { writeLine } from '../workflows/run-io.js';
 import type { StoreSettings } from '../workflows/store-settings.js';
@@ -27,6 +28,7 @@ export async function applyFleet(from: FleetPlans, flags: ApplyCommandFlags, set
     {
       from,
       fleet,
+      rollout: planRollout(fleet.names, fleet.config, flags),
       concurrency: flags.parallel,
       settings,
       review: async (stores) => reviewFleet(stores, settings.apply.autoApprove, format, io),

@@ -37,9 +37,10 @@ export function readStoreSettings(flags: StoreFlags, env: NodeJS.ProcessEnv): St
 }
 
 /** The target flags as target resolution and fleet selection take them. */
-export function targetFlagsOf(flags: StoreFlags & Partial<ParsedFlags<'target' | 'all-targets'>>): TargetFlags & { 'all-targets': boolean } {
+export function targetFlagsOf(flags: StoreFlags & Partial<ParsedFlags<'target' | 'all-targets'>>): TargetFlags & { 'all-targets': boolean; shard?: string | undefined } {
   return {
     'all-targets': flags['all-targets'] === true,
+    shard: flags.shard,
     'base-url': flags['base-url'],
     sandbox: flags.sandbox,
     'sandbox-state': flags['sandbox-state'],
@@ -47,6 +48,7 @@ export function targetFlagsOf(flags: StoreFlags & Partial<ParsedFlags<'target' |
     rate: flags.rate,
     'max-requests': flags['max-requests'],
     'request-timeout': flags['request-timeout'],
+    'ip-runners': flags['ip-runners'],
     config: flags.config,
     debug: flags.debug,
   };

@@ -1,7 +1,7 @@
 // `erpsync sandbox`: serves the embedded emulator until Ctrl-C / SIGTERM (io.signal), then stops
 // and saves its state. Reading the flags is pure; the command only wires them to createEmulator.
 import { resolve } from 'node:path';
-import { claimStateFile, createEmulator, defaultOAuthClient, parseFaultSpec } from '../emulator/index.js';
+import { claimStateFile, createEmulator, createIpLedger, defaultOAuthClient, parseFaultSpec } from '../emulator/index.js';
 import type { EmulatorOptions } from '../emulator/index.js';
 import { ErpsyncError } from '../model/errors.js';
 import type { RunIO } from '../workflows/run-io.js';
@@ -77,7 +77,7 @@ export async function runSandboxCommand(args: string[], io: RunIO): Promise<numb
   }
   let emulator;
   try {
-    emulator = await createEmulator(options.emulator);
+    emulator = await createEmulator({ ...options.emulator, ipRules: createIpLedger() });
     await claim.publish(emulator.baseUrl, emulator.token);
   } catch (error) {
     await emulator?.close();

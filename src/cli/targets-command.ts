@@ -1,10 +1,12 @@
 // `erpsync targets`: lists the targets of erpsync.config.yaml; with --check, opens each one and
 // names the account it reaches (a fleet run that reads no manifests). `--json` prints the GitHub
-// Actions matrix (`strategy.matrix: ${{ fromJSON(…) }}`): one job per target, and a concurrency
-// group per account so two jobs never change the same account at once.
-import { DEFAULT_BASE_URL, defaultTargetCredentialsFile } from '../api/index.js';
+// Actions matrix (`strategy.matrix: ${{ fromJSON(…) }}`): one job per target while they fit the
+// 256 jobs of a matrix, else one job per shard of targets (fleet-shards.ts); every job names its
+// `--shard I/N`, and a concurrency group so two jobs never change the same account at once.
+import { configureProcessGovernor, DEFAULT_BASE_URL, defaultTargetCredentialsFile } from '../api/index.js';
 import type { TargetsConfig } from '../api/index.js';
 import type { FleetReport } from '../model/fleet.js';
+import { namesOfShard, shardCountFor } from '../workflows/fleet-shards.js';
 import { checkFleet, selectFleet } from '../workflows/fleet-workflow.js';
 import type { RunIO } from '../workflows/run-io.js';
 import { writeLine } from '../workflows/run-io.js';
@@ -18,12 +20,13 @@ export async function runTargetsCommand(args: string[], io: RunIO): Promise<numb
     writeLine(io.stdout, renderHelp('targets'));
     return 0;
   }
-  const fleet = await selectFleet({ target: flags.target, config: flags.config, 'all-targets': flags.target === undefined }, io);
+  configureProcessGovernor(flags['ip-runners']);
+  const fleet = await selectFleet({ target: flags.target, config: flags.config, 'ip-runners': flags['ip-runners'], 'all-targets': flags.target === undefined }, io);
   const { config, names } = fleet;
   const format = flags.json ? 'json' : 'text';
   const report = flags.check ? (await checkFleet(names, flags.parallel, fleet.resolve, io, fleetProgress('check', format, io))).report : undefined;
   if (flags.json) {
-    io.stdout.write(`${JSON.stringify(buildMatrix(names, config, report), null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify(buildMatrix(names, config, report, flags['ip-runners']), null, 2)}\n`);
   } else if (report) {
     printFleetTable(report, 'text', io);
   } else {
@@ -46,24 +49,50 @@ function describeEntry(name: string, config: TargetsConfig | undefined): string 
 }
 
 /**
- * One matrix entry per target. `group` is the concurrency group: the account's id when --check
- * read it (two targets on one account share it), else the target name (one target, one account).
- * `secret` names the repository secret holding the target's credentials file.
+ * One matrix entry per job. Up to 256 targets, a job is one target: `group` is the concurrency
+ * group, the account's id when --check read it (two targets on one account share it), else the
+ * target name; `secret` names the repository secret holding its credentials file. Beyond, a job
+ * is a shard of targets grouped by its shard. Every job lists `targets`, `secrets` and
+ * `credentialsFiles` (one each for a one-target job), so one workflow serves both:
+ * the cut depends only on the names, so a shard always holds the same accounts. `ipRunners`, when
+ * given, is passed on for jobs whose runners share an egress IP (each keeps 1/N of its budget).
  */
-export function buildMatrix(names: readonly string[], config: TargetsConfig | undefined, report: FleetReport | undefined): { include: Record<string, unknown>[] } {
+export function buildMatrix(names: readonly string[], config: TargetsConfig | undefined, report: FleetReport | undefined, ipRunners?: string): { include: Record<string, unknown>[] } {
+  const count = shardCountFor(names.length);
+  const shared = ipRunners === undefined ? {} : { ipRunners: Number(ipRunners) };
+  if (count >= names.length) {
+    return {
+      include: names.map((name, i) => {
+        const job = targetJob(name, config, report);
+        return { ...job, shard: `${i + 1}/${names.length}`, targets: [name], secrets: [job.secret], credentialsFiles: [job.credentialsFile], ...shared };
+      }),
+    };
+  }
   return {
-    include: names.map((name) => {
-      const row = report?.rows.find((r) => r.target === name);
+    include: Array.from({ length: count }, (_, i) => {
+      const jobs = namesOfShard(names, { index: i + 1, count }).map((name) => targetJob(name, config, report));
       return {
-        target: name,
-        baseUrl: baseUrlOf(name, config),
-        group: row?.account ? `erpsync-account-${row.account.id}` : `erpsync-target-${name.replace(/[^A-Za-z0-9_-]/g, '-')}`,
-        // Where the job restores the target's OAuth credentials from, and into which file.
-        secret: `BLING_CREDENTIALS_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`,
-        credentialsFile: config?.targets[name]?.credentials?.file ?? defaultTargetCredentialsFile(name),
-        ...(row?.account ? { account: row.account.nome, cnpj: row.account.cnpj } : {}),
-        ...(row?.error !== undefined ? { error: row.error } : {}),
+        shard: `${i + 1}/${count}`,
+        group: `erpsync-shard-${i + 1}-of-${count}`,
+        targets: jobs.map((j) => j.target),
+        secrets: jobs.map((j) => j.secret),
+        credentialsFiles: jobs.map((j) => j.credentialsFile),
+        ...shared,
       };
     }),
+  };
+}
+
+function targetJob(name: string, config: TargetsConfig | undefined, report: FleetReport | undefined): { target: string; secret: string; credentialsFile: string } & Record<string, unknown> {
+  const row = report?.rows.find((r) => r.target === name);
+  return {
+    target: name,
+    baseUrl: baseUrlOf(name, config),
+    group: row?.account ? `erpsync-account-${row.account.id}` : `erpsync-target-${name.replace(/[^A-Za-z0-9_-]/g, '-')}`,
+    // Where the job restores the target's OAuth credentials from, and into which file.
+    secret: `BLING_CREDENTIALS_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`,
+    credentialsFile: config?.targets[name]?.credentials?.file ?? defaultTargetCredentialsFile(name),
+    ...(row?.account ? { account: row.account.nome, cnpj: row.account.cnpj } : {}),
+    ...(row?.error !== undefined ? { error: row.error } : {}),
   };
 }

@@ -131,3 +131,15 @@ export function tooManyRequestsPayload(period: 'second' | 'day', limit: number):
     period,
   };
 }
+
+/**
+ * What a blocked IP receives (rule ip-blocks). The references do not say (api-facts §5, §8): a
+ * 403 in the service's envelope is our choice — a refusal no client retries — naming when it ends.
+ */
+export function ipBlockedPayload(remainingMs: number): ErrorPayload {
+  return {
+    type: 'IP_BLOCKED',
+    message: 'Endereço IP bloqueado.',
+    description: `Este endereço IP excedeu os limites de uso e está bloqueado por mais ${Math.ceil(remainingMs / 60_000)} minuto(s).`,
+  };
+}

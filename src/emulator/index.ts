@@ -15,6 +15,7 @@ import type { RawResponse } from './oauth.js';
 import { defaultOAuthClient, jsonResponse } from './oauth.js';
 import type { StateFile } from './persistence.js';
 import { parseStateDocument, readStateFile, writeStateFile } from './persistence.js';
+import { createIpLedger } from './ip-rules.js';
 import { createBucket, createDailyCounter, setBucketRate } from './rate-limit.js';
 import { countRequests } from './request-log.js';
 import { emulatorRoutes } from './routes.js';
@@ -33,6 +34,8 @@ export { parseFaultSpec } from './faults.js';
 export { claimStateFile, ownerFileOf } from './state-owner.js';
 export type { StateClaim, StateOwner } from './state-owner.js';
 export { defaultOAuthClient } from './oauth.js';
+export { createIpLedger, serviceIpRules } from './ip-rules.js';
+export type { IpLedger, IpRule, IpViolation } from './ip-rules.js';
 
 /**
  * The state the emulator starts from: the state file when it exists (the account it holds, id and
@@ -84,6 +87,9 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     faults: createFaultPlan(options.faults),
     bucket: createBucket(checkLimit('rateLimit', options.rateLimit ?? 3), performance.now()),
     daily: createDailyCounter(checkLimit('dailyLimit', options.dailyLimit ?? 120_000), now()),
+    // Alone, an emulator records violations of the per-IP rules without blocking (tests that send
+    // unpaced bursts on purpose stay possible); given a ledger, it applies that ledger's knob.
+    ip: options.ipRules ?? createIpLedger({ enforce: false }),
     now,
     persist,
     inspect: (method, path, body) => inspectSandbox(runtime, method, path, body),
@@ -138,6 +144,8 @@ function inspectSandbox(runtime: EmulatorRuntime, method: string, path: string, 
       case 'POST /reset-log':
         runtime.log.entries = [];
         return { status: 204 };
+      case 'GET /ip-violations':
+        return jsonResponse(200, { data: { enforce: runtime.ip.enforce, violations: runtime.ip.violations(), refused: runtime.ip.refused() } });
       case 'PUT /faults':
         runtime.faults = createFaultPlan(readFaultBody(body));
         return { status: 204 };
@@ -181,6 +189,7 @@ function emulatorHandle(runtime: EmulatorRuntime, server: Server, token: string)
     },
     setRateLimit: (perSecond) => setBucketRate(runtime.bucket, checkLimit('rateLimit', perSecond), performance.now()),
     snapshot: () => cloneState(runtime.state),
+    ipViolations: () => runtime.ip.violations(),
     issueToken: (opts) => {
       const minted = generateSecret();
       addAccessToken(runtime.auth, { token: minted, scopes: [...(opts?.scopes ?? defaultScopes)], expiresAt: runtime.now() + accessTokenTtlMs });

@@ -346,6 +346,11 @@ export const emulatorRules = {
     source: 'service-interface.md (GET /contatos: pagina, limite, pesquisa); the answered members, what `pesquisa` matches and the seeded carrier are inference (the OpenAPI documents in reference/ are silent on /contatos)',
     applies: 'both',
   },
+  'ip-blocks': {
+    does: 'per source IP: more than 600 requests in 10 s, or more than 300 error answers (status ≥ 400, 429s included) in 10 s, blocks the IP for 10 minutes; more than 20 calls to /oauth/token in 60 s blocks it for 60 minutes. A blocked IP gets 403 `IP_BLOCKED` for every request. Every violation is recorded (`ipViolations()`, GET /__sandbox/ip-violations); emulators sharing one ledger are counted together. `erpsync sandbox` blocks; a `createEmulator` without a ledger of its own only records',
+    source: 'api-facts §5 (thresholds and block durations). What a blocked IP receives is undocumented (api-facts §8): the 403 and its body are our choice, a refusal no client retries',
+    applies: 'both',
+  },
   'read-only-resources': {
     does: 'sales channels, operation natures, financial accounts, contact types, contacts and the company record are read only',
     source: 'more-config.md, OpenAPI (only GET documented)',

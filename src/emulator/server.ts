@@ -10,6 +10,7 @@ import {
   errorEnvelope,
   malformedBodyFailure,
   routeNotFound,
+  ipBlockedPayload,
   serverErrorPayload,
   tooManyRequestsPayload,
 } from './api-error.js';
@@ -30,6 +31,7 @@ import type { EmulatorMode } from './rules.js';
 import { enforces } from './rules.js';
 import type { EmulatorState } from './state.js';
 import type { FaultKind, OAuthClient, RequestLogEntry } from './types.js';
+import type { IpLedger } from './ip-rules.js';
 
 export const apiPrefix = '/Api/v3';
 const maxBodyBytes = 1 << 20;
@@ -44,6 +46,8 @@ export interface EmulatorRuntime {
   faults: FaultPlan | undefined;
   bucket: TokenBucket;
   daily: DailyCounter;
+  /** The per-IP rules, shared by every emulator given the same ledger. */
+  ip: IpLedger;
   now: () => number;
   /** Writes the state file (a no-op without one); resolves once the change is durable. */
   persist: () => Promise<void>;
@@ -62,6 +66,15 @@ export async function serveRequest(runtime: EmulatorRuntime, req: IncomingMessag
   }
   const path = url.pathname.startsWith(`${apiPrefix}/`) ? url.pathname.slice(apiPrefix.length) : url.pathname;
   const entry: RequestLogEntry = { method, path, query: url.search.slice(1), status: 0, at: runtime.now() };
+  const ip = req.socket.remoteAddress ?? 'unknown';
+  // Rule ip-blocks: the edge counts every request of the IP before anything else sees it.
+  const blockedForMs = runtime.ip.admit(ip, path === '/oauth/token');
+  if (blockedForMs !== undefined) {
+    entry.status = 403;
+    appendLogEntry(runtime.log, entry);
+    send(res, jsonResponse(403, errorEnvelope(ipBlockedPayload(blockedForMs))));
+    return;
+  }
   const fault = pickFault(runtime.faults, method, path);
   if (fault) entry.fault = fault;
   // Logged on arrival, in arrival order; the status is filled in when the answer is known, so a
@@ -76,6 +89,7 @@ export async function serveRequest(runtime: EmulatorRuntime, req: IncomingMessag
   const injected = fault ? faultResponse(fault, runtime.bucket.perSecond) : undefined;
   if (injected) {
     entry.status = injected.status;
+    if (injected.status >= 400) runtime.ip.recordError(ip);
     send(res, injected);
     return;
   }
@@ -93,6 +107,7 @@ export async function serveRequest(runtime: EmulatorRuntime, req: IncomingMessag
     response = jsonResponse(500, errorEnvelope(serverErrorPayload()));
   }
   entry.status = response.status;
+  if (response.status >= 400) runtime.ip.recordError(ip);
   if (fault === 'slow-response') await delay(holdMs);
   if (fault === 'reset-after') {
     // The change is committed (and persisted); only the answer is lost.
@@ -118,7 +133,7 @@ async function dispatch(
   body: string,
   entry: RequestLogEntry,
 ): Promise<RawResponse> {
-  // The token endpoint has its own per-IP limit on the real service (not modelled); it does not
+  // The token endpoint has its own per-IP limit (rule ip-blocks, counted on arrival); it does not
   // spend the account's request budget.
   if (path.startsWith('/oauth/')) {
     const outcome = handleOAuth(

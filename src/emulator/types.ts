@@ -1,5 +1,6 @@
 // Public types of the embedded emulator: the options a test or the CLI passes in and the handle
 // it gets back. Other modules of erpsync code against these names, so they change only with care.
+import type { IpLedger, IpViolation } from './ip-rules.js';
 import type { EmulatorMode } from './rules.js';
 import type { CompanyRecord } from './state.js';
 import type { EmulatorState } from './state.js';
@@ -75,6 +76,12 @@ export interface EmulatorOptions {
   company?: Partial<CompanyRecord>;
   /** Clock in ms for token expiry, authorization codes, the daily limit and log times. */
   now?: () => number;
+  /**
+   * The per-IP rules (rule ip-blocks). Emulators given one ledger are judged together, as the
+   * service judges one machine's fleet. Default: a ledger of its own that records violations
+   * without blocking (`createIpLedger({ enforce: false })`).
+   */
+  ipRules?: IpLedger;
 }
 
 export interface RequestLogEntry {
@@ -107,6 +114,8 @@ export interface Emulator {
   setRateLimit(perSecond: number): void;
   /** Deep copy of every record, for assertions. */
   snapshot(): EmulatorState;
+  /** Every time a source IP broke one of the service's per-IP rules (rule ip-blocks). */
+  ipViolations(): readonly IpViolation[];
   /** Mints another valid access token; an empty `scopes` list yields 403 insufficient_scope. */
   issueToken(opts?: { scopes?: string[] }): string;
   save(): Promise<void>;

@@ -48,8 +48,30 @@ export const configSchema: JsonSchema = {
       propertyNames: { pattern: targetNamePattern },
       additionalProperties: { $ref: '#/$defs/target' },
     },
+    rollouts: {
+      type: 'object',
+      description: 'Staged rollouts of fleet applies, per target group: the key is a glob of target names (`lojas/*`); a fleet apply whose stores all match it goes out in its stages.',
+      propertyNames: { pattern: '^[A-Za-z0-9_*?/-]+$' },
+      additionalProperties: { $ref: '#/$defs/rollout' },
+    },
   },
   $defs: {
+    rollout: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        canary: {
+          description: 'The stores applied first: names or globs (a comma-separated string or a list), or a count of the group\'s first stores.',
+          type: ['integer', 'string', 'array'],
+          minimum: 1,
+          minLength: 1,
+          minItems: 1,
+          items: { type: 'string', minLength: 1 },
+        },
+        waveSize: { type: 'integer', minimum: 1, description: 'Stores per wave after the canary; default: all the rest in one wave.' },
+        haltAfter: { type: 'integer', minimum: 1, description: 'Halt the rollout once this many stores have failed (default 1: any failure); the stores not reached are skipped.' },
+      },
+    },
     target: {
       type: 'object',
       additionalProperties: false,

@@ -4,7 +4,7 @@
 // to a loopback host) in the same pass, then maps the checked value to the targets erpsync resolves
 // (src/api/targets.ts decides what they mean).
 import { defaultSandboxState, normalizeBaseUrl, parseSecureUrl } from '../api/index.js';
-import type { TargetConfig, TargetsConfig } from '../api/index.js';
+import type { RolloutConfig, TargetConfig, TargetsConfig } from '../api/index.js';
 import type { JsonSchema } from '../kinds/kind.js';
 import type { Locator, PathSegment } from '../model/desired.js';
 import type { Diagnostic } from '../model/diagnostics.js';
@@ -48,6 +48,7 @@ export function readTargetsConfig(shown: string, bytes: Uint8Array, dir: string)
 export interface ConfigDocument {
   version?: 1;
   targets?: Record<string, TargetDocument>;
+  rollouts?: Record<string, RolloutConfig>;
 }
 
 type TargetDocument = Omit<TargetConfig, 'manifests' | 'variables' | 'sandbox'> & {
@@ -59,7 +60,7 @@ type TargetDocument = Omit<TargetConfig, 'manifests' | 'variables' | 'sandbox'> 
 /** The checked value as targets: a plain mapping, since the schema refused everything else. */
 export function toTargetsConfig(value: ConfigDocument | null, dir: string): TargetsConfig {
   const targets = Object.entries(value?.targets ?? {}).map(([name, entry]): [string, TargetConfig] => [name, toTargetConfig(name, entry)]);
-  return { dir, targets: Object.fromEntries(targets) };
+  return { dir, targets: Object.fromEntries(targets), ...(value?.rollouts ? { rollouts: value.rollouts } : {}) };
 }
 
 function toTargetConfig(name: string, { baseUrl, manifests, variables, sandbox, ...same }: TargetDocument): TargetConfig {

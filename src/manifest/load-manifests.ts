@@ -27,7 +27,7 @@ import type { VariableReference } from './interpolate.js';
 import { buildManifestSchema, schemaAtPath } from './manifest-schema.js';
 import type { JsonSchema } from '../kinds/kind.js';
 import { isCredentialVariable } from '../model/secret-mask.js';
-import { parseYamlFile } from './parse-yaml.js';
+import { parseYamlFileOnce } from './parse-once.js';
 import type { ParsedDocument } from './parse-yaml.js';
 import { diagnosticsOf, manifestValidator } from './validate-schema.js';
 import type { SchemaValidator } from './validate-schema.js';
@@ -216,7 +216,7 @@ function looksLikeManifest(documents: readonly ParsedDocument[], registry: Regis
 
 /** Reads one file into `gathered`; false when a scanned file is skipped for not being a manifest. */
 function gatherFile(shown: string, bytes: Uint8Array, language: Language, options: LoadOptions, gathered: Gathered, from: { layer: number; scanned: boolean }): boolean {
-  const parsed = parseYamlFile(shown, bytes);
+  const parsed = parseYamlFileOnce(shown, bytes);
   const clean = parsed.diagnostics.length === 0 && parsed.documents.every((d) => d.problems.length === 0);
   // A folder may hold other YAML (CI workflows, compose files): only what looks like a manifest is read.
   if (from.scanned && clean && parsed.documents.some((d) => !d.empty) && !looksLikeManifest(parsed.documents, language.registry)) {

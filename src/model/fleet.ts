@@ -19,6 +19,10 @@ export interface FleetRow {
   failed?: number;
   /** What stopped this store, in one line; the others went on. */
   error?: string;
+  /** The stage of a staged apply the store belongs to (`canary`, `wave 1` …). */
+  stage?: string;
+  /** Why a staged apply did not reach this store (it halted); nothing was written to it. */
+  skipped?: string;
   exitCode: ExitCode;
   seconds: number;
 }

@@ -7,6 +7,11 @@ import type { FleetCommand, FleetReport, FleetRow } from '../model/fleet.js';
 const changeWord: Record<FleetCommand, string> = { plan: 'changes', apply: 'changes', drift: 'drifted', check: 'changes' };
 
 function outcomeOf(command: FleetCommand, row: FleetRow): string {
+  return row.stage === undefined ? outcomeAlone(command, row) : `${row.stage}: ${outcomeAlone(command, row)}`;
+}
+
+function outcomeAlone(command: FleetCommand, row: FleetRow): string {
+  if (row.skipped !== undefined) return `skipped (${row.skipped})`;
   if (row.error !== undefined) return `error: ${row.error}`;
   if (command === 'check') return 'reachable';
   if (command === 'apply') return row.changes === 0 ? 'no changes' : `${row.applied ?? 0} applied${row.failed ? `, ${row.failed} failed` : ''}`;
@@ -24,9 +29,10 @@ export function renderFleetProgress(command: FleetCommand, row: FleetRow, done: 
 
 function summaryOf(report: FleetReport): string {
   const failed = report.rows.filter((r) => r.error !== undefined || (r.failed ?? 0) > 0).length;
-  const changed = report.rows.filter((r) => r.error === undefined && r.changes > 0).length;
+  const changed = report.rows.filter((r) => r.error === undefined && r.skipped === undefined && r.changes > 0).length;
+  const skipped = report.rows.filter((r) => r.skipped !== undefined).length;
   const what = report.command === 'drift' ? 'drifted' : report.command === 'apply' ? 'changed' : 'with changes';
-  return `Fleet ${report.command}: ${report.rows.length} store(s), ${changed} ${what}, ${failed} failed, in ${report.seconds.toFixed(1)} s (exit ${report.exitCode}).`;
+  return `Fleet ${report.command}: ${report.rows.length} store(s), ${changed} ${what}, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}, in ${report.seconds.toFixed(1)} s (exit ${report.exitCode}).`;
 }
 
 export function renderFleetText(report: FleetReport): string[] {

@@ -1,9 +1,9 @@
-// A fleet: the per-store workflow looped over many targets of erpsync.config.yaml, a bounded number
-// at a time. This file schedules and collects, nothing else: every store runs runStore with the
+// A fleet: the per-store workflow looped over many targets of erpsync.config.yaml, as many at a
+// time as the process's request budget keeps busy (fleet-budget.ts; --parallel caps it). This file schedules and collects, nothing else: every store runs runStore with the
 // same StoreSettings object a single target gets (handed through, never rebuilt), and a store
 // that fails becomes a row with its error while the others go on.
 import { performance } from 'node:perf_hooks';
-import { selectTargets } from '../api/index.js';
+import { selectTargets, theProcessGovernor } from '../api/index.js';
 import type { ResolvedTarget, TargetFlags, TargetsConfig } from '../api/index.js';
 import type { FleetCommand, FleetReport, FleetRow } from '../model/fleet.js';
 import { worstExitCode } from '../model/fleet.js';
@@ -12,6 +12,10 @@ import type { FileReaders } from './file-readers.js';
 import type { OpenedTarget } from './open-target.js';
 import { loadTargetsConfig, openResolvedTarget, readVariableScope, resolveRunTarget } from './open-target.js';
 import type { RunIO } from './run-io.js';
+import { fleetWidth } from './fleet-budget.js';
+import { namesOfShard, parseShard } from './fleet-shards.js';
+import type { Rollout } from './fleet-stages.js';
+import { isFailedRow } from './fleet-stages.js';
 import { rowOfFailure, rowOfStore } from './store-outcome.js';
 import type { StoreSettings } from './store-settings.js';
 import type { StartSession, StoreCommand, StoreResult, StoreSource } from './store-workflow.js';
@@ -31,7 +35,8 @@ export interface FleetStore {
 export interface FleetRun {
   command: StoreCommand;
   names: readonly string[];
-  concurrency: number;
+  /** The most stores in flight (--parallel); the budget decides below it. */
+  concurrency?: number | undefined;
   settings: StoreSettings;
   /** A target by name, with the command line's target flags applied. */
   resolve(name: string): Promise<ResolvedTarget>;
@@ -55,11 +60,13 @@ export interface FleetSelection {
  * apply to every store. `within` (the stores of a folder of saved plans) is the whole fleet unless
  * the flags select some of them.
  */
-export async function selectFleet(flags: TargetFlags & { 'all-targets'?: boolean | undefined }, io: RunIO, within?: readonly string[]): Promise<FleetSelection> {
+export async function selectFleet(flags: TargetFlags & { 'all-targets'?: boolean | undefined; shard?: string | undefined }, io: RunIO, within?: readonly string[]): Promise<FleetSelection> {
   const config = await loadTargetsConfig(flags, io);
   const selecting = flags.target !== undefined || flags['all-targets'] === true;
   const selected = selecting ? selectTargets(config, { patterns: flags.target, all: flags['all-targets'] === true }) : undefined;
-  const names = within ? within.filter((name) => selected?.includes(name) ?? true) : (selected ?? []);
+  const all = within ? within.filter((name) => selected?.includes(name) ?? true) : (selected ?? []);
+  // `--shard I/N`: this job's part of the selection, cut as `targets --json` planned it.
+  const names = flags.shard === undefined ? all : namesOfShard(all, parseShard(flags.shard));
   return { config, names, resolve: (name) => resolveRunTarget({ ...flags, target: name }, io, config) };
 }
 
@@ -70,12 +77,13 @@ export interface FleetOutcome {
 
 export async function runFleet(run: FleetRun, io: RunIO): Promise<FleetOutcome> {
   const started = performance.now();
-  const stores = await forEachStore(run.names, run.concurrency, async (name) => {
+  const targets = await resolveAll(run.names, run.resolve);
+  const stores = await forEachStore(run.names, widthOf(targets, run.concurrency), async (name, index) => {
     const began = performance.now();
     const seconds = () => (performance.now() - began) / 1000;
     const deadline = storeDeadline(io, run.settings.storeTimeoutMs);
     try {
-      const job = { command: run.command, target: await run.resolve(name), source: await run.sourceOf(name), settings: run.settings, ...(run.readers ? { readers: run.readers } : {}) };
+      const job = { command: run.command, target: await (targets[index] as Promise<ResolvedTarget>), source: await run.sourceOf(name), settings: run.settings, ...(run.readers ? { readers: run.readers } : {}) };
       const running = runStore(job, deadline.io, run.startSession(name));
       // A read-only run is left behind at its deadline; an apply is waited for, as it stops starting
       // changes at once and its requests in flight are bounded by --request-timeout.
@@ -107,13 +115,14 @@ function storeDeadline(io: RunIO, ms: number): { io: RunIO; expired: Promise<nev
 }
 
 /** `targets --check`: opens each target and names its account, nothing more. */
-export async function checkFleet(names: readonly string[], concurrency: number, resolve: (name: string) => Promise<ResolvedTarget>, io: RunIO, onStore?: FleetRun['onStore']): Promise<FleetOutcome> {
+export async function checkFleet(names: readonly string[], concurrency: number | undefined, resolve: (name: string) => Promise<ResolvedTarget>, io: RunIO, onStore?: FleetRun['onStore']): Promise<FleetOutcome> {
   const started = performance.now();
-  const stores = await forEachStore(names, concurrency, async (name) => {
+  const targets = await resolveAll(names, resolve);
+  const stores = await forEachStore(names, widthOf(targets, concurrency), async (name, index) => {
     const began = performance.now();
     let opened: OpenedTarget | undefined;
     try {
-      opened = await openResolvedTarget(await resolve(name), { debug: false }, io);
+      opened = await openResolvedTarget(await (targets[index] as Promise<ResolvedTarget>), { debug: false }, io);
       return { name, row: { target: name, account: opened.account, changes: 0, exitCode: exitCodes.ok, seconds: (performance.now() - began) / 1000 } };
     } catch (error) {
       return { name, row: rowOfFailure(name, error, (performance.now() - began) / 1000) };
@@ -129,14 +138,27 @@ function reportOf(command: FleetCommand, stores: readonly FleetStore[], started:
   return { command, rows, exitCode: worstExitCode(rows.map((r) => r.exitCode)), seconds: (performance.now() - started) / 1000 };
 }
 
+/** Every store's target, resolved before any runs (a failure stays with its store): their rates decide the width. */
+async function resolveAll(names: readonly string[], resolve: (name: string) => Promise<ResolvedTarget>): Promise<Promise<ResolvedTarget>[]> {
+  const targets = names.map((name) => resolve(name));
+  await Promise.allSettled(targets);
+  return targets;
+}
+
+async function widthOf(targets: readonly Promise<ResolvedTarget>[], cap: number | undefined): Promise<number> {
+  const rates = await Promise.all(targets.map((t) => t.then((target) => target.rate, () => Number.POSITIVE_INFINITY)));
+  return fleetWidth(rates, theProcessGovernor().requestRate(), cap);
+}
+
 /** Runs `work` for every name, `concurrency` at a time; results in the names' order. */
-async function forEachStore(names: readonly string[], concurrency: number, work: (name: string) => Promise<FleetStore>, onStore?: FleetRun['onStore']): Promise<FleetStore[]> {
+async function forEachStore(names: readonly string[], width: Promise<number>, work: (name: string, index: number) => Promise<FleetStore>, onStore?: FleetRun['onStore']): Promise<FleetStore[]> {
+  const concurrency = await width;
   const stores = new Array<FleetStore>(names.length);
   let next = 0;
   let done = 0;
   const worker = async (): Promise<void> => {
     for (let index = next++; index < names.length; index = next++) {
-      const store = await work(names[index] ?? '');
+      const store = await work(names[index] ?? '', index);
       stores[index] = store;
       done += 1;
       onStore?.(store, done, names.length);
@@ -152,7 +174,9 @@ export type FleetPlans = { type: 'manifests'; paths: readonly string[] } | { typ
 export interface FleetApplyRun {
   from: FleetPlans;
   fleet: FleetSelection;
-  concurrency: number;
+  /** Stages to apply in, halting after failures (fleet-stages.ts); absent: every store at once. */
+  rollout?: Rollout | undefined;
+  concurrency?: number | undefined;
   settings: StoreSettings;
   /** Shown every store's plan before anything is written; true to apply them all. Asked only when some store has changes. */
   review(stores: readonly FleetStore[]): Promise<boolean>;
@@ -171,22 +195,43 @@ export async function applyFleet(run: FleetApplyRun, io: RunIO): Promise<FleetOu
   const declined = toApply.length > 0 && !(await run.review(reviewed));
   if (declined || toApply.length === 0) return { reviewed, declined, stores: reviewed, report: reportOf('apply', reviewed, started) };
   const plans = new Map(toApply.map((s) => [s.name, s.result?.status === 'planned' ? s.result.plan : undefined]));
-  const applied = await runFleet(
-    {
-      command: 'apply',
-      names: [...plans.keys()],
-      concurrency: run.concurrency,
-      settings: run.settings,
-      resolve: run.fleet.resolve,
-      sourceOf: async (name) => ({ type: 'saved-plan', plan: plans.get(name) as Plan }),
-      startSession: () => approvedSession,
-      ...(run.onStore ? { onStore: run.onStore } : {}),
-    },
-    io,
-  );
-  const byName = new Map(applied.stores.map((s) => [s.name, s]));
+  const stages = run.rollout?.stages ?? [{ label: '', names: run.fleet.names }];
+  const byName = new Map(reviewed.map((s) => [s.name, s]));
+  let failed = 0;
+  let halted: string | undefined;
+  for (const stage of stages) {
+    if (halted !== undefined) {
+      for (const name of stage.names) byName.set(name, skippedStore(byName.get(name), name, stage.label, halted));
+      continue;
+    }
+    const applied = await runFleet(
+      {
+        command: 'apply',
+        names: stage.names.filter((name) => plans.has(name)),
+        concurrency: run.concurrency,
+        settings: run.settings,
+        resolve: run.fleet.resolve,
+        sourceOf: async (name) => ({ type: 'saved-plan', plan: plans.get(name) as Plan }),
+        startSession: () => approvedSession,
+        ...(run.onStore ? { onStore: run.onStore } : {}),
+      },
+      io,
+    );
+    for (const store of applied.stores) byName.set(store.name, store);
+    const rows = stage.names.flatMap((name) => byName.get(name)?.row ?? []);
+    if (run.rollout) for (const row of rows) row.stage = stage.label;
+    failed += rows.filter(isFailedRow).length;
+    if (run.rollout && failed >= run.rollout.haltAfter) halted = `halted after ${failed} failed store(s) in the ${stage.label} stage`;
+  }
   const stores = reviewed.map((s) => byName.get(s.name) ?? s);
-  return { reviewed, declined, stores, report: reportOf('apply', stores, started) };
+  const report = reportOf('apply', stores, started);
+  return { reviewed, declined, stores, report: halted === undefined ? report : { ...report, exitCode: exitCodes.error } };
+}
+
+/** A store a halted rollout did not reach: its plan was made and reviewed, and nothing was written. */
+function skippedStore(store: FleetStore | undefined, name: string, stage: string, why: string): FleetStore {
+  const row = store?.row ?? { target: name, changes: 0, exitCode: exitCodes.ok, seconds: 0 };
+  return { name, row: { ...row, applied: 0, stage, skipped: why, exitCode: exitCodes.error } };
 }
 
 /** Each store was reviewed with the whole fleet before any was applied: its own run asks no more. */

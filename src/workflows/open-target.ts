@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import {
   checkCredentialsBaseUrl,
+  configureProcessGovernor,
   createApiClient,
   createOAuthProvider,
   createStaticTokenProvider,
@@ -16,8 +17,9 @@ import {
   readAccountIdentity,
   readCredentialsFile,
   resolveTarget,
+  theProcessGovernor,
 } from '../api/index.js';
-import type { ApiClient, ApiClientOptions, ApiEvent, CredentialProvider, RemoteTarget, ResolvedTarget, SandboxTarget, TargetBase, TargetFlags, TargetsConfig } from '../api/index.js';
+import type { ApiClient, ApiClientOptions, ApiEvent, CredentialProvider, Governor, RemoteTarget, ResolvedTarget, SandboxTarget, TargetBase, TargetFlags, TargetsConfig } from '../api/index.js';
 import { readTargetsConfig } from '../manifest/load-config.js';
 import { parseEnvFile } from '../manifest/env-file.js';
 import { displayPath } from '../manifest/find-files.js';
@@ -72,7 +74,9 @@ export async function openResolvedTarget(target: ResolvedTarget, flags: Pick<Tar
   };
 
   if (target.mode === 'remote') {
-    client = createApiClient({ ...common, baseUrl: target.baseUrl, credentials: await createCredentialProvider(target, io.env) });
+    // Every request to a service, and every token refresh, passes the process's one governor (per-IP rules).
+    const governor = theProcessGovernor();
+    client = createApiClient({ governor, ...common, baseUrl: target.baseUrl, credentials: await createCredentialProvider(target, io.env, governor) });
     return nameAccount(client, target, io.cwd, () => (client as ApiClient).close());
   }
 
@@ -137,6 +141,8 @@ async function nameAccount(client: ApiClient, target: ResolvedTarget, cwd: strin
 
 /** Resolves the target without opening anything; a fleet passes the config it read once. */
 export async function resolveRunTarget(flags: TargetFlags, io: RunIO, config?: TargetsConfig): Promise<ResolvedTarget> {
+  // Every run resolves its targets before it sends anything: the process's IP share is set here.
+  configureProcessGovernor(flags['ip-runners']);
   return resolveTarget({ flags, env: io.env, cwd: io.cwd, config: config ?? (await loadTargetsConfig(flags, io)), fileExists: existsSync });
 }
 
@@ -186,7 +192,7 @@ function throwOnDiagnostics(diagnostics: readonly Diagnostic[], message: string)
   throw new ErpsyncError('CONFIG', message, { details: renderDiagnosticsText(diagnostics) });
 }
 
-async function createCredentialProvider(target: RemoteTarget, env: NodeJS.ProcessEnv): Promise<CredentialProvider> {
+async function createCredentialProvider(target: RemoteTarget, env: NodeJS.ProcessEnv, governor: Governor): Promise<CredentialProvider> {
   const credentials = target.credentials;
   if (credentials.type === 'token') return createStaticTokenProvider(env[credentials.tokenEnv] ?? '');
   // Checked before any client exists: refused credentials never leave this process.
@@ -197,6 +203,7 @@ async function createCredentialProvider(target: RemoteTarget, env: NodeJS.Proces
     clientId: credentials.clientId ?? emptyToUndefined(env[credentials.clientIdEnv]),
     clientSecret: emptyToUndefined(env[credentials.clientSecretEnv]),
     tokenUrl: credentials.tokenUrl,
+    governor,
   });
 }
 

@@ -110,6 +110,10 @@ describe('a fleet of 20 stores', () => {
       credentialsFile: '.erpsync/credentials-lojas/loja-01.json',
       account: 'Loja 1 Ltda',
       cnpj: '11.111.111/0001-01',
+      shard: `1/${size}`,
+      targets: ['lojas/loja-01'],
+      secrets: ['BLING_CREDENTIALS_LOJAS_LOJA_01'],
+      credentialsFiles: ['.erpsync/credentials-lojas/loja-01.json'],
     });
     expect(new Set(include.map((e) => e.group)).size).toBe(size);
   });

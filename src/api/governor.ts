@@ -1,0 +1,134 @@
+// The request governor: one per process, in front of every request the process sends to the
+// service (every store of a fleet, reads, writes, retries, token refreshes). The service judges a
+// source IP by three rules (api-facts §5): 600 requests in 10 s, 300 error answers in 10 s (429s
+// included), 20 calls to /oauth/token in 60 s — past any of them the IP is blocked for 10 or 60
+// minutes, every integration behind it with it. The governor keeps a margin under each, on sliding
+// windows like the service's: a request starts when the last 10 s hold fewer than its budget of
+// requests and of errors, a token call when the last 60 s hold fewer than its budget of them. A
+// run that sends less than the budget is never slowed; a fleet that would send more waits here. Per-account pacing stays the
+// pacer's (pacing.ts); the governor only knows the IP. Runners that share one egress IP divide it.
+
+import { ErpsyncError } from '../model/errors.js';
+import { sleep } from './pacing.js';
+
+/** The service's per-IP rules (api-facts §5). */
+export const SERVICE_IP_RULES = { requests: 600, errors: 300, windowMs: 10_000, tokenCalls: 20, tokenWindowMs: 60_000 } as const;
+
+/** The share of each rule the governor uses: room for clocks that disagree and for other tools on the machine. */
+export const IP_MARGIN = 0.8;
+
+export interface IpBudget {
+  /** Requests per window. */
+  requests: number;
+  /** Error answers per window. */
+  errors: number;
+  windowMs: number;
+  /** Token calls per token window. */
+  tokenCalls: number;
+  tokenWindowMs: number;
+}
+
+/** This process's share of the IP: the rules with the margin, divided among the runners that share the egress IP. */
+export function ipBudgetOf(runnersSharingIp = 1): IpBudget {
+  const share = IP_MARGIN / Math.max(1, Math.floor(runnersSharingIp));
+  const { requests, errors, windowMs, tokenCalls, tokenWindowMs } = SERVICE_IP_RULES;
+  return { requests: Math.floor(requests * share), errors: Math.floor(errors * share), windowMs, tokenCalls: Math.max(1, Math.floor(tokenCalls * share)), tokenWindowMs };
+}
+
+export interface GovernorStats {
+  requests: number;
+  tokenCalls: number;
+  errors: number;
+  /** Token call start times (ms, the governor's clock), for checking the window after a run. */
+  tokenCallTimes: readonly number[];
+}
+
+export interface Governor {
+  readonly budget: IpBudget;
+  /** Resolves when one more request may start; rejects with the signal's reason when aborted. */
+  acquireRequest(signal?: AbortSignal): Promise<void>;
+  /** Resolves when one more call to the token endpoint may start (it is a request too). */
+  acquireTokenCall(signal?: AbortSignal): Promise<void>;
+  /** An error answer (status ≥ 400, 429s included) or a failed connection. */
+  recordError(): void;
+  /** Requests per second the budget allows. */
+  requestRate(): number;
+  stats(): GovernorStats;
+}
+
+export function createGovernor(budget: IpBudget = ipBudgetOf(), now: () => number = () => performance.now()): Governor {
+  const requestTimes: number[] = [];
+  const errorTimes: number[] = [];
+  const tokenTimes: number[] = [];
+  const allTokenTimes: number[] = [];
+  const counts = { requests: 0, tokenCalls: 0, errors: 0 };
+  let tokenQueue: Promise<void> = Promise.resolve();
+
+  const trim = (times: number[], windowMs: number, at: number): void => {
+    while (times.length > 0 && (times[0] ?? at) <= at - windowMs) times.shift();
+  };
+  /** Waits until `times` holds fewer than `limit` inside the window. */
+  const waitForRoom = async (times: number[], limit: number, windowMs: number, signal?: AbortSignal): Promise<void> => {
+    for (;;) {
+      const at = now();
+      trim(times, windowMs, at);
+      if (times.length < limit) return;
+      await sleep(Math.max(1, Math.ceil((times[0] ?? at) + windowMs - at)), signal);
+    }
+  };
+  const acquireRequest = async (signal?: AbortSignal): Promise<void> => {
+    // Both windows are checked in the same turn that takes the place: no await between them.
+    for (;;) {
+      await waitForRoom(errorTimes, budget.errors, budget.windowMs, signal);
+      await waitForRoom(requestTimes, budget.requests, budget.windowMs, signal);
+      const at = now();
+      trim(errorTimes, budget.windowMs, at);
+      trim(requestTimes, budget.windowMs, at);
+      if (errorTimes.length < budget.errors && requestTimes.length < budget.requests) {
+        requestTimes.push(at);
+        counts.requests += 1;
+        return;
+      }
+    }
+  };
+  return {
+    budget,
+    acquireRequest,
+    async acquireTokenCall(signal) {
+      // One at a time through the window, in arrival order: a fleet's refreshes queue, none is starved.
+      const turn = tokenQueue.then(async () => {
+        await waitForRoom(tokenTimes, budget.tokenCalls, budget.tokenWindowMs, signal);
+        tokenTimes.push(now());
+        allTokenTimes.push(now());
+      });
+      tokenQueue = turn.catch(() => undefined);
+      await turn;
+      counts.tokenCalls += 1;
+      await acquireRequest(signal);
+    },
+    recordError() {
+      counts.errors += 1;
+      errorTimes.push(now());
+    },
+    requestRate: () => (budget.requests * 1000) / budget.windowMs,
+    stats: () => ({ ...counts, tokenCallTimes: [...allTokenTimes] }),
+  };
+}
+
+let processGovernor: Governor | undefined;
+
+/** The one governor of this process, made on first use with the whole IP's share unless configured before. */
+export function theProcessGovernor(): Governor {
+  processGovernor ??= createGovernor();
+  return processGovernor;
+}
+
+/** Sets this process's share of its egress IP (`--ip-runners N`, a whole number ≥ 1) before its first request. */
+export function configureProcessGovernor(runnersSharingIp: string | undefined): Governor {
+  if (runnersSharingIp === undefined) return theProcessGovernor();
+  const runners = Number(runnersSharingIp);
+  if (!Number.isInteger(runners) || runners < 1) throw new ErpsyncError('USAGE', `--ip-runners takes a whole number ≥ 1, not \`${runnersSharingIp}\``);
+  const budget = ipBudgetOf(runners);
+  if (processGovernor?.budget.requests !== budget.requests) processGovernor = createGovernor(budget);
+  return processGovernor;
+}

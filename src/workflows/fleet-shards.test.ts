@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_MATRIX_JOBS, namesOfShard, parseShard, shardCountFor } from './fleet-shards.js';
+
+describe('fleet shards', () => {
+  it('cuts 1,000 targets into at most 256 shards, every target in exactly one', () => {
+    const names = Array.from({ length: 1_000 }, (_, i) => `loja-${i}`);
+    const count = shardCountFor(names.length);
+    expect(count).toBeLessThanOrEqual(MAX_MATRIX_JOBS);
+    const seen = Array.from({ length: count }, (_, i) => namesOfShard(names, { index: i + 1, count })).flat();
+    expect(seen).toEqual(names);
+    expect(new Set(Array.from({ length: count }, (_, i) => namesOfShard(names, { index: i + 1, count }).length))).toEqual(new Set([4]));
+  });
+
+  it('keeps one target a job while they fit, and uneven cuts differ by one at most', () => {
+    expect(shardCountFor(256)).toBe(256);
+    expect(shardCountFor(257)).toBe(129);
+    expect(shardCountFor(0)).toBe(1);
+    const sizes = [1, 2, 3].map((index) => namesOfShard(['a', 'b', 'c', 'd', 'e', 'f', 'g'], { index, count: 3 }).length);
+    expect(sizes).toEqual([2, 2, 3]);
+  });
+
+  it('reads I/N and refuses anything else', () => {
+    expect(parseShard('3/8')).toEqual({ index: 3, count: 8 });
+    for (const bad of ['0/8', '9/8', '3', 'a/b', '1/0']) expect(() => parseShard(bad)).toThrow(/--shard takes I\/N/);
+  });
+});
