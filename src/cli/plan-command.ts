@@ -23,7 +23,7 @@ import type { FleetFormat } from './fleet-output.js';
 import { fleetProgress, printFleetPlans } from './fleet-output.js';
 import type { ParsedFlags } from './flags.js';
 import { isCapableTerminal, isColorEnabled } from './output-mode.js';
-import { isFleetRun, readStoreSettings, targetFlagsOf } from './run-settings.js';
+import { isFleetRun, readManifestSource, readStoreSettings, targetFlagsOf } from './run-settings.js';
 import { bannerSession, printDiagnostics } from './store-output.js';
 
 type PlanCommandFlags = ParsedFlags<(typeof planFlags)[number]>;
@@ -40,8 +40,9 @@ export async function runPlanCommand(args: string[], io: RunIO): Promise<number>
   if (isFleetRun(flags)) return planFleet(flags, positionals, settings, format, io);
 
   const target = await resolveRunTarget(targetFlagsOf(flags), io);
+  const source = await readManifestSource(flags, positionals, io);
   // Machine-readable output owns stdout; the account line goes to stderr then.
-  const result = await runStore({ command: 'plan', target, source: { type: 'manifests', paths: positionals }, settings }, io, bannerSession(format === 'text' ? io.stdout : io.stderr));
+  const result = await runStore({ command: 'plan', target, source, settings }, io, bannerSession(format === 'text' ? io.stdout : io.stderr));
   printDiagnostics(result.diagnostics, io);
   if (result.status !== 'planned') return exitCodeOfStore(result, settings);
   const plan = result.plan;
@@ -57,6 +58,7 @@ export async function runPlanCommand(args: string[], io: RunIO): Promise<number>
 
 async function planFleet(flags: PlanCommandFlags, paths: readonly string[], settings: StoreSettings, format: FleetFormat, io: RunIO): Promise<number> {
   const fleet = await selectFleet(targetFlagsOf(flags), io);
+  const source = await readManifestSource({ ...flags, target: undefined }, paths, io);
   const { stores, report } = await runFleet(
     {
       command: 'plan',
@@ -64,7 +66,7 @@ async function planFleet(flags: PlanCommandFlags, paths: readonly string[], sett
       concurrency: flags.parallel,
       settings,
       resolve: fleet.resolve,
-      sourceOf: async () => ({ type: 'manifests', paths }),
+      sourceOf: async () => source,
       startSession: () => quietSession,
       onStore: fleetProgress('plan', format, io),
     },

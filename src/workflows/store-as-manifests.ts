@@ -18,7 +18,11 @@ import type { DesiredState } from '../model/desired.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { LiveState } from '../model/live.js';
 import { readPath } from '../model/paths.js';
+import type { ResolvedTarget } from '../api/index.js';
 import type { OpenedTarget } from './open-target.js';
+import { openResolvedTarget, readTargetVariables } from './open-target.js';
+import type { LoadedManifests } from './read-and-plan.js';
+import type { RunIO } from './run-io.js';
 
 export interface StoreAsManifests {
   /** Absent when the exported files did not load (the diagnostics say why). */
@@ -115,4 +119,21 @@ function rewriteExported(text: string, variables: Readonly<Record<string, string
     },
   });
   return doc.toString({ lineWidth: 0 });
+}
+
+/**
+ * A template store as the manifests of another (`plan --from-target`): read and exported in
+ * memory, its own variables' values written back as `${VAR}`, then loaded with the other store's
+ * variables (its secrets included), as its own manifests would be.
+ */
+export async function loadTemplate(from: ResolvedTarget, to: ResolvedTarget, io: RunIO, debug: boolean): Promise<LoadedManifests> {
+  const opened = await openResolvedTarget(from, { debug }, io);
+  try {
+    const own = await readTargetVariables(from, { env: {}, cwd: io.cwd });
+    const templateVariables = Object.fromEntries(Object.entries(own).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+    const read = await readStoreAsManifests(opened, { secrets: 'variables', env: await readTargetVariables(to, io), templateVariables });
+    return { ...(read.desired ? { desired: read.desired } : {}), diagnostics: read.diagnostics, files: [] };
+  } finally {
+    await opened.close();
+  }
 }
