@@ -98,7 +98,7 @@ function secretValuesOf(live: LiveState): Record<string, string> {
  * (records are matched by name in another account, never by this account's ids), and a value
  * equal to one of the template's variables becomes that `${VAR}`.
  */
-function rewriteExported(text: string, variables: Readonly<Record<string, string>>): string {
+export function rewriteExported(text: string, variables: Readonly<Record<string, string>>): string {
   const doc = parseDocument(text);
   const byValue = new Map(
     Object.entries(variables)
@@ -129,11 +129,16 @@ function rewriteExported(text: string, variables: Readonly<Record<string, string
 export async function loadTemplate(from: ResolvedTarget, to: ResolvedTarget, io: RunIO, debug: boolean): Promise<LoadedManifests> {
   const opened = await openResolvedTarget(from, { debug }, io);
   try {
-    const own = await readTargetVariables(from, { env: {}, cwd: io.cwd });
-    const templateVariables = Object.fromEntries(Object.entries(own).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+    const templateVariables = await readOwnVariables(from, io);
     const read = await readStoreAsManifests(opened, { secrets: 'variables', env: await readTargetVariables(to, io), templateVariables });
     return { ...(read.desired ? { desired: read.desired } : {}), diagnostics: read.diagnostics, files: [] };
   } finally {
     await opened.close();
   }
+}
+
+/** A target's own variables (its config `variables` and env file), without the environment. */
+export async function readOwnVariables(target: ResolvedTarget, io: RunIO): Promise<Record<string, string>> {
+  const own = await readTargetVariables(target, { env: {}, cwd: io.cwd });
+  return Object.fromEntries(Object.entries(own).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
 }
