@@ -14,6 +14,9 @@ import { writeFileAtomically } from '../model/write-file-atomically.js';
 import { appendTo } from '../model/collections.js';
 import { ErpsyncError, isErpsyncError } from '../model/errors.js';
 import type { FileReaders, Revalidation } from './file-readers.js';
+import { insertRecords, planUnmanagedAdoption } from '../drift/adopt-unmanaged.js';
+import type { RecordInsert } from '../drift/adopt-unmanaged.js';
+import type { KindKey } from '../model/kinds.js';
 
 export interface AdoptedFile {
   file: string;
@@ -68,7 +71,8 @@ export async function adoptDrift(input: AdoptionInput, io: RunIO, context: Adopt
     }
     outcome.adopted.push({ file: shown, subjects: taken.map((e) => e.subject) });
   }
-  const changed = outcome.adopted.map((a) => path.resolve(io.cwd, a.file));
+  await adoptUnmanaged(input, io, context, outcome);
+  const changed = [...new Set(outcome.adopted.map((a) => path.resolve(io.cwd, a.file)))];
   outcome.revalidated = await context.readers.revalidate(changed);
   return outcome;
 }
@@ -76,4 +80,46 @@ export async function adoptDrift(input: AdoptionInput, io: RunIO, context: Adopt
 /** Whether anything adopted left a target that reads the changed files invalid. */
 export function brokeATarget(outcome: AdoptOutcome): boolean {
   return outcome.revalidated.some((r) => hasErrors(r.diagnostics));
+}
+
+/**
+ * Where an unmanaged record of a kind goes: the last file this target alone reads that declares the
+ * kind, else the last file it alone reads (a layered target's overlay); else the last file that
+ * declares the kind, which is shared and so refused with its readers.
+ */
+function chooseFileFor(input: AdoptionInput, io: RunIO, context: AdoptContext): (kind: KindKey) => string | undefined {
+  const files = input.desired.files;
+  const own = files.filter((file) => context.readers.readersOf(path.resolve(io.cwd, file)).every((name) => name === context.target));
+  return (kind) => {
+    const declaring = new Set((input.desired.records.get(kind) ?? []).map((r) => r.source.file));
+    return own.filter((f) => declaring.has(f)).at(-1) ?? own.at(-1) ?? files.filter((f) => declaring.has(f)).at(-1) ?? files.at(-1);
+  };
+}
+
+/** Unmanaged records written into the target's own files (after the field edits, on their result). */
+async function adoptUnmanaged(input: AdoptionInput, io: RunIO, context: AdoptContext, outcome: AdoptOutcome): Promise<void> {
+  const { inserts, notAdopted } = planUnmanagedAdoption(input, chooseFileFor(input, io, context));
+  outcome.notAdopted.push(...notAdopted);
+  const byFile = new Map<string, RecordInsert[]>();
+  for (const insert of inserts) appendTo(byFile, path.resolve(io.cwd, insert.file), insert);
+  for (const [absolute, fileInserts] of byFile) {
+    const others = context.readers.readersOf(absolute).filter((name) => name !== context.target);
+    const shown = fileInserts[0]?.file ?? absolute;
+    if (others.length > 0) {
+      outcome.shared.push({ file: shown, readers: others, subjects: fileInserts.map((i) => i.subject) });
+      continue;
+    }
+    const text = await readFile(absolute, 'utf8');
+    const inserted = insertRecords(text, fileInserts);
+    outcome.notAdopted.push(...inserted.refused);
+    const taken = fileInserts.filter((i) => !inserted.refused.some((r) => r.subject === i.subject));
+    if (taken.length === 0) continue;
+    try {
+      await writeFileAtomically(absolute, inserted.text, { mode: (await stat(absolute)).mode & 0o777 });
+    } catch (error) {
+      outcome.failed ??= isErpsyncError(error) ? error : new ErpsyncError('FILE_UNWRITABLE', `cannot write ${shown}`, { cause: error });
+      continue;
+    }
+    outcome.adopted.push({ file: shown, subjects: taken.map((i) => i.subject) });
+  }
 }
