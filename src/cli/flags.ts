@@ -129,8 +129,9 @@ export const flagTable = {
     help: [
       "write the account's values of modified fields into the manifest files, in",
       'place (comments, order and ${VAR} references kept; secrets and fields fed',
-      'by variables are reported as not adoptable); only into files that belong to',
-      'this target alone: a file other targets read is refused and named',
+      'by variables are reported as not adoptable), and add unmanaged records to',
+      "the target's own file of their kind (else its overlay); only into files that",
+      'belong to this target alone: a file other targets read is refused and named',
     ],
     read: readSwitch,
   }),
