@@ -190,7 +190,16 @@ describe('import --all-targets against a hand-written base', () => {
     expect(imported.code, imported.stderr).toBe(0);
     const suggestedSizes = sizes(imported.stdout);
     expect(suggestedSizes).toEqual(proposal.stores.map((s) => s.size.total));
+    // What is left per store: its own hand edit (Promoções the one store that lacks it, as a tombstone).
+    expect(suggestedSizes).toEqual([1, 0, 1, 2, 2, 1, 0, 1, 0, 0]);
     expect(suggestedSizes.reduce((a, b) => a + b, 0)).toBeLessThan(handSizes.reduce((a, b) => a + b, 0));
     await planFleetEmpty();
+    // In text: the proposal's files, then each store's overlay size with it and with the current base (now the same).
+    const text = await run(['import', '--all-targets', '--suggest-base', 'suggested']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('0 file(s) written.');
+    expect(text.stdout).toMatch(new RegExp(`^${storeName(1)}\\s+${suggestedSizes[0]}\\s+${suggestedSizes[0]}$`, 'm'));
+    const total = suggestedSizes.reduce((a, b) => a + b, 0);
+    expect(text.stdout).toContain(`Overlays in all: ${total} record(s) with the suggested base, ${total} with the current base.`);
   });
 });
