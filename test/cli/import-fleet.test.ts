@@ -119,17 +119,19 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'erpsync-import-'));
   env.ERPSYNC_LOCK_DIR = path.join(dir, '.locks');
   for (const [file, text] of Object.entries(baseFiles)) write(file, text);
-  const config = ['version: 1', 'targets:'];
-  for (const [index, name] of stores.entries()) {
-    const i = index + 1;
-    const prazo = i === 7 ? '35' : '28';
-    config.push(`  ${name}:`, '    sandbox: true', '    rate: 1000', `    manifests: [base, overlays/loja-${String(i).padStart(2, '0')}]`, `    variables: { BOLETO_PRAZO: "${prazo}" }`);
-  }
-  write('erpsync.config.yaml', `${config.join('\n')}\n`);
-  for (const [index, name] of stores.entries()) {
-    const applied = await run(['apply', handManifests(index + 1), '--target', name, '--auto-approve']);
-    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
-  }
+  // First each store's hand-made state, applied across the fleet; then the layers the stores are managed by.
+  const writeConfig = (layers: (i: number) => string) => {
+    const config = ['version: 1', 'targets:'];
+    for (const [index, name] of stores.entries()) {
+      const i = index + 1;
+      config.push(`  ${name}:`, '    sandbox: true', '    rate: 1000', `    manifests: [${layers(i)}]`, `    variables: { BOLETO_PRAZO: "${i === 7 ? '35' : '28'}" }`);
+    }
+    write('erpsync.config.yaml', `${config.join('\n')}\n`);
+  };
+  writeConfig((i) => handManifests(i));
+  const applied = await run(['apply', '--all-targets', '--auto-approve', '--parallel', '5']);
+  expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+  writeConfig((i) => `base, overlays/loja-${String(i).padStart(2, '0')}`);
 }, 240_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
