@@ -46,7 +46,7 @@ export async function runImportCommand(args: string[], io: RunIO): Promise<numbe
     else for (const line of describeProposal(suggestDir, flags['min-share'], proposal)) writeLine(io.stdout, line);
     return proposal.stores.some((s) => s.error !== undefined || hasErrors(s.diagnostics)) ? exitCodes.error : exitCodes.ok;
   }
-  const stores = await importStores(names, resolve, flags.base, io, flags.debug, (store) => {
+  const stores = await importStores(names, resolve, { baseFlag: flags.base, debug: flags.debug, concurrency: flags.parallel }, io, (store) => {
     printDiagnostics(store.diagnostics, io);
     if (!flags.json) writeLine(io.stdout, describeStore(store));
   });

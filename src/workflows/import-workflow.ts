@@ -126,19 +126,31 @@ export async function importStore(target: ResolvedTarget, baseFlag: string | und
   }
 }
 
-/** Every store, one after another; a store that fails is reported and the others go on. */
-export async function importStores(names: readonly string[], resolve: (name: string) => Promise<ResolvedTarget>, baseFlag: string | undefined, io: RunIO, debug: boolean, onStore?: (store: ImportedStore) => void): Promise<ImportedStore[]> {
-  const stores: ImportedStore[] = [];
-  for (const name of names) {
-    let store: ImportedStore;
+/** Every store, `concurrency` at a time; a store that fails is reported and the others go on. Results in the names' order. */
+export async function importStores(
+  names: readonly string[],
+  resolve: (name: string) => Promise<ResolvedTarget>,
+  options: { baseFlag: string | undefined; debug: boolean; concurrency: number },
+  io: RunIO,
+  onStore?: (store: ImportedStore) => void,
+): Promise<ImportedStore[]> {
+  const stores: ImportedStore[] = new Array<ImportedStore>(names.length);
+  const importOne = async (name: string): Promise<ImportedStore> => {
     try {
-      store = await importStore(await resolve(name), baseFlag, io, debug);
+      return await importStore(await resolve(name), options.baseFlag, io, options.debug);
     } catch (error) {
       if (!(error instanceof ErpsyncError)) throw error;
-      store = { target: name, written: false, diagnostics: [], error: [error.message, ...error.details].join('; ') };
+      return { target: name, written: false, diagnostics: [], error: [error.message, ...error.details].join('; ') };
     }
-    stores.push(store);
-    onStore?.(store);
-  }
+  };
+  let next = 0;
+  const worker = async () => {
+    for (let index = next++; index < names.length; index = next++) {
+      const store = await importOne(names[index] ?? '');
+      stores[index] = store;
+      onStore?.(store);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(Math.max(1, options.concurrency), names.length) }, worker));
   return stores;
 }
