@@ -18,7 +18,7 @@ import { renderHelp } from './commands.js';
 import { applyFlags, parseCommandFlags } from './flags.js';
 import { applyFleet } from './fleet-apply.js';
 import { chooseOutputMode } from './output-mode.js';
-import { isFleetRun, readStoreSettings, targetFlagsOf } from './run-settings.js';
+import { isFleetRun, readManifestSource, readStoreSettings, targetFlagsOf } from './run-settings.js';
 import { printDiagnostics } from './store-output.js';
 
 export async function runApplyCommand(args: string[], io: RunIO): Promise<number> {
@@ -40,11 +40,12 @@ export async function runApplyCommand(args: string[], io: RunIO): Promise<number
     return applyFleet({ type: 'saved', folder: planFolder, shown, entries: await readFleetIndex(planFolder, shown) }, flags, settings, io);
   }
   if (isFleetRun(flags)) {
+    if (flags['from-target'] !== undefined) throw new ErpsyncError('USAGE', 'apply --from-target runs on one store: plan the fleet with --from-target --out DIR, then apply DIR');
     if (planFile) throw new ErpsyncError('USAGE', 'a saved plan belongs to one target: apply it with --target NAME, or save a fleet\'s plans with `erpsync plan --out DIR` across the targets');
     return applyFleet({ type: 'manifests', paths: positionals }, flags, settings, io);
   }
   const target = await resolveRunTarget(targetFlagsOf(flags), io);
-  const source: StoreSource = planFile ? { type: 'saved-plan', plan: await readSavedPlan(planFile, positionals[0] ?? planFile, await readVariableScope(target, io)) } : { type: 'manifests', paths: positionals };
+  const source: StoreSource = planFile ? { type: 'saved-plan', plan: await readSavedPlan(planFile, positionals[0] ?? planFile, await readVariableScope(target, io)) } : await readManifestSource(flags, positionals, io);
   const result = await runStore({ command: 'apply', target, source, settings }, io, startApplySession(io, chooseOutputMode(io, flags.json), settings.apply.autoApprove));
   printDiagnostics(result.diagnostics, io);
   return exitCodeOfStore(result, settings);

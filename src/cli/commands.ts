@@ -2,7 +2,7 @@
 // shell completion are drawn from here (main.ts says where each command's code is).
 import type { RunIO } from '../workflows/run-io.js';
 import type { CommandName, FlagKey } from './flags.js';
-import { applyFlags, completionFlags, driftFlags, exportFlags, historyFlags, loginFlags, planFlags, renderFlagLines, reportFlags, sandboxFlags, targetsFlags, validateFlags } from './flags.js';
+import { applyFlags, compareFlags, completionFlags, driftFlags, exportFlags, historyFlags, importFlags, loginFlags, planFlags, renderFlagLines, reportFlags, sandboxFlags, targetsFlags, validateFlags } from './flags.js';
 
 export type CommandRunner = (args: string[], io: RunIO) => Promise<number>;
 
@@ -69,6 +69,34 @@ export const commandSpecs: readonly CommandSpec[] = [
       'untouched default chart). `erpsync plan` on the result shows no changes. Nothing is changed.',
     ],
     flags: exportFlags,
+  },
+  {
+    name: 'compare',
+    summary: 'compare two stores (or a manifest folder and a store) record by record, field by field',
+    usage: 'erpsync compare --target A --target B | --target B PATH… [options]',
+    about: [
+      'Reads both stores (the first exported in memory as manifests) and prints what differs, record',
+      'by record and field by field, with the comparison plan makes: records matched by name (never',
+      'by id), fields compared by meaning, the account\'s own records as the account made them left',
+      'out. With one --target and manifest paths, the manifests are the left side. Changes nothing.',
+    ],
+    flags: compareFlags,
+    footer: ['exit codes: 0 the same, 2 they differ, 1 error'],
+  },
+  {
+    name: 'import',
+    summary: "write a store's differences from a base as its overlay (or propose the base of a fleet)",
+    usage: 'erpsync import --target NAME [--base PATH] | --all-targets [--suggest-base DIR --min-share X] [options]',
+    about: [
+      'Reads the store and writes, as the overlay of its target (the last layer of its `manifests`),',
+      'only what it has that the base does not, or has differently: records added, records changed',
+      '(whole, as an overlay replaces them), and records of the base it lacks as tombstones',
+      '(`ensure: absent`). `plan --target NAME` is empty right after. A value the base feeds from',
+      '${VAR} stays that variable when the store holds the variable\'s value; secrets are always',
+      'variables. A file whose content would not change is not written. With --suggest-base, proposes',
+      'the base most stores share instead and reports the overlay size of every store with it.',
+    ],
+    flags: importFlags,
   },
   {
     name: 'sandbox',

@@ -7,7 +7,7 @@ import type { ParseArgsConfig } from 'node:util';
 import { ErpsyncError } from '../model/errors.js';
 import { suggestClosest } from '../model/suggest.js';
 
-export type CommandName = 'validate' | 'plan' | 'apply' | 'drift' | 'export' | 'sandbox' | 'targets' | 'login' | 'completion' | 'history' | 'report';
+export type CommandName = 'validate' | 'plan' | 'apply' | 'drift' | 'export' | 'compare' | 'import' | 'sandbox' | 'targets' | 'login' | 'completion' | 'history' | 'report';
 
 type Raw = string | boolean | (string | boolean)[] | undefined;
 
@@ -60,6 +60,8 @@ export const flagTable = {
       apply: 'one JSON object per event on stdout (NDJSON), no prompts',
       drift: 'the same as --format json',
       export: 'print a JSON summary of the files (with --out)',
+      compare: 'print the comparison as JSON',
+      import: 'print what was written (and each store\'s overlay size) as JSON',
       targets: 'a GitHub Actions matrix: {"include": [{"target", "baseUrl", "group", …}]}',
       history: 'the runs (or one run with its changes) as JSON',
     },
@@ -140,8 +142,9 @@ export const flagTable = {
     help: [
       "write the account's values of modified fields into the manifest files, in",
       'place (comments, order and ${VAR} references kept; secrets and fields fed',
-      'by variables are reported as not adoptable); only into files that belong to',
-      'this target alone: a file other targets read is refused and named',
+      'by variables are reported as not adoptable), and add unmanaged records to',
+      "the target's own file of their kind (else its overlay); only into files that",
+      'belong to this target alone: a file other targets read is refused and named',
     ],
     read: readSwitch,
   }),
@@ -157,6 +160,7 @@ export const flagTable = {
       targets: "only these targets: names or globs, comma-separated ('lojas/*')",
       login: 'a target from erpsync.config.yaml',
       export: 'a target from erpsync.config.yaml',
+      import: ['a target of erpsync.config.yaml (its overlay is written); several names', "(a,b) or globs ('lojas/*') import a fleet"],
       plan: ['a target from erpsync.config.yaml; several names (a,b) or globs', "('lojas/*') run a fleet: each store's plan, then one table"],
       apply: ['a target from erpsync.config.yaml; several names (a,b) or globs', "('lojas/*') run a fleet: each store's plan, then one table"],
       drift: ['a target from erpsync.config.yaml; several names (a,b) or globs', "('lojas/*') run a fleet: each store's report, then one table"],
@@ -164,6 +168,39 @@ export const flagTable = {
       report: "only this target's runs and drift",
     },
     read: readText,
+  }),
+  'compare-target': defineFlag({
+    type: 'string',
+    multiple: true,
+    value: 'NAME',
+    env: 'ERPSYNC_TARGET',
+    help: ['a target of erpsync.config.yaml; twice (--target a --target b) compares two', 'stores, once with a manifest folder compares the folder with the store'],
+    read: (raw) => (Array.isArray(raw) ? readList(raw) : typeof raw === 'string' && raw.trim() !== '' ? [raw] : []),
+  }),
+  'from-target': defineFlag({
+    type: 'string',
+    value: 'NAME',
+    help: ['make the store match this target (a template store): its account read and', 'exported in memory as manifests, with the store\'s own variables'],
+    read: readText,
+  }),
+  base: defineFlag({ type: 'string', value: 'PATH', help: ["the base manifests (default: every layer of the target's `manifests` but", 'the last, which is the overlay written)'], read: readText }),
+  'suggest-base': defineFlag({
+    type: 'string',
+    value: 'DIR',
+    help: ['propose a base instead: write into DIR the records and fields most stores', 'share (--min-share), and report each store\'s overlay size with it; no overlay', 'is written'],
+    read: readText,
+  }),
+  'min-share': defineFlag({
+    type: 'string',
+    value: 'X',
+    help: 'with --suggest-base: the share of stores (0–1) a record must be in (default 0.8)',
+    read: (raw, flag) => {
+      const text = readText(raw);
+      if (text === undefined) return 0.8;
+      const n = Number(text);
+      if (!Number.isFinite(n) || n <= 0 || n > 1) throw new ErpsyncError('USAGE', `${flag} takes a share between 0 and 1, not \`${text}\``);
+      return n;
+    },
   }),
   'all-targets': defineFlag({ type: 'boolean', help: 'run across every target of the config (a fleet)', read: readSwitch }),
   parallel: defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_PARALLEL', help: 'the most stores in flight at once in a fleet (default: as many as the per-IP request budget keeps busy)', read: (raw, flag) => readCount(raw, flag, 1) }),
@@ -214,6 +251,7 @@ export type FlagKey = keyof typeof flagTable;
 
 /** The command-line name of a table entry: the two `format` entries are one flag of two commands. */
 export function flagNameOf(key: FlagKey): string {
+  if (key === 'compare-target') return 'target';
   return key === 'plan-format' || key === 'drift-format' ? 'format' : key;
 }
 
@@ -283,9 +321,11 @@ function describeParseError(command: CommandName, error: Error & { code?: string
 export const targetFlags = ['target', 'all-targets', 'parallel', 'base-url', 'sandbox', 'sandbox-state', 'rate', 'max-requests', 'request-timeout', 'ip-runners', 'shard', 'config', 'debug'] as const satisfies readonly FlagKey[];
 export const selectionFlags = ['only', 'exclude'] as const satisfies readonly FlagKey[];
 
-export const planFlags = ['json', 'plan-format', 'out', 'revert', 'revert-conflicts', 'detailed-exitcode', 'allow-replace', 'allow-cascade', 'max-deletes', 'verbose', ...selectionFlags, 'help', ...targetFlags, 'store-timeout'] as const satisfies readonly FlagKey[];
-export const applyFlags = ['auto-approve', 'allow-replace', 'allow-cascade', 'max-deletes', 'concurrency', 'lock-timeout', 'outcome-wait', 'canary', 'wave-size', 'halt-after', 'json', ...selectionFlags, 'help', ...targetFlags, 'store-timeout'] as const satisfies readonly FlagKey[];
+export const planFlags = ['json', 'plan-format', 'out', 'revert', 'revert-conflicts', 'detailed-exitcode', 'from-target', 'allow-replace', 'allow-cascade', 'max-deletes', 'verbose', ...selectionFlags, 'help', ...targetFlags, 'store-timeout'] as const satisfies readonly FlagKey[];
+export const applyFlags = ['auto-approve', 'from-target', 'allow-replace', 'allow-cascade', 'max-deletes', 'concurrency', 'lock-timeout', 'outcome-wait', 'canary', 'wave-size', 'halt-after', 'json', ...selectionFlags, 'help', ...targetFlags, 'store-timeout'] as const satisfies readonly FlagKey[];
 export const driftFlags = ['drift-format', 'json', 'out', 'baseline', 'include-builtin', 'markdown-limit', 'report-url', 'adopt', ...selectionFlags, 'help', ...targetFlags, 'store-timeout'] as const satisfies readonly FlagKey[];
+export const compareFlags = ['json', 'plan-format', 'compare-target', 'rate', 'max-requests', 'request-timeout', 'config', 'debug', 'help'] as const satisfies readonly FlagKey[];
+export const importFlags = ['base', 'suggest-base', 'min-share', 'json', 'help', ...targetFlags] as const satisfies readonly FlagKey[];
 export const exportFlags = ['kinds', 'out', 'schema', 'json', 'help', ...targetFlags] as const satisfies readonly FlagKey[];
 export const validateFlags = ['target', 'config', 'json', 'quiet', 'help', 'debug'] as const satisfies readonly FlagKey[];
 export const targetsFlags = ['check', 'target', 'json', 'parallel', 'ip-runners', 'config', 'help', 'debug'] as const satisfies readonly FlagKey[];

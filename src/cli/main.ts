@@ -20,6 +20,8 @@ const loaders: Record<CommandName, () => Promise<CommandRunner>> = {
   apply: async () => (await import('./apply-command.js')).runApplyCommand,
   drift: async () => (await import('./drift-command.js')).runDriftCommand,
   export: async () => (await import('./export-command.js')).runExportCommand,
+  compare: async () => (await import('./compare-command.js')).runCompareCommand,
+  import: async () => (await import('./import-command.js')).runImportCommand,
   sandbox: async () => (await import('./sandbox-command.js')).runSandboxCommand,
   targets: async () => (await import('./targets-command.js')).runTargetsCommand,
   login: async () => (await import('./login-command.js')).runLoginCommand,

@@ -27,7 +27,7 @@ import type { FleetFormat } from './fleet-output.js';
 import { fleetProgress, printFleetPlans } from './fleet-output.js';
 import type { ParsedFlags } from './flags.js';
 import { isCapableTerminal, isColorEnabled } from './output-mode.js';
-import { isFleetRun, readStoreSettings, targetFlagsOf } from './run-settings.js';
+import { isFleetRun, readManifestSource, readStoreSettings, targetFlagsOf } from './run-settings.js';
 import { bannerSession, printDiagnostics } from './store-output.js';
 
 type PlanCommandFlags = ParsedFlags<(typeof planFlags)[number]>;
@@ -47,7 +47,7 @@ export async function runPlanCommand(args: string[], io: RunIO): Promise<number>
   }
 
   const target = await resolveRunTarget(targetFlagsOf(flags), io);
-  const source = flags.revert === undefined ? ({ type: 'manifests', paths: positionals } as const) : await revertSourceOf(flags.revert, flags['revert-conflicts'], positionals, target, io);
+  const source = flags.revert === undefined ? await readManifestSource(flags, positionals, io) : await revertSourceOf(flags.revert, flags['revert-conflicts'], positionals, target, io);
   // Machine-readable output owns stdout; the account line goes to stderr then.
   const result = await runStore({ command: 'plan', target, source, settings }, io, bannerSession(format === 'text' ? io.stdout : io.stderr));
   printDiagnostics(result.diagnostics, io);
@@ -65,6 +65,7 @@ export async function runPlanCommand(args: string[], io: RunIO): Promise<number>
 
 async function planFleet(flags: PlanCommandFlags, paths: readonly string[], settings: StoreSettings, format: FleetFormat, io: RunIO): Promise<number> {
   const fleet = await selectFleet(targetFlagsOf(flags), io);
+  const source = await readManifestSource({ ...flags, target: undefined }, paths, io);
   const { stores, report } = await runFleet(
     {
       command: 'plan',
@@ -72,7 +73,7 @@ async function planFleet(flags: PlanCommandFlags, paths: readonly string[], sett
       concurrency: flags.parallel,
       settings,
       resolve: fleet.resolve,
-      sourceOf: async () => ({ type: 'manifests', paths }),
+      sourceOf: async () => source,
       startSession: () => quietSession,
       onStore: fleetProgress('plan', format, io),
     },

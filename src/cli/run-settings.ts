@@ -6,6 +6,10 @@ import type { TargetFlags } from '../api/index.js';
 import { parseSelection } from '../model/selection.js';
 import { readToday } from '../workflows/read-and-plan.js';
 import type { StoreSettings } from '../workflows/store-settings.js';
+import type { StoreSource } from '../workflows/store-workflow.js';
+import type { RunIO } from '../workflows/run-io.js';
+import { resolveRunTarget } from '../workflows/open-target.js';
+import { ErpsyncError } from '../model/errors.js';
 import type { ParsedFlags } from './flags.js';
 import type { applyFlags, driftFlags, planFlags } from './flags.js';
 
@@ -57,4 +61,13 @@ export function targetFlagsOf(flags: StoreFlags & Partial<ParsedFlags<'target' |
 /** Whether the run is a fleet: several targets, a glob, or every target. */
 export function isFleetRun(flags: { target?: string | undefined; 'all-targets'?: boolean | undefined }): boolean {
   return flags['all-targets'] === true || isFleetSelection(flags.target);
+}
+
+/** Where plan and apply take the desired state from: the manifest paths, or a template store (--from-target). */
+export async function readManifestSource(flags: StoreFlags & { 'from-target'?: string | undefined; target?: string | undefined }, paths: readonly string[], io: RunIO): Promise<StoreSource> {
+  const from = flags['from-target'];
+  if (from === undefined) return { type: 'manifests', paths };
+  if (paths.length > 0) throw new ErpsyncError('USAGE', `--from-target takes the store ${from} as the manifests: pass no manifest paths beside it`);
+  if (from === flags.target) throw new ErpsyncError('USAGE', `--from-target ${from} is the store itself: name another target`);
+  return { type: 'template', from: await resolveRunTarget({ ...targetFlagsOf(flags), target: from }, io) };
 }

@@ -54,7 +54,7 @@ export function describeAccountOwn(report: DriftReport): string | undefined {
 }
 
 /** A value as the manifests would write it: JSON, with the enum label beside a code. */
-export function formatValue(finding: DriftFinding, path: string, value: unknown, options: DriftRenderOptions): string {
+export function formatValue(finding: Pick<DriftFinding, 'kind'>, path: string, value: unknown, options: DriftRenderOptions): string {
   if (value === undefined) return '(unset)';
   const shown = JSON.stringify(value);
   if (typeof value !== 'number' && typeof value !== 'string') return shown;

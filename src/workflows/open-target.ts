@@ -167,7 +167,7 @@ export async function loadTargetsConfig(flags: TargetFlags, io: RunIO): Promise<
  * The variables a target declares by name: its env file, then its `variables` over it (model/variables
  * says what else a manifest may read: ERPSYNC_VAR_* of the environment, and no other variable).
  */
-async function readTargetVariables(target: Pick<TargetBase, 'name' | 'envFile' | 'variables'>, io: Pick<RunIO, 'cwd'>): Promise<Record<string, string>> {
+export async function readTargetVariables(target: Pick<TargetBase, 'name' | 'envFile' | 'variables'>, io: Pick<RunIO, 'cwd'>): Promise<Record<string, string>> {
   let fromFile: Record<string, string> = {};
   if (target.envFile !== undefined) {
     const shown = displayPath(target.envFile, io.cwd);

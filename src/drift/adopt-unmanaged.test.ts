@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { insertRecords } from './adopt-unmanaged.js';
+import type { RecordInsert } from './adopt-unmanaged.js';
+
+const insert = (kind: RecordInsert['kind'], value: Record<string, unknown>, shape: RecordInsert['shape'] = 'list'): RecordInsert => ({ file: 'f.yaml', kind, shape, value, subject: `${kind} ${JSON.stringify(value)}` });
+
+describe('insertRecords', () => {
+  it('appends to the kind\'s list, keeping comments, flow values and the air between records', () => {
+    const text = '# top\nversion: 1\ngruposProdutos:\n  # the first\n  - nome: A # inline\n\n  - nome: B\n    tags: [x, y]\n';
+    const result = insertRecords(text, [insert('gruposProdutos', { nome: 'C', grupoProdutoPai: 'A' })]);
+    expect(result.refused).toEqual([]);
+    expect(result.text).toBe('# top\nversion: 1\ngruposProdutos:\n  # the first\n  - nome: A # inline\n\n  - nome: B\n    tags: [ x, y ]\n\n  - nome: C\n    grupoProdutoPai: A\n');
+  });
+
+  it('adds a kind the file lacks under a new key at its end, a singleton as an object, and replaces an empty list', () => {
+    const text = 'version: 1\ndepositos: []\n';
+    const result = insertRecords(text, [insert('depositos', { descricao: 'Vitrine' }), insert('configuracoesNfse', { envioEmail: { remetente: 'Loja' } }, 'singleton')]);
+    expect(result.text).toBe('version: 1\ndepositos:\n  - descricao: Vitrine\n\nconfiguracoesNfse:\n  envioEmail:\n    remetente: Loja\n');
+  });
+
+  it('refuses a file of several documents, and a singleton declared already', () => {
+    expect(insertRecords('version: 1\n---\nversion: 1\n', [insert('depositos', { descricao: 'X' })]).refused).toHaveLength(1);
+    const declared = insertRecords('version: 1\nconfiguracoesNfse:\n  basicas: {}\n', [insert('configuracoesNfse', {}, 'singleton')]);
+    expect(declared.refused.map((r) => r.why)).toEqual([expect.stringContaining('cannot be added to')]);
+  });
+});

@@ -1,0 +1,80 @@
+// `plan --from-target modelo --target X`: a template store copied to others through the one
+// per-store workflow — reviewed as a plan, saved, applied — after which `compare` finds no
+// difference. The template's own variables become the destination's: a warehouse named after
+// modelo's ${VITRINE} is made under each store's own value.
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CompareReport } from '../../src/model/compare.js';
+import { runCli } from '../support/run-cli.js';
+
+const example = path.resolve(import.meta.dirname, '../../examples/loja-nova');
+let dir = '';
+const env: NodeJS.ProcessEnv = { CI: 'true', NFSE_SENHA_PREFEITURA: 'demo' };
+const run = (args: string[]) => runCli(args, { cwd: dir, env });
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'erpsync-from-target-'));
+  env.ERPSYNC_LOCK_DIR = path.join(dir, '.locks');
+  cpSync(example, path.join(dir, 'modelo'), { recursive: true });
+  const estoque = path.join(dir, 'modelo/estoque.yaml');
+  writeFileSync(estoque, `${readFileSync(estoque, 'utf8')}  - descricao: \${VITRINE}\n`);
+  writeFileSync(
+    path.join(dir, 'erpsync.config.yaml'),
+    [
+      'version: 1',
+      'targets:',
+      '  modelo:',
+      '    sandbox: true',
+      '    manifests: [modelo]',
+      '    variables: { VITRINE: "Vitrine do modelo" }',
+      '  copia:',
+      '    sandbox: true',
+      '    variables: { VITRINE: "Vitrine do modelo" }',
+      '  filial:',
+      '    sandbox: true',
+      '    variables: { VITRINE: "Vitrine da filial" }',
+      '',
+    ].join('\n'),
+  );
+  const applied = await run(['apply', '--target', 'modelo', '--auto-approve']);
+  expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('plan --from-target', () => {
+  it('plans making a store match the template, saved and applied like any plan; then compare finds no difference', async () => {
+    const planned = await run(['plan', '--from-target', 'modelo', '--target', 'copia', '--out', 'copia.json', '--detailed-exitcode']);
+    expect(planned.code, planned.stderr).toBe(2);
+    expect(planned.stdout).toMatch(/^Account: .* target copia$/m);
+    expect(planned.stdout).toMatch(/Plan: \d+ to create/);
+    const applied = await run(['apply', 'copia.json', '--target', 'copia', '--auto-approve']);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    const again = await run(['plan', '--from-target', 'modelo', '--target', 'copia', '--detailed-exitcode']);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(again.stdout).toContain('No changes.');
+    const compared = await run(['compare', '--target', 'modelo', '--target', 'copia']);
+    expect(compared.code, compared.stdout + compared.stderr).toBe(0);
+    expect(compared.stdout).toContain('No differences');
+  });
+
+  it("applies with the destination's own variables: the template's value of ${VITRINE} becomes the store's", async () => {
+    const planned = await run(['plan', '--from-target', 'modelo', '--target', 'filial', '--json']);
+    expect(planned.code, planned.stderr).toBe(0);
+    const plan = JSON.parse(planned.stdout) as { changes: { action: string; kind: string; key: string }[] };
+    expect(plan.changes).toContainEqual(expect.objectContaining({ action: 'create', kind: 'depositos', key: 'Vitrine da filial' }));
+    expect(plan.changes.some((c) => c.key === 'Vitrine do modelo')).toBe(false);
+    const applied = await run(['apply', '--from-target', 'modelo', '--target', 'filial', '--auto-approve']);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    const compared = await run(['compare', '--target', 'modelo', '--target', 'filial', '--json']);
+    expect(compared.code).toBe(2);
+    const report = JSON.parse(compared.stdout) as CompareReport;
+    expect(report.records.map((r) => `${r.status} ${r.key}`).sort()).toEqual(['only-left Vitrine do modelo', 'only-right Vitrine da filial']);
+  });
+
+  it('refuses manifest paths beside it, and the store itself as its template', async () => {
+    expect((await run(['plan', '--from-target', 'modelo', '--target', 'copia', 'modelo'])).stderr).toContain('pass no manifest paths');
+    expect((await run(['plan', '--from-target', 'copia', '--target', 'copia'])).stderr).toContain('is the store itself');
+  });
+});
