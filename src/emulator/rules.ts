@@ -6,6 +6,7 @@
 // RULES.md beside this file is this table rendered (rules.test.ts keeps it in step).
 
 import { ErpsyncError } from '../model/errors.js';
+import { renderReadingsTable } from './readings.js';
 
 export type EmulatorMode = 'strict' | 'lenient';
 
@@ -150,7 +151,7 @@ export const emulatorRules = {
   },
   // ── payment methods ───────────────────────────────────────────────────────
   'padrao-in-body': {
-    does: '`padrao` (0/1/2) in a POST or PUT body is stored; a PUT without it keeps the current one',
+    does: '`padrao` (0/1/2) in a POST or PUT body is stored; a PUT without it keeps the current one (reading put-resets-padrao: sets it to 0)',
     source: 'OpenAPI (FormasPagamentosDadosBaseDTO.padrao is writable); keeping it on omission is inference (the default is the account\'s singleton, api-facts §7.1)',
     applies: 'both',
   },
@@ -388,5 +389,6 @@ export function renderRulesTable(): string {
     '|---|---|---|---|---|',
     ...rows,
     '',
+    ...renderReadingsTable(),
   ].join('\n');
 }

@@ -1,5 +1,6 @@
 // Public types of the embedded emulator: the options a test or the CLI passes in and the handle
 // it gets back. Other modules of erpsync code against these names, so they change only with care.
+import type { ReadingId } from './readings.js';
 import type { EmulatorMode } from './rules.js';
 import type { CompanyRecord } from './state.js';
 import type { EmulatorState } from './state.js';
@@ -56,6 +57,8 @@ export interface EmulatorOptions {
    * `ERPSYNC_EMULATOR_MODE` environment variable, else strict.
    */
   mode?: EmulatorMode;
+  /** Named readings to apply besides the mode's (readings.ts). Default: `ERPSYNC_EMULATOR_READINGS`. */
+  readings?: readonly ReadingId[];
   /** `fresh` (default): a new account's defaults; `empty`: system records only; else a JSON file path. */
   seed?: 'fresh' | 'empty' | string;
   /** Loaded when it exists (else the seed is used); every change is persisted to it atomically. */
@@ -98,6 +101,8 @@ export interface Emulator {
   /** e.g. http://127.0.0.1:PORT/Api/v3; the API and /oauth/* live under it. */
   baseUrl: string;
   mode: EmulatorMode;
+  /** The named readings applied, the mode's included. */
+  readings: readonly ReadingId[];
   token: string;
   requestLog(): readonly RequestLogEntry[];
   /** Requests per `METHOD path`, e.g. `{ 'GET /formas-pagamentos': 3 }`. */

@@ -123,6 +123,7 @@ export function buildPlan(declared: DesiredState, live: LiveState, adapters: rea
     warnings: [
       ...(budget.exceeded ? [`the plan deletes or retires ${budget.removals} records, more than the budget of ${budget.limit}; apply will refuse (raise policy.maxDeletes or --max-deletes)`] : []),
       ...expired.map(describeExpiredRule),
+      ...(live.notes ?? []),
     ],
     cost: estimateCost(changes, live, adapters, options.rate),
   };
