@@ -27,6 +27,11 @@ export const emulatorReadings = {
     source: 'real-observations #10 (an omitted field was sometimes set to 0); api-facts §1, §7.19 (PUT replaces the record)',
     lenient: true,
   },
+  'reverse-logistics-hidden': {
+    does: 'GET /logisticas without `logisticasReversas=true` leaves reverse logistics out (the default `false` read as "not reverse")',
+    source: 'api-facts §2.6 (`logisticasReversas`, default false); real-observations "still unknown" (the real default); the parameter text says `true` narrows, so this reading is the less likely one',
+    lenient: false,
+  },
   'names-truncated': {
     does: `a POST or PUT stores \`descricao\` and \`nome\` cut to their first ${truncatedNameLength} characters`,
     source: 'real-observations "still unknown" (whether long names are truncated); the length is inference',

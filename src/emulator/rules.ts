@@ -280,6 +280,11 @@ export const emulatorRules = {
     source: 'OpenAPI (LogisticasDadosPutDTO); api-facts §2.6, §7.16 (CustomLogistic: Low)',
     applies: 'both',
   },
+  'reverse-logistics-filter': {
+    does: 'GET /logisticas lists every logistics, reverse ones included; `logisticasReversas=true` narrows to those with a reverse service (reading reverse-logistics-hidden: the default leaves them out)',
+    source: 'OpenAPI (`logisticasReversas`: "filtrar apenas as logísticas que possuem serviço de reversão"); real-observations "still unknown" (so the default means no filter)',
+    applies: 'both',
+  },
   'services-not-deletable': {
     does: 'logistics services have no DELETE (see method-not-allowed); deleting a logistics takes its services with it',
     source: 'api-facts §7.14 (no DELETE in the spec); the cascade is inference',
