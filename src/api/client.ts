@@ -350,7 +350,7 @@ async function handleErrorStatus(state: ClientState, a: Attempts, outcome: Extra
       return;
     }
   }
-  throw new ApiError({ status, method: req.method, path: a.shownPath, body, attempts: a.attempt });
+  throw new ApiError({ status, method: req.method, path: a.shownPath, body, attempts: a.attempt, ...(req.kind ? { kind: req.kind } : {}) });
 }
 
 async function waitBeforeRetry(state: ClientState, event: EventBase, reason: string, delayMs: number): Promise<void> {

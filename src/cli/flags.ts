@@ -174,6 +174,13 @@ export const flagTable = {
     read: readText,
   }),
   token: defineFlag({ type: 'string', value: 'T', env: 'ERPSYNC_SANDBOX_TOKEN', help: 'bearer token to accept (default: random)', read: readText }),
+  scopes: defineFlag({
+    type: 'string',
+    value: 'LIST',
+    env: 'ERPSYNC_SANDBOX_SCOPES',
+    help: ["the token's scopes, comma-separated resource paths (formas-pagamentos,", 'categorias-receitas-despesas,empresas …); default: every scope'],
+    read: readText,
+  }),
 } as const;
 
 export type FlagKey = keyof typeof flagTable;
@@ -256,7 +263,7 @@ export const exportFlags = ['kinds', 'out', 'schema', 'json', 'help', ...targetF
 export const validateFlags = ['target', 'config', 'json', 'quiet', 'help', 'debug'] as const satisfies readonly FlagKey[];
 export const targetsFlags = ['check', 'target', 'json', 'parallel', 'config', 'help', 'debug'] as const satisfies readonly FlagKey[];
 export const loginFlags = ['target', 'base-url', 'config', 'client-id', 'redirect-uri', 'timeout', 'help', 'debug'] as const satisfies readonly FlagKey[];
-export const sandboxFlags = ['port', 'state', 'seed', 'rate-limit', 'faults', 'token', 'help', 'debug'] as const satisfies readonly FlagKey[];
+export const sandboxFlags = ['port', 'state', 'seed', 'rate-limit', 'faults', 'token', 'scopes', 'help', 'debug'] as const satisfies readonly FlagKey[];
 export const completionFlags = ['help'] as const satisfies readonly FlagKey[];
 
 /** A flag as --help and completion describe it. */

@@ -75,7 +75,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   if (options.company) initial.state.empresa = { ...initial.state.empresa, ...options.company };
   const token = options.token ?? generateSecret();
   const auth = createAuthStore(initial.auth);
-  addAccessToken(auth, { token, scopes: [...defaultScopes], expiresAt: null });
+  addAccessToken(auth, { token, scopes: [...(options.scopes ?? defaultScopes)], expiresAt: null });
   const mode = options.mode ?? modeFromEnvironment();
   const persist = createStateSaver(options.stateFile, () => ({ formatVersion: 1, state: runtime.state, auth: persistAuth(auth, token, now()) }));
   const runtime: EmulatorRuntime = {

@@ -140,8 +140,8 @@ export const emulatorRules = {
     lenient: 'the category goes; the store links that name it go with it (a link to no category links nothing), and custom fields keep the grouping id, dangling',
   },
   'in-use': {
-    does: '400 when deleting a record that a seed marks as used by documents the emulator does not model (`emUso`)',
-    source: 'api-facts §7.4 (a method in use by receivables), §6 (codes 62/63/84 seen), §8 (the exact error is unknown)',
+    does: '400 when deleting a record that a seed marks as used by documents the emulator does not model (`emUso`), with `fields[].code` 64 like every in-use refusal',
+    source: 'api-facts §7.4 (a method in use by receivables); real-observations #7, #14 (DELETE of a record in use → 400 code 64)',
     applies: 'both',
   },
   'bulk-delete-alerts': {

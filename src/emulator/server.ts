@@ -135,7 +135,7 @@ async function dispatch(
     return outcome.response;
   }
 
-  const auth = checkBearer(runtime.auth, req.headers.authorization, runtime.now());
+  const auth = checkBearer(runtime.auth, req.headers.authorization, runtime.now(), path);
   if (!auth.ok) return jsonResponse(auth.status, errorEnvelope(auth.payload));
   if (!takeToken(runtime.bucket, performance.now())) {
     return jsonResponse(429, errorEnvelope(tooManyRequestsPayload('second', runtime.bucket.perSecond)));

@@ -73,6 +73,11 @@ export interface EmulatorOptions {
   faults?: FaultSpec | string;
   /** A static bearer token that is always accepted. Default: random. */
   token?: string;
+  /**
+   * The static token's scopes: resource scopes by path (`formas-pagamentos`,
+   * `categorias-receitas-despesas`, `logisticas` …; auth.ts scopeOf). Default: the whole grant.
+   */
+  scopes?: readonly string[];
   oauthClients?: OAuthClient[];
   /** The account's company, replacing the seed's or the state file's (two emulators, two accounts). */
   company?: Partial<CompanyRecord>;
