@@ -20,6 +20,7 @@ const loaders: Record<CommandName, () => Promise<CommandRunner>> = {
   apply: async () => (await import('./apply-command.js')).runApplyCommand,
   drift: async () => (await import('./drift-command.js')).runDriftCommand,
   export: async () => (await import('./export-command.js')).runExportCommand,
+  doctor: async () => (await import('./doctor-command.js')).runDoctorCommand,
   sandbox: async () => (await import('./sandbox-command.js')).runSandboxCommand,
   targets: async () => (await import('./targets-command.js')).runTargetsCommand,
   login: async () => (await import('./login-command.js')).runLoginCommand,

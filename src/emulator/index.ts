@@ -30,7 +30,7 @@ export type { CompanyRecord, EmulatorState } from './state.js';
 export type { EmulatorMode, EmulatorRule, RuleId } from './rules.js';
 export { emulatorRules, modeFromEnvironment } from './rules.js';
 export type { ReadingId } from './readings.js';
-export { emulatorReadings, readingIds, truncatedNameLength } from './readings.js';
+export { emulatorReadings, readingIds, readingsFromEnvironment, truncatedNameLength } from './readings.js';
 export type { Emulator, EmulatorOptions, FaultKind, FaultScheduleEntry, FaultSpec, OAuthClient, RequestLogEntry } from './types.js';
 export { parseFaultSpec } from './faults.js';
 export { claimStateFile, ownerFileOf } from './state-owner.js';

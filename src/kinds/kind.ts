@@ -166,7 +166,7 @@ export interface KindAdapter {
   /** The unit kind this one is nested in and derived from. */
   nestedIn?: KindKey;
   /** Set on read-only kinds (defineReadOnlyKind): named by manifests, never planned or written. */
-  readOnly?: { title: string; resource: string };
+  readOnly?: { title: string; resource: string; paged?: boolean };
   /** References of a nested unit (a manifest kind's are in its definition). */
   references?: readonly ReferenceField[];
   /** The list field of a `nestedIn` record that declares these units (`servicos` of a logistics). */
@@ -298,6 +298,8 @@ export interface ReadOnlyKindSpec {
   title: string;
   /** API resource path, for diagnostics and docs. */
   resource: string;
+  /** False for a list the API serves whole, without `pagina`/`limite` (doctor does not probe its paging). */
+  paged?: boolean;
   /** Reads its records (the lists are short, so mostly all of them; ReadScope.named says which matter); identities by name, scoped where the kind is. */
   readLive(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]>;
 }
@@ -306,7 +308,7 @@ export interface ReadOnlyKindSpec {
 export function defineReadOnlyKind(spec: ReadOnlyKindSpec): KindAdapter {
   return {
     kind: spec.kind,
-    readOnly: { title: spec.title, resource: spec.resource },
+    readOnly: { title: spec.title, resource: spec.resource, ...(spec.paged === false ? { paged: false } : {}) },
     readLive: spec.readLive,
     retire: 'none',
     canDelete: false,

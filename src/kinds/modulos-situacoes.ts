@@ -9,5 +9,6 @@ export const modulosSituacoes = defineReadOnlyKind({
   kind: 'modulosSituacoes',
   title: 'situation modules',
   resource: '/situacoes/modulos',
+  paged: false,
   readLive: (client) => readNamedList(client, '/situacoes/modulos', 'modulosSituacoes', 'nome', false),
 });
