@@ -4,15 +4,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
-import { applyPlan } from '../../src/apply/apply-plan.js';
-import { findNonConvergent } from '../../src/apply/check-convergence.js';
-import { verifyRequest } from '../../src/apply/read-requests.js';
 import { createEmulator } from '../../src/emulator/index.js';
 import type { Emulator } from '../../src/emulator/index.js';
-import { registry } from '../../src/kinds/registry.js';
-import { fetchLive } from '../../src/live/fetch-live.js';
-import { needsReadBack } from '../../src/model/plan.js';
-import { loadDesiredOrThrow, openClient, planFor, readAccount } from '../reliability/support/pipeline.js';
+import { applyAndCount, loadDesiredOrThrow } from '../reliability/support/pipeline.js';
 
 const emulators: Emulator[] = [];
 afterEach(async () => {
@@ -30,23 +24,13 @@ function categories(count: number, extra = ''): string {
   return `version: 1\ncategoriasReceitasDespesas:\n${rows.join('')}${extra}`;
 }
 
-/** read → plan → apply → read back, as `erpsync apply` runs them; what was predicted and what was sent. */
+/** Applies the manifest; what was predicted and what was sent. */
 async function applyManifest(emulator: Emulator, yaml: string) {
   const dir = mkdtempSync(`${tmpdir()}/erpsync-unpaged-`);
   writeFileSync(`${dir}/m.yaml`, yaml);
-  const desired = await loadDesiredOrThrow(['m.yaml'], dir, {});
-  const client = openClient(emulator);
-  try {
-    emulator.clearLog();
-    const live = await readAccount(client, desired);
-    const plan = planFor(desired, live, emulator);
-    const result = await applyPlan(plan, { client, adapters: registry.units, live });
-    const notConverged = plan.changes.some(needsReadBack) ? findNonConvergent(result, await fetchLive(client, registry.units, verifyRequest(plan, registry.units, live)), registry.units) : [];
-    const log = emulator.requestLog();
-    return { plan, result, notConverged, sent: log.length, predicted: plan.cost.reads + plan.cost.writes + (plan.cost.verifyReads ?? 0), log };
-  } finally {
-    await client.close();
-  }
+  const run = await applyAndCount(emulator, await loadDesiredOrThrow(['m.yaml'], dir, {}));
+  const { reads, writes, verifyReads = 0 } = run.plan.cost;
+  return { ...run, sent: run.log.length, predicted: reads + writes + verifyReads };
 }
 
 describe('a list that ignores limite and pagina', () => {
