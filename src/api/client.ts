@@ -19,7 +19,7 @@ import { backoffDelay, classifyStatus, defaultRetryPolicy, judgeFailure, mayRetr
 import type { FailureKind, RetryPolicy } from './retry.js';
 import type { CircuitOptions } from './circuit-breaker.js';
 import type { Governor } from './governor.js';
-import { buildRequestPath, buildQueryString, parseSecureUrl } from './url.js';
+import { buildRequestPath, parseSecureUrl } from './url.js';
 import type { Query } from './url.js';
 
 /** The account's limit, shared by every integration of the store (api-facts §5). */
@@ -113,6 +113,10 @@ export interface ApiClient {
   /** GETs `pagina` 1, 2, … until a page is shorter than the limit; returns all items. */
   listAll<T = unknown>(path: string, query?: Query, options?: { kind?: string; limit?: number }): Promise<T[]>;
   stats(): RequestStats;
+  /** Lists this client found not to page as documented, in the order met (judgePage). */
+  listNotes(): readonly ListNote[];
+  /** Records such a list met by a walk of its own (a name search that pages by hand). */
+  noteList(note: ListNote): void;
   /** The client's redaction, for any output path that shows API-related text. */
   redact(text: string): string;
   /** Adds a secret to redact from then on. */
@@ -132,7 +136,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const request = <T>(req: ApiRequest): Promise<ApiResponse<T>> => sendRequest<T>(state, req);
   return {
     request,
-    listAll: (path, query, listOptions) => listAllPages(request, state.redact, path, query, listOptions),
+    listAll: (path, query, listOptions) => listAllPages(request, state, path, query, listOptions),
+    listNotes: () => [...state.listNotes],
+    noteList: (note) => state.listNotes.push(note),
     stats: () => ({ ...state.stats, byMethod: { ...state.stats.byMethod }, byKind: { ...state.stats.byKind } }),
     redact: state.redact,
     registerSecret: (secret) => state.redactor.add(secret),
@@ -160,6 +166,7 @@ interface ClientState {
   /** undici loads with the first request, so a command that sends none (validate) starts without it. */
   agent?: Promise<Dispatcher>;
   stats: RequestStats;
+  listNotes: ListNote[];
   nextRequestId: number;
   closed: boolean;
 }
@@ -186,6 +193,7 @@ function openClientState(options: ApiClientOptions): ClientState {
       return redactor.redact(text);
     },
     stats: { total: 0, byMethod: {}, byKind: {}, retries: 0, throttled: 0, errors: 0 },
+    listNotes: [],
     nextRequestId: 1,
     closed: false,
   };
@@ -391,7 +399,7 @@ async function handleErrorStatus(state: ClientState, a: Attempts, outcome: Extra
       return;
     }
   }
-  throw new ApiError({ status, method: req.method, path: a.shownPath, body, attempts: a.attempt });
+  throw new ApiError({ status, method: req.method, path: a.shownPath, body, attempts: a.attempt, ...(req.kind ? { kind: req.kind } : {}) });
 }
 
 /** A server that asks for a wait beyond the cap (seconds or an HTTP date) fails the request at once, naming the wait. */
@@ -421,9 +429,43 @@ async function waitBeforeRetry(state: ClientState, event: EventBase, reason: str
   });
 }
 
+/**
+ * A list that does not page as documented (real-observations #1: one list answered every record
+ * to `limite=1`): a page longer than `limite`, or one that repeats the page before, holds the
+ * whole list. The list is taken as complete and read once, and the client notes it.
+ */
+export interface ListNote {
+  path: string;
+  kind?: string;
+  /** `over-limit`: a page answered more than `limite` records; `repeated-page`: page N answered page N-1 again. */
+  reason: 'over-limit' | 'repeated-page';
+  records: number;
+  limit: number;
+}
+
+/** What one page of a list walk says: read on, the list ended, or the whole list came at once. */
+export type PageVerdict = 'more' | 'ended' | ListNote['reason'];
+
+/** Judges a page against the one before it (serialized), for every walk of a list. */
+export function judgePage(rows: readonly unknown[], limit: number, previous: string | undefined): { verdict: PageVerdict; serialized: string } {
+  const serialized = JSON.stringify(rows);
+  if (rows.length === 0) return { verdict: 'ended', serialized };
+  if (rows.length > limit) return { verdict: 'over-limit', serialized };
+  if (serialized === previous) return { verdict: 'repeated-page', serialized };
+  return { verdict: rows.length < limit ? 'ended' : 'more', serialized };
+}
+
+/** The line a report shows for a list read whole. */
+export function describeListNote(note: ListNote): string {
+  const how = note.reason === 'over-limit'
+    ? `answered ${note.records} records to limite=${note.limit}`
+    : `answered the same ${note.records} records for every pagina`;
+  return `GET ${note.path} ${how}: the service does not page this list, so erpsync read it whole in one request`;
+}
+
 async function listAllPages<T>(
   request: <R>(req: ApiRequest) => Promise<ApiResponse<R>>,
-  redact: (text: string) => string,
+  state: Pick<ClientState, 'redact' | 'listNotes'>,
   path: string,
   query?: Query,
   listOptions: { kind?: string; limit?: number } = {},
@@ -434,17 +476,17 @@ async function listAllPages<T>(
   for (let pagina = 1; ; pagina += 1) {
     const { data } = await request<unknown>({ method: 'GET', path, query: { ...query, pagina, limite: limit }, kind: listOptions.kind });
     if (!Array.isArray(data)) {
-      throw new ErpsyncError('API_ERROR', redact(`GET ${path}: expected a list in \`data\`, got ${describeShape(data)}`));
+      throw new ErpsyncError('API_ERROR', state.redact(`GET ${path}: expected a list in \`data\`, got ${describeShape(data)}`));
     }
-    if (data.length === 0) return items;
-    // A server that ignores `pagina` would repeat the same full page forever.
-    const serialized = JSON.stringify(data);
-    if (serialized === previousPage) {
-      throw new ErpsyncError('API_ERROR', redact(`GET ${path}?${buildQueryString(query)}: page ${pagina} repeats page ${pagina - 1}; the server seems to ignore \`pagina\``));
-    }
+    const { verdict, serialized } = judgePage(data, limit, previousPage);
     previousPage = serialized;
+    if (verdict === 'over-limit' || verdict === 'repeated-page') {
+      state.listNotes.push({ path, ...(listOptions.kind ? { kind: listOptions.kind } : {}), reason: verdict, records: data.length, limit });
+      // A repeated page is the list already read; an over-long one is all of it.
+      return verdict === 'over-limit' ? (data as T[]) : items;
+    }
     items.push(...(data as T[]));
-    if (data.length < limit) return items;
+    if (verdict === 'ended') return items;
   }
 }
 

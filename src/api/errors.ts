@@ -46,6 +46,8 @@ export interface ApiErrorInit {
   body: ParsedErrorBody;
   /** Attempts made before giving up (retried statuses only). */
   attempts?: number;
+  /** The resource kind the request was for, when the caller named one. */
+  kind?: string;
 }
 
 export class ApiError extends ErpsyncError {
@@ -63,7 +65,12 @@ export class ApiError extends ErpsyncError {
 
   constructor(init: ApiErrorInit) {
     const category = categorizeStatus(init.status);
-    super('API_ERROR', formatApiErrorMessage(init, category), { details: formatFieldDetails(init.body.fields) });
+    // A 403 is a token without the scope of the resource (real-observations #4): its own code, and
+    // a message that names what to grant.
+    const scope = category === 'forbidden';
+    super(scope ? 'AUTH_SCOPE' : 'API_ERROR', scope ? formatScopeMessage(init) : formatApiErrorMessage(init, category), {
+      details: scope ? [...formatFieldDetails(init.body.fields), ...scopeHint] : formatFieldDetails(init.body.fields),
+    });
     this.name = 'ApiError';
     this.status = init.status;
     this.method = init.method;
@@ -141,6 +148,19 @@ function formatApiErrorMessage(init: ApiErrorInit, category: ApiErrorCategory): 
   const said = init.body.message ?? (init.body.nonJson ? 'non-JSON response body' : undefined);
   const tries = init.attempts !== undefined && init.attempts > 1 ? ` after ${init.attempts} attempts` : '';
   return `${head}${tries}${said ? ` — ${oneLine(said)}` : ''}`;
+}
+
+const scopeHint = ["grant the app this resource's scope in Bling, then authorize again (`erpsync login`); `erpsync doctor` checks every kind's scope"];
+
+/** The resource a path names: its first segment (`/categorias/…` by its first two). */
+export function resourceOfPath(path: string): string {
+  const [first = '', second = ''] = path.split('?')[0]?.split('/').filter((s) => s !== '') ?? [];
+  return first === 'categorias' && second !== '' && !/^\d+$/.test(second) ? `/${first}/${second}` : `/${first}`;
+}
+
+function formatScopeMessage(init: ApiErrorInit): string {
+  const what = init.kind ? `${init.kind} (${resourceOfPath(init.path)})` : resourceOfPath(init.path);
+  return `${init.method} ${init.path}: 403 the access token lacks the scope for ${what}${init.body.type ? ` — ${init.body.type}` : ''}`;
 }
 
 function formatFieldDetails(fields: readonly ApiFieldError[]): string[] {

@@ -3,7 +3,8 @@
 // resource kind and never prints; it must not import the emulator (that is the CLI's business).
 export { ACCOUNT_PATH, readAccountIdentity } from './account.js';
 export { createApiClient, DEFAULT_PAGE_SIZE, DEFAULT_RATE } from './client.js';
-export type { ApiClient, ApiClientOptions, ApiEvent, ApiRequest, ApiResponse, RequestStats } from './client.js';
+export type { ApiClient, ApiClientOptions, ApiEvent, ApiRequest, ApiResponse, ListNote, PageVerdict, RequestStats } from './client.js';
+export { describeListNote, judgePage } from './client.js';
 export { ApiError, ApiOutcomeUnknownError } from './errors.js';
 export { configureProcessGovernor, createGovernor, ipBudgetOf, IP_MARGIN, SERVICE_IP_RULES, theProcessGovernor } from './governor.js';
 export type { Governor, GovernorStats, IpBudget } from './governor.js';

@@ -2,7 +2,7 @@
 // shell completion are drawn from here (main.ts says where each command's code is).
 import type { RunIO } from '../workflows/run-io.js';
 import type { CommandName, FlagKey } from './flags.js';
-import { applyFlags, compareFlags, completionFlags, driftFlags, exportFlags, historyFlags, importFlags, loginFlags, planFlags, renderFlagLines, reportFlags, sandboxFlags, targetsFlags, validateFlags } from './flags.js';
+import { applyFlags, compareFlags, completionFlags, doctorFlags, driftFlags, exportFlags, historyFlags, importFlags, loginFlags, planFlags, renderFlagLines, reportFlags, sandboxFlags, targetsFlags, validateFlags } from './flags.js';
 
 export type CommandRunner = (args: string[], io: RunIO) => Promise<number>;
 
@@ -97,6 +97,20 @@ export const commandSpecs: readonly CommandSpec[] = [
       'the base most stores share instead and reports the overlay size of every store with it.',
     ],
     flags: importFlags,
+  },
+  {
+    name: 'doctor',
+    summary: 'check, read-only, whether the account behaves as erpsync assumes',
+    usage: 'erpsync doctor [options]',
+    about: [
+      'Probes the account with a few read-only requests (GETs only, counted in the output) and checks',
+      'each assumption erpsync relies on: the token host, the scope of every kind, each list\'s paging',
+      '(limite and pagina honoured), list versus detail fields, the reverse-logistics filter and the',
+      'rate-limit answers seen. Says which hold, which differ and what erpsync does about each.',
+      'Across a fleet (several --target names or globs, --all-targets), each store in turn.',
+    ],
+    flags: doctorFlags,
+    footer: ['exit codes: 0 every assumption holds, 2 some differ (erpsync copes, as said), 1 one fails', '(a missing scope) or an error'],
   },
   {
     name: 'sandbox',

@@ -7,7 +7,7 @@ import type { ParseArgsConfig } from 'node:util';
 import { ErpsyncError } from '../model/errors.js';
 import { suggestClosest } from '../model/suggest.js';
 
-export type CommandName = 'validate' | 'plan' | 'apply' | 'drift' | 'export' | 'compare' | 'import' | 'sandbox' | 'targets' | 'login' | 'completion' | 'history' | 'report';
+export type CommandName = 'validate' | 'plan' | 'apply' | 'drift' | 'export' | 'compare' | 'import' | 'doctor' | 'sandbox' | 'targets' | 'login' | 'completion' | 'history' | 'report';
 
 type Raw = string | boolean | (string | boolean)[] | undefined;
 
@@ -245,6 +245,13 @@ export const flagTable = {
     read: readText,
   }),
   token: defineFlag({ type: 'string', value: 'T', env: 'ERPSYNC_SANDBOX_TOKEN', help: 'bearer token to accept (default: random)', read: readText }),
+  scopes: defineFlag({
+    type: 'string',
+    value: 'LIST',
+    env: 'ERPSYNC_SANDBOX_SCOPES',
+    help: ["the token's scopes, comma-separated resource paths (formas-pagamentos,", 'categorias-receitas-despesas,empresas …); default: every scope'],
+    read: readText,
+  }),
 } as const;
 
 export type FlagKey = keyof typeof flagTable;
@@ -327,10 +334,11 @@ export const driftFlags = ['drift-format', 'json', 'out', 'baseline', 'include-b
 export const compareFlags = ['json', 'plan-format', 'compare-target', 'rate', 'max-requests', 'request-timeout', 'config', 'debug', 'help'] as const satisfies readonly FlagKey[];
 export const importFlags = ['base', 'suggest-base', 'min-share', 'json', 'help', ...targetFlags] as const satisfies readonly FlagKey[];
 export const exportFlags = ['kinds', 'out', 'schema', 'json', 'help', ...targetFlags] as const satisfies readonly FlagKey[];
+export const doctorFlags = ['json', 'help', ...targetFlags] as const satisfies readonly FlagKey[];
 export const validateFlags = ['target', 'config', 'json', 'quiet', 'help', 'debug'] as const satisfies readonly FlagKey[];
 export const targetsFlags = ['check', 'target', 'json', 'parallel', 'ip-runners', 'config', 'help', 'debug'] as const satisfies readonly FlagKey[];
 export const loginFlags = ['target', 'base-url', 'config', 'client-id', 'redirect-uri', 'timeout', 'help', 'debug'] as const satisfies readonly FlagKey[];
-export const sandboxFlags = ['port', 'state', 'seed', 'rate-limit', 'faults', 'token', 'help', 'debug'] as const satisfies readonly FlagKey[];
+export const sandboxFlags = ['port', 'state', 'seed', 'rate-limit', 'faults', 'token', 'scopes', 'help', 'debug'] as const satisfies readonly FlagKey[];
 export const completionFlags = ['help'] as const satisfies readonly FlagKey[];
 export const historyFlags = ['json', 'target', 'config', 'help'] as const satisfies readonly FlagKey[];
 export const reportFlags = ['html', 'drift', 'days', 'target', 'config', 'help'] as const satisfies readonly FlagKey[];

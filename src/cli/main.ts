@@ -22,6 +22,7 @@ const loaders: Record<CommandName, () => Promise<CommandRunner>> = {
   export: async () => (await import('./export-command.js')).runExportCommand,
   compare: async () => (await import('./compare-command.js')).runCompareCommand,
   import: async () => (await import('./import-command.js')).runImportCommand,
+  doctor: async () => (await import('./doctor-command.js')).runDoctorCommand,
   sandbox: async () => (await import('./sandbox-command.js')).runSandboxCommand,
   targets: async () => (await import('./targets-command.js')).runTargetsCommand,
   login: async () => (await import('./login-command.js')).runLoginCommand,

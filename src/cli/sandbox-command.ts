@@ -54,6 +54,11 @@ export function readSandboxOptions(args: string[], env: NodeJS.ProcessEnv, cwd: 
     if (!/^\S+$/.test(flags.token)) throw usageError('--token must be a non-empty string without spaces');
     emulator.token = flags.token;
   }
+  if (flags.scopes !== undefined) {
+    const scopes = flags.scopes.split(',').map((scope) => scope.trim()).filter((scope) => scope !== '');
+    if (scopes.length === 0) throw usageError('--scopes needs at least one scope');
+    emulator.scopes = scopes;
+  }
   return { help: flags.help, emulator };
 }
 

@@ -290,7 +290,8 @@ function managedRecords(current: PlanView, findings: readonly DriftFinding[], ru
 export function findDrift(input: DriftInput): DriftResult {
   const current = viewPlan(input.desired, input);
   const diagnostics = [...current.result.diagnostics];
-  const warnings: string[] = [];
+  // A list the service does not page was read whole: said here as in a plan.
+  const warnings: string[] = [...(input.live.notes ?? [])];
   let drafts = draftsFromChanges(current);
   const unmanaged = unmanagedDrafts(input, current);
   drafts.push(...unmanaged.drafts);

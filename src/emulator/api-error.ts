@@ -18,8 +18,12 @@ export interface ErrorPayload {
 }
 
 /**
- * Numeric codes of `fields[].code`. The real codes are undocumented (only 62/63/84 were ever seen,
- * for receivables), so these are ours; they are stable so tests and clients can rely on them.
+ * Numeric codes of `fields[].code`. The real codes are undocumented; real traffic showed 23, 49
+ * ("Id da forma de pagamento inválido"), 62 (accounts already posted), 63 (cannot reverse), 64
+ * ("Existe um pagamento": a DELETE of a record in use) and 84 (payment method missing or inactive,
+ * on receivables) — real-observations #7, #14. Where a refusal is one of those, it answers the
+ * real code (in use: 64); the others are ours, below 23 so they never read as a real one, and
+ * stable so tests and clients can rely on them.
  */
 export const fieldCodes = {
   missing: 1,
@@ -27,7 +31,7 @@ export const fieldCodes = {
   notAllowed: 3,
   unknownReference: 4,
   rule: 5,
-  inUse: 6,
+  inUse: 64,
   hasChildren: 7,
   readOnlyRecord: 8,
 } as const;

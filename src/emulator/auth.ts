@@ -7,8 +7,22 @@ import type { ErrorPayload } from './api-error.js';
 export const accessTokenTtlMs = 6 * 3_600_000;
 export const refreshTokenTtlMs = 30 * 86_400_000;
 export const authorizationCodeTtlMs = 60_000;
-/** Numeric scope ids like the real token responses carry; any non-empty set grants access here. */
+/**
+ * Numeric scope ids like the real token responses carry. Which id grants which resource is not
+ * public, so the emulator reads these three as the whole grant, and names a narrower grant by the
+ * resource's path (scopeOf): a token carrying `formas-pagamentos` reads and writes only those.
+ */
 export const defaultScopes: readonly string[] = ['98309', '318257570', '5862218180'];
+
+/** The scope a request path needs: its first segment (`categorias/…` by its first two). */
+export function scopeOf(path: string): string {
+  const [first = '', second = ''] = path.split('/').filter((segment) => segment !== '');
+  return first === 'categorias' && second !== '' ? `categorias-${second}` : first;
+}
+
+function grants(scopes: readonly string[], path: string): boolean {
+  return scopes.some((scope) => defaultScopes.includes(scope)) || scopes.includes(scopeOf(path));
+}
 
 export interface AccessToken {
   token: string;
@@ -77,7 +91,8 @@ export function revokeGrant(store: AuthStore, grantId: string): void {
 
 export type AuthCheck = { ok: true } | { ok: false; status: number; payload: ErrorPayload };
 
-export function checkBearer(store: AuthStore, header: string | undefined, now: number): AuthCheck {
+/** Whether the Authorization header lets this request through to `path` (real-observations #4: a missing scope → 403 insufficient_scope). */
+export function checkBearer(store: AuthStore, header: string | undefined, now: number, path: string): AuthCheck {
   if (header === undefined || header.trim() === '') {
     return fail(401, 'invalid_token', 'Token de acesso não informado', 'The request has no access token.');
   }
@@ -90,8 +105,8 @@ export function checkBearer(store: AuthStore, header: string | undefined, now: n
   if (token.expiresAt !== null && token.expiresAt <= now) {
     return fail(401, 'invalid_token', 'Token de acesso expirado', 'The access token has expired.');
   }
-  if (token.scopes.length === 0) {
-    return fail(403, 'insufficient_scope', 'Escopo insuficiente', 'The access token does not have the scope this request needs.');
+  if (!grants(token.scopes, path)) {
+    return fail(403, 'insufficient_scope', 'Escopo insuficiente', `The access token does not have the scope this request needs (${scopeOf(path)}).`);
   }
   return { ok: true };
 }

@@ -19,6 +19,7 @@ import { createIpLedger } from './ip-rules.js';
 import { createBucket, createDailyCounter, setBucketRate } from './rate-limit.js';
 import { countRequests } from './request-log.js';
 import { emulatorRoutes } from './routes.js';
+import { activeReadings, readingsFromEnvironment } from './readings.js';
 import { modeFromEnvironment } from './rules.js';
 import { buildSeed } from './seed.js';
 import type { EmulatorRuntime } from './server.js';
@@ -29,6 +30,8 @@ import type { Emulator, EmulatorOptions, FaultSpec } from './types.js';
 export type { CompanyRecord, EmulatorState } from './state.js';
 export type { EmulatorMode, EmulatorRule, RuleId } from './rules.js';
 export { emulatorRules, modeFromEnvironment } from './rules.js';
+export type { ReadingId } from './readings.js';
+export { emulatorReadings, readingIds, readingsFromEnvironment, truncatedNameLength } from './readings.js';
 export type { Emulator, EmulatorOptions, FaultKind, FaultScheduleEntry, FaultSpec, OAuthClient, RequestLogEntry } from './types.js';
 export { parseFaultSpec } from './faults.js';
 export { claimStateFile, ownerFileOf } from './state-owner.js';
@@ -75,11 +78,13 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   if (options.company) initial.state.empresa = { ...initial.state.empresa, ...options.company };
   const token = options.token ?? generateSecret();
   const auth = createAuthStore(initial.auth);
-  addAccessToken(auth, { token, scopes: [...defaultScopes], expiresAt: null });
+  addAccessToken(auth, { token, scopes: [...(options.scopes ?? defaultScopes)], expiresAt: null });
+  const mode = options.mode ?? modeFromEnvironment();
   const persist = createStateSaver(options.stateFile, () => ({ formatVersion: 1, state: runtime.state, auth: persistAuth(auth, token, now()) }));
   const runtime: EmulatorRuntime = {
     state: initial.state,
-    mode: options.mode ?? modeFromEnvironment(),
+    mode,
+    readings: activeReadings(mode, options.readings ?? readingsFromEnvironment()),
     routes: emulatorRoutes,
     auth,
     oauthClients: options.oauthClients ?? [defaultOAuthClient],
@@ -178,6 +183,7 @@ function emulatorHandle(runtime: EmulatorRuntime, server: Server, token: string)
   return {
     baseUrl: `http://${hostInUrl}:${address.port}${apiPrefix}`,
     mode: runtime.mode,
+    readings: [...runtime.readings],
     token,
     requestLog: () => runtime.log.entries.map((e) => ({ ...e })),
     counters: () => countRequests(runtime.log.entries),

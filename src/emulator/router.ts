@@ -2,6 +2,7 @@
 // path relative to the base URL. Path parameters are integers like the real ones; anything else
 // does not match, so `/formas-pagamentos/abc` is an unknown route (404), as on the real service.
 import type { Journal } from './journal.js';
+import type { ReadingId } from './readings.js';
 import type { EmulatorMode } from './rules.js';
 import type { EmulatorState } from './state.js';
 
@@ -10,6 +11,8 @@ export interface RouteContext {
   /** Every change to `state` goes through it, so a failed request can be undone. */
   tx: Journal;
   mode: EmulatorMode;
+  /** The named readings this emulator applies (readings.ts). */
+  readings: ReadonlySet<ReadingId>;
   params: Record<string, number>;
   query: URLSearchParams;
   /** Parsed JSON body; undefined when the request had none. */

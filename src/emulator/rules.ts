@@ -6,6 +6,7 @@
 // RULES.md beside this file is this table rendered (rules.test.ts keeps it in step).
 
 import { ErpsyncError } from '../model/errors.js';
+import { renderReadingsTable } from './readings.js';
 
 export type EmulatorMode = 'strict' | 'lenient';
 
@@ -139,8 +140,8 @@ export const emulatorRules = {
     lenient: 'the category goes; the store links that name it go with it (a link to no category links nothing), and custom fields keep the grouping id, dangling',
   },
   'in-use': {
-    does: '400 when deleting a record that a seed marks as used by documents the emulator does not model (`emUso`)',
-    source: 'api-facts §7.4 (a method in use by receivables), §6 (codes 62/63/84 seen), §8 (the exact error is unknown)',
+    does: '400 when deleting a record that a seed marks as used by documents the emulator does not model (`emUso`), with `fields[].code` 64 like every in-use refusal',
+    source: 'api-facts §7.4 (a method in use by receivables); real-observations #7, #14 (DELETE of a record in use → 400 code 64)',
     applies: 'both',
   },
   'bulk-delete-alerts': {
@@ -150,7 +151,7 @@ export const emulatorRules = {
   },
   // ── payment methods ───────────────────────────────────────────────────────
   'padrao-in-body': {
-    does: '`padrao` (0/1/2) in a POST or PUT body is stored; a PUT without it keeps the current one',
+    does: '`padrao` (0/1/2) in a POST or PUT body is stored; a PUT without it keeps the current one (reading put-resets-padrao: sets it to 0)',
     source: 'OpenAPI (FormasPagamentosDadosBaseDTO.padrao is writable); keeping it on omission is inference (the default is the account\'s singleton, api-facts §7.1)',
     applies: 'both',
   },
@@ -279,6 +280,11 @@ export const emulatorRules = {
     source: 'OpenAPI (LogisticasDadosPutDTO); api-facts §2.6, §7.16 (CustomLogistic: Low)',
     applies: 'both',
   },
+  'reverse-logistics-filter': {
+    does: 'GET /logisticas lists every logistics, reverse ones included; `logisticasReversas=true` narrows to those with a reverse service (reading reverse-logistics-hidden: the default leaves them out)',
+    source: 'OpenAPI (`logisticasReversas`: "filtrar apenas as logísticas que possuem serviço de reversão"); real-observations "still unknown" (so the default means no filter)',
+    applies: 'both',
+  },
   'services-not-deletable': {
     does: 'logistics services have no DELETE (see method-not-allowed); deleting a logistics takes its services with it',
     source: 'api-facts §7.14 (no DELETE in the spec); the cascade is inference',
@@ -393,5 +399,6 @@ export function renderRulesTable(): string {
     '|---|---|---|---|---|',
     ...rows,
     '',
+    ...renderReadingsTable(),
   ].join('\n');
 }

@@ -1,5 +1,5 @@
 // Initial states: `fresh` is a newly opened account (default chart of categories, default payment
-// methods, the system's situation modules with their built-ins, a native logistics, NFS-e
+// methods, the system's situation modules with their built-ins, a native and a reverse logistics, NFS-e
 // settings, a default warehouse, operation natures, a cash account); `empty` keeps only what the
 // system itself owns (situation modules and built-ins, custom-field modules and types, contact
 // types, the company record, settings). Documented: the default chart (api-facts §7.7, S6), the
@@ -43,6 +43,7 @@ export function buildSeed(name: SeedName): EmulatorState {
     addPaymentMethods(state);
     addNativeLogistics(state);
     addFreshConfiguration(state);
+    addReverseLogistics(state);
   }
   return state;
 }
@@ -151,6 +152,36 @@ function addPaymentMethods(state: EmulatorState): void {
   });
   method({ descricao: 'Boleto bancário', tipoPagamento: 15, condicao: '30' });
   method({ descricao: 'Pix', tipoPagamento: 20, destino: 3 });
+}
+
+/**
+ * A logistics with a reverse service, set up by an integration (inferred: real-observations leaves
+ * its shape unknown). The list shows it by default (rule reverse-logistics-filter). Its ids are
+ * the OpenAPI example's (LogisticasDadosBaseDTO.id), outside the sequence, so no other id moves.
+ */
+function addReverseLogistics(state: EmulatorState): void {
+  const idLogistica = 6_423_813_145;
+  state.logisticas.push({
+    id: idLogistica,
+    descricao: 'Melhor Envio reversa',
+    tipoIntegracao: 'MelhorEnvio',
+    integracaoNativa: false,
+    situacao: 'H',
+    idIntegracao: idLogistica + 1,
+    reversa: true,
+  });
+  state.servicosLogisticas.push({
+    id: idLogistica + 2,
+    idLogistica,
+    descricao: 'Coleta reversa',
+    codigo: 'REVERSA',
+    aliases: ['COLETA REVERSA'],
+    ativo: true,
+    freteItem: 0,
+    estimativaEntrega: 5,
+    idCodigoServico: 'REVERSA',
+    idTransportador: 0,
+  });
 }
 
 function addNativeLogistics(state: EmulatorState): void {

@@ -27,6 +27,8 @@ import type { RequestLog } from './request-log.js';
 import { appendLogEntry } from './request-log.js';
 import type { CompiledRoute, RouteResult } from './router.js';
 import { matchRoute, servesPath } from './router.js';
+import type { ReadingId } from './readings.js';
+import { truncateNames } from './readings.js';
 import type { EmulatorMode } from './rules.js';
 import { enforces } from './rules.js';
 import type { EmulatorState } from './state.js';
@@ -39,6 +41,7 @@ const maxBodyBytes = 1 << 20;
 export interface EmulatorRuntime {
   state: EmulatorState;
   mode: EmulatorMode;
+  readings: ReadonlySet<ReadingId>;
   routes: readonly CompiledRoute[];
   auth: AuthStore;
   oauthClients: readonly OAuthClient[];
@@ -147,7 +150,7 @@ async function dispatch(
     return outcome.response;
   }
 
-  const auth = checkBearer(runtime.auth, req.headers.authorization, runtime.now());
+  const auth = checkBearer(runtime.auth, req.headers.authorization, runtime.now(), path);
   if (!auth.ok) return jsonResponse(auth.status, errorEnvelope(auth.payload));
   if (!takeToken(runtime.bucket, performance.now())) {
     return jsonResponse(429, errorEnvelope(tooManyRequestsPayload('second', runtime.bucket.perSecond)));
@@ -176,13 +179,14 @@ async function dispatch(
   }
 
   const mutating = method !== 'GET';
+  if ((method === 'POST' || method === 'PUT') && runtime.readings.has('names-truncated')) parsed = truncateNames(parsed);
   // Handlers run synchronously and change the state only through the journal, so undoing it on
   // failure cannot touch another request's changes, and costs only what this one changed.
   const tx = new Journal();
   const nextId = runtime.state.nextId;
   let result: RouteResult;
   try {
-    result = match.route.handle({ state: runtime.state, tx, mode: runtime.mode, params: match.params, query, body: parsed, now: runtime.now() });
+    result = match.route.handle({ state: runtime.state, tx, mode: runtime.mode, readings: runtime.readings, params: match.params, query, body: parsed, now: runtime.now() });
   } catch (error) {
     tx.rollback();
     runtime.state.nextId = nextId;

@@ -1,6 +1,7 @@
 // Public types of the embedded emulator: the options a test or the CLI passes in and the handle
 // it gets back. Other modules of erpsync code against these names, so they change only with care.
 import type { IpLedger, IpViolation } from './ip-rules.js';
+import type { ReadingId } from './readings.js';
 import type { EmulatorMode } from './rules.js';
 import type { CompanyRecord } from './state.js';
 import type { EmulatorState } from './state.js';
@@ -57,6 +58,8 @@ export interface EmulatorOptions {
    * `ERPSYNC_EMULATOR_MODE` environment variable, else strict.
    */
   mode?: EmulatorMode;
+  /** Named readings to apply besides the mode's (readings.ts). Default: `ERPSYNC_EMULATOR_READINGS`. */
+  readings?: readonly ReadingId[];
   /** `fresh` (default): a new account's defaults; `empty`: system records only; else a JSON file path. */
   seed?: 'fresh' | 'empty' | string;
   /** Loaded when it exists (else the seed is used); every change is persisted to it atomically. */
@@ -71,6 +74,11 @@ export interface EmulatorOptions {
   faults?: FaultSpec | string;
   /** A static bearer token that is always accepted. Default: random. */
   token?: string;
+  /**
+   * The static token's scopes: resource scopes by path (`formas-pagamentos`,
+   * `categorias-receitas-despesas`, `logisticas` …; auth.ts scopeOf). Default: the whole grant.
+   */
+  scopes?: readonly string[];
   oauthClients?: OAuthClient[];
   /** The account's company, replacing the seed's or the state file's (two emulators, two accounts). */
   company?: Partial<CompanyRecord>;
@@ -105,6 +113,8 @@ export interface Emulator {
   /** e.g. http://127.0.0.1:PORT/Api/v3; the API and /oauth/* live under it. */
   baseUrl: string;
   mode: EmulatorMode;
+  /** The named readings applied, the mode's included. */
+  readings: readonly ReadingId[];
   token: string;
   requestLog(): readonly RequestLogEntry[];
   /** Requests per `METHOD path`, e.g. `{ 'GET /formas-pagamentos': 3 }`. */

@@ -170,10 +170,21 @@ export function matchKeysOf(unit: DesiredUnit, tree: boolean): MatchKeys {
   };
 }
 
+/** A live name shorter than this is never taken for a cut one: short names are too often prefixes of others. */
+export const minCutLength = 20;
+
+/**
+ * Whether a live name (or identity) may be the desired one as a service that cuts long names
+ * stored it: a strict prefix of it, long enough not to be a name of its own by chance.
+ */
+export function isCutName(live: string, desired: string): boolean {
+  return live.length >= minCutLength && live.length < desired.length && desired.startsWith(live);
+}
+
 /** Whether the planner could pair this live record with a unit that has these keys. */
 export function couldMatch(record: LiveKey, keys: MatchKeys): boolean {
   if (keys.id !== undefined) return keys.id === record.id;
-  return record.identity === keys.identity || keys.previousIdentities.includes(record.identity) || keys.anyParentNames.includes(record.name);
+  return record.identity === keys.identity || keys.previousIdentities.includes(record.identity) || keys.anyParentNames.includes(record.name) || isCutName(record.identity, keys.identity);
 }
 
 /**

@@ -425,9 +425,13 @@ async function updatePaymentMethod(change: Change, context: WriteContext): Promi
   const raw = await loadFullRecord(context.client, context.live);
   // PUT replaces the whole record: everything as read (typed), then what the manifest sets.
   const merged = mergeRecords(mergeRecords(raw, readPaymentMethodFields(raw)), canonicalizePaymentMethod(change.desired ?? {}));
-  // padrao stays out: the schema lets a PUT set it, and the value read at plan time may be stale
-  // once a set-default in the same apply moved the default elsewhere; it moves only by PATCH.
-  const { id: _id, fixa: _fixa, padrao: _padrao, ...body } = merged;
+  // PUT replaces the record, and a PUT without padrao was seen to zero it (real-observations #10),
+  // so padrao always rides along: the default the manifest gives, else the one the record holds.
+  // A default moving to another method in the same apply is PATCHed after every PUT of the kind
+  // (plan/waves), so this value read at plan time is never stale when sent.
+  const { id: _id, fixa: _fixa, ...rest } = merged;
+  const wanted = change.desired?.padrao;
+  const body = { ...rest, padrao: padraoPatchCodes[wanted as number] !== undefined && wanted !== padraoLabels.fiado ? wanted : readInteger(raw.padrao) ?? padraoLabels.nenhum };
   await context.client.request({ method: 'PUT', path: `${resource}/${id}`, body, kind });
 }
 

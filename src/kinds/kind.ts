@@ -186,7 +186,7 @@ export interface KindAdapter {
   /** The unit kind this one is nested in and derived from. */
   nestedIn?: KindKey;
   /** Set on read-only kinds (defineReadOnlyKind): named by manifests, never planned or written. */
-  readOnly?: { title: string; resource: string; accountRecords?: readonly string[] };
+  readOnly?: { title: string; resource: string; accountRecords?: readonly string[]; paged?: boolean };
   /** References of a nested unit (a manifest kind's are in its definition). */
   references?: readonly ReferenceField[];
   /** The list field of a `nestedIn` record that declares these units (`servicos` of a logistics). */
@@ -326,6 +326,8 @@ export interface ReadOnlyKindSpec {
   resource: string;
   /** Records every account holds, known without reading it (KindDefinition.accountRecords). */
   accountRecords?: readonly string[];
+  /** False for a list the API serves whole, without `pagina`/`limite` (doctor does not probe its paging). */
+  paged?: boolean;
   /** Reads its records (the lists are short, so mostly all of them; ReadScope.named says which matter); identities by name, scoped where the kind is. */
   readLive(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]>;
 }
@@ -334,7 +336,7 @@ export interface ReadOnlyKindSpec {
 export function defineReadOnlyKind(spec: ReadOnlyKindSpec): KindAdapter {
   return {
     kind: spec.kind,
-    readOnly: { title: spec.title, resource: spec.resource, ...(spec.accountRecords ? { accountRecords: spec.accountRecords } : {}) },
+    readOnly: { title: spec.title, resource: spec.resource, ...(spec.accountRecords ? { accountRecords: spec.accountRecords } : {}), ...(spec.paged === false ? { paged: false } : {}) },
     readLive: spec.readLive,
     retire: 'none',
     canDelete: false,

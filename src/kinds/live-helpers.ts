@@ -6,7 +6,7 @@
 // Kind-neutral: no endpoint, field name or quirk of a particular kind lives here; kinds pass
 // theirs in.
 import type { ApiClient } from '../api/client.js';
-import { DEFAULT_PAGE_SIZE } from '../api/client.js';
+import { DEFAULT_PAGE_SIZE, judgePage } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import type { Query } from '../api/url.js';
 import { ErpsyncError } from '../model/errors.js';
@@ -484,11 +484,14 @@ function walkPages(client: ApiClient, search: NameSearch, filter: Query) {
     async next(): Promise<ListItem[]> {
       read += 1;
       const rows = await readList(client, search.resource, search.kind, { ...filter, pagina: read, limite: DEFAULT_PAGE_SIZE });
-      // A server that ignores `pagina` would repeat the same full page forever (as ApiClient.listAll guards).
-      const serialized = JSON.stringify(rows);
-      if (rows.length > 0 && serialized === previous) throw new ErpsyncError('API_ERROR', `GET ${search.resource}: page ${read} repeats page ${read - 1}; the server seems to ignore \`pagina\``);
+      // A list that does not page (ApiClient.listAll judges pages the same way) is complete at once.
+      const { verdict, serialized } = judgePage(rows, DEFAULT_PAGE_SIZE, previous);
       previous = serialized;
-      ended = rows.length < DEFAULT_PAGE_SIZE;
+      ended = verdict !== 'more';
+      if (verdict === 'over-limit' || verdict === 'repeated-page') {
+        client.noteList({ path: search.resource, kind: search.kind, reason: verdict, records: rows.length, limit: DEFAULT_PAGE_SIZE });
+        if (verdict === 'repeated-page') return [];
+      }
       return identifyListItems(rows, search.resource);
     },
   };

@@ -43,11 +43,18 @@ async function createMotoboy(client: ApiClient, service: Record<string, unknown>
 describe('logisticas', () => {
   it('reads the list once, with native integrations marked and no detail GET', async () => {
     const { emulator, client } = await openAccount();
-    const records = await readByIdentity(logisticas, client, readScope([motoboy]));
-    expect([...records.keys()]).toEqual(['Correios']);
+    const records = await readByIdentity(logisticas, client, readScope([desiredUnit('logisticas', 'Correios', { descricao: 'Correios', situacao: 'H' })]));
+    expect([...records.keys()]).toEqual(['Melhor Envio reversa', 'Correios']);
     const correios = requireRecord(records, 'Correios');
     expect(correios).toMatchObject({ name: 'Correios', system: 'native', fields: { descricao: 'Correios', situacao: 'H' } });
     expect(emulator.counters()).toEqual({ 'GET /logisticas': 1 });
+  });
+
+  it('asks for the reverse logistics when the manifest names one the list lacks, and marks them as the account\'s', async () => {
+    const { emulator, client } = await openAccount();
+    const records = await readByIdentity(logisticas, client, readScope([motoboy]));
+    expect(requireRecord(records, 'Melhor Envio reversa')).toMatchObject({ accountDefault: 'pristine' });
+    expect(emulator.requestLog().map((e) => e.query)).toEqual(['pagina=1&limite=100', 'logisticasReversas=true&pagina=1&limite=100']);
   });
 
   it('never compares the services list itself: they are units of their own', () => {
@@ -115,11 +122,12 @@ describe('logisticasServicos', () => {
     const read = await services.readLive(client, { desired: [expresso], all: false, earlier: new Map([['logisticas', logistics]]) });
     expect(emulator.counters()).toEqual({ 'GET /logisticas/servicos': 1 });
     expect(read.map((r) => [r.identity, r.name, r.parent, r.system ?? r.accountDefault, r.fields.ativo])).toEqual([
+      ['Melhor Envio reversa > REVERSA', 'REVERSA', 'Melhor Envio reversa', undefined, true],
       ['Correios > 03220', '03220', 'Correios', 'pristine', true],
       ['Correios > 03298', '03298', 'Correios', 'pristine', true],
       ['Correios > 04227', '04227', 'Correios', 'pristine', false],
     ]);
-    expect(read[0]?.fields).toEqual({
+    expect(read[1]?.fields).toEqual({
       codigo: '03220',
       descricao: 'SEDEX',
       freteItem: 0,

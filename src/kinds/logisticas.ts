@@ -203,12 +203,27 @@ function readLogistics({ id, raw }: { id: number; raw: Record<string, unknown> }
   };
 }
 
-async function readLogisticas(client: ApiClient): Promise<LiveRecord[]> {
-  // The list holds every field the manifest manages (descricao, situacao); services are read by
-  // their own adapter, so no detail GET is ever needed here. Reverse logistics are left out by
-  // the list's default and are not managed.
-  const rows = await client.listAll<unknown>('/logisticas', undefined, { kind: 'logisticas' });
-  return identifyListItems(rows, '/logisticas').map(readLogistics);
+/**
+ * The list holds every field the manifest manages (descricao, situacao); services are read by
+ * their own adapter, so no detail GET is ever needed here. Reverse logistics (an integration's)
+ * are in the unfiltered list by the documented reading of `logisticasReversas` and missing from it
+ * by the other, so they are asked for by the filter whenever it matters: a read of every record (a
+ * prune, drift, export), which marks them so that nothing removes them unasked, and a manifest
+ * naming a logistics the list lacks, which must not become a twin of a reverse one.
+ */
+async function readLogisticas(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
+  const listed = identifyListItems(await client.listAll<unknown>('/logisticas', undefined, { kind: 'logisticas' }), '/logisticas');
+  const names = new Set(listed.map((item) => readName(item.raw.descricao)));
+  const ids = new Set(listed.map((item) => item.id));
+  const missing = scope.desired.some((unit) => (unit.tool.id !== undefined ? !ids.has(unit.tool.id) : !names.has(unit.identity)));
+  if (!scope.all && !missing) return listed.map(readLogistics);
+  const reverse = identifyListItems(await client.listAll<unknown>('/logisticas', { logisticasReversas: true }, { kind: 'logisticas' }), '/logisticas');
+  const reverseIds = new Set(reverse.map((item) => item.id));
+  const all = [...listed, ...reverse.filter((item) => !ids.has(item.id))].sort((a, b) => a.id - b.id);
+  return all.map((item) => {
+    const record = readLogistics(item);
+    return reverseIds.has(item.id) && !record.system ? { ...record, accountDefault: 'pristine' as const } : record;
+  });
 }
 
 /** PUT /logisticas/{id} takes exactly these two fields, both required; POST takes them too. */
@@ -306,7 +321,7 @@ async function readServices(client: ApiClient, scope: ReadScope): Promise<LiveRe
   const rows = await client.listAll<unknown>('/logisticas/servicos', undefined, { kind: 'logisticasServicos' });
   return identifyListItems(rows, '/logisticas/servicos').flatMap(({ id, raw }): LiveRecord[] => {
     const parent = parents.get(readReferenceId(raw.logistica) ?? 0);
-    // A service of a logistics that was not read (a reverse logistics) has no identity here.
+    // A service of a logistics that was not read (a reverse one the list left out) has no identity here.
     if (!parent) return [];
     const fields = serviceFields(raw, scope.earlier);
     const codigo = String(fields.codigo);
@@ -319,8 +334,9 @@ async function readServices(client: ApiClient, scope: ReadScope): Promise<LiveRe
         parent: parent.identity,
         fields,
         raw,
-        // A native carrier's services are its own, but they switch on and off like any other.
-        ...(parent.system === 'native' ? { accountDefault: 'pristine' as const } : parent.system ? { system: parent.system } : {}),
+        // A native carrier's services are its own, but they switch on and off like any other; a
+        // reverse logistics' services are its integration's, removed only when a manifest asks.
+        ...(parent.system === 'native' || parent.accountDefault === 'pristine' ? { accountDefault: 'pristine' as const } : parent.system ? { system: parent.system } : {}),
         detailLoaded: true,
       },
     ];

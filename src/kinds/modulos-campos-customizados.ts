@@ -9,5 +9,6 @@ export const modulosCamposCustomizados = defineReadOnlyKind({
   kind: 'modulosCamposCustomizados',
   title: 'custom field modules',
   resource: '/campos-customizados/modulos',
+  paged: false,
   readLive: (client) => readNamedList(client, '/campos-customizados/modulos', 'modulosCamposCustomizados', 'nome', false),
 });

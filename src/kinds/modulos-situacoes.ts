@@ -11,5 +11,6 @@ export const modulosSituacoes = defineReadOnlyKind({
   resource: '/situacoes/modulos',
   // The module every account has (reference/api-facts §2.5, a real dump: `Vendas`, "Pedidos de Venda").
   accountRecords: ['Vendas'],
+  paged: false,
   readLive: (client) => readNamedList(client, '/situacoes/modulos', 'modulosSituacoes', 'nome', false),
 });

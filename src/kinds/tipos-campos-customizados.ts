@@ -8,5 +8,6 @@ export const tiposCamposCustomizados = defineReadOnlyKind({
   kind: 'tiposCamposCustomizados',
   title: 'custom field types',
   resource: '/campos-customizados/tipos',
+  paged: false,
   readLive: (client) => readNamedList(client, '/campos-customizados/tipos', 'tiposCamposCustomizados', 'nome', false),
 });

@@ -8,5 +8,6 @@ export const tiposContatos = defineReadOnlyKind({
   kind: 'tiposContatos',
   title: 'contact types',
   resource: '/contatos/tipos',
+  paged: false,
   readLive: (client) => readNamedList(client, '/contatos/tipos', 'tiposContatos', 'descricao', false),
 });

@@ -6,6 +6,7 @@
 // earlier in the run) is taken as given, not read again. Each kind says what its read holds in
 // full (LiveState.whole), so a plan knows whether it has every record naming one it removes.
 import type { ApiClient } from '../api/client.js';
+import { describeListNote } from '../api/client.js';
 import { memoizeReads } from '../api/read-memo.js';
 import { mayBeInAccount, namedReadOnlyIdentities } from '../kinds/desired-units.js';
 import type { KindAdapter, ReadScope } from '../kinds/kind.js';
@@ -19,6 +20,8 @@ export async function fetchLive(account: ApiClient, adapters: readonly KindAdapt
   const readsByKind = new Map<UnitKind, number>();
   const whole = new Map<UnitKind, WholeRead>();
   const named = namedReadOnlyIdentities(request.desired, adapters);
+  const notesBefore = account.listNotes().length;
+  const unpaged = new Set<UnitKind>();
   for (const adapter of adapters) {
     if (!request.kinds.includes(adapter.kind)) continue;
     const known = request.known?.get(adapter.kind);
@@ -40,11 +43,14 @@ export async function fetchLive(account: ApiClient, adapters: readonly KindAdapt
       ...(adapter.readOnly ? { named: new Set([...(named.get(adapter.kind) ?? []), ...(request.desired.get(adapter.kind) ?? []).map((u) => u.identity)]) } : {}),
       ...(request.removing ? { removing: request.removing } : {}),
     };
+    const kindNotes = account.listNotes().length;
     const read = await adapter.readLive(client, scope);
     records.set(adapter.kind, read);
+    if (account.listNotes().length > kindNotes) unpaged.add(adapter.kind);
     readsByKind.set(adapter.kind, client.stats().total - kindBefore);
     const held = adapter.wholeRead ? adapter.wholeRead(scope, read) : scope.all && read.every((r) => r.detailLoaded) ? true : undefined;
     if (held !== undefined) whole.set(adapter.kind, held);
   }
-  return { records, reads: client.stats().total - before, readsByKind, whole };
+  const notes = [...new Set(account.listNotes().slice(notesBefore).map(describeListNote))];
+  return { records, reads: client.stats().total - before, readsByKind, whole, ...(notes.length > 0 ? { notes, unpaged } : {}) };
 }

@@ -42,6 +42,10 @@ export interface LiveState {
    * could name reads it again (ReadRequest.removing).
    */
   whole?: ReadonlyMap<UnitKind, WholeRead>;
+  /** What the read met that a report should say (a list the service does not page, read whole). */
+  notes?: readonly string[];
+  /** Kinds whose list came whole in one answer: reading them again costs the same however many records they gain. */
+  unpaged?: ReadonlySet<UnitKind>;
 }
 
 /** What a kind's read holds in full (LiveState.whole): every record that can name another, or those of these scopes. */

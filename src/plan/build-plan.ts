@@ -125,10 +125,18 @@ export function buildPlan(declared: DesiredState, live: LiveState, adapters: rea
     warnings: [
       ...(budget.exceeded ? [`the plan deletes or retires ${budget.removals} records, more than the budget of ${budget.limit}; apply will refuse (raise policy.maxDeletes or --max-deletes)`] : []),
       ...expired.map(describeExpiredRule),
+      ...(live.notes ?? []),
     ],
     cost: estimateCost(changes, live, adapters, options.rate),
   };
   return { plan, diagnostics: state.diagnostics, matching: state.matching, ...(referrers.toRead ? { unreadReferrers: referrers.toRead } : {}) };
+}
+
+/** A name the service keeps only cut short (matchCut) is no change to send again: the unit wants what is stored. */
+function keepCutName(m: ReturnType<typeof matchUnits>[number], adapter: KindAdapter): ReturnType<typeof matchUnits>[number] {
+  const field = adapter.definition?.nameField;
+  if (m.via !== 'cut' || !m.live || field === undefined) return m;
+  return { ...m, desired: { ...m.desired, fields: { ...m.desired.fields, [field]: m.live.fields[field] ?? m.live.name } } };
 }
 
 /** One unit kind: canonical units, matching, the changes of every pair, and pruning. */
@@ -158,7 +166,7 @@ function planKind(adapter: KindAdapter, desired: DesiredState, liveOf: (kind: Un
     unmatched: liveRecords.filter((r) => !claimed.has(r.id)),
   });
   const context = { adapter, policy: desired.policy, allowReplace: options.allowReplace, units, renames: kindRenames };
-  for (const m of matches) state.changes.push(...planMatch(m, context));
+  for (const m of matches) state.changes.push(...planMatch(keepCutName(m, adapter), context));
   const owner = adapter.definition?.key ?? adapter.nestedIn;
   if (owner !== undefined && prunesKind(desired, owner)) {
     const containers = adapter.nestedIn ? new Set((state.desiredByKind.get(adapter.nestedIn) ?? []).filter((p) => p.tool.ensure === 'present').map((p) => p.identity)) : undefined;

@@ -6,7 +6,7 @@
 // kinds/desired-units (matchKeysOf), the same rule the reader uses to choose detail reads.
 // Problems of identity are diagnostics: live records sharing one identity, one id pinned twice,
 // a tombstone pinned to a record of another name.
-import { matchKeysOf } from '../kinds/desired-units.js';
+import { isCutName, matchKeysOf, minCutLength } from '../kinds/desired-units.js';
 import type { DesiredUnit } from '../model/desired.js';
 import type { Diagnostic, SourcePosition } from '../model/diagnostics.js';
 import { formatPosition } from '../model/diagnostics.js';
@@ -19,7 +19,8 @@ import { appendTo } from '../model/collections.js';
 export interface Match {
   desired: DesiredUnit;
   live?: LiveRecord;
-  via: 'id' | 'identity' | 'previous-name' | 'name';
+  /** `cut`: the live name is the desired name cut short (a service that truncates long names). */
+  via: 'id' | 'identity' | 'previous-name' | 'name' | 'cut';
 }
 
 interface MatchState {
@@ -53,6 +54,7 @@ export function matchUnits(units: readonly DesiredUnit[], liveRecords: readonly 
     matchIdentities(atDepth, state, diagnostics, kind);
     matchPreviousNames(atDepth, units, state);
   }
+  matchCut(units, liveRecords, state, diagnostics, kind);
   matchMoved(units, liveRecords, state, tree);
   return units.map((u) => state.matches.get(u) as Match);
 }
@@ -182,6 +184,32 @@ function matchIdentities(atDepth: readonly DesiredUnit[], state: MatchState, dia
         position: unit.locate(['previousNames']),
       });
     }
+  }
+}
+
+/**
+ * A long name the service stored cut short (whether it cuts is unknown; real-observations): an
+ * unmatched unit whose name starts with the whole name of exactly one unclaimed live record under
+ * the same parent is that record, with a warning, rather than a twin created again on every run.
+ */
+function matchCut(units: readonly DesiredUnit[], liveRecords: readonly LiveRecord[], state: MatchState, diagnostics: Diagnostic[], kind: UnitKind): void {
+  // By parent and the first characters every cut keeps, once: a scan of every live record per
+  // unmatched unit would make large kinds quadratic.
+  const keyOf = (parent: string | undefined, name: string) => `${parent ?? ''}\u0000${name.slice(0, minCutLength)}`;
+  const byStart = new Map<string, LiveRecord[]>();
+  for (const record of liveRecords) if (!state.claimed.has(record.id) && record.name.length >= minCutLength) appendTo(byStart, keyOf(record.parent, record.name), record);
+  for (const unit of units.filter((u) => !state.matches.has(u) && u.tool.ensure === 'present' && u.name.length > minCutLength)) {
+    const cut = (byStart.get(keyOf(unit.parent, unit.name)) ?? []).filter((r) => !state.claimed.has(r.id) && isCutName(r.name, unit.name));
+    if (cut.length !== 1 || !cut[0]) continue;
+    const record = cut[0];
+    claim(state, unit, record, 'cut');
+    diagnostics.push({
+      severity: 'warning',
+      code: 'name-cut-by-service',
+      message: `${kind} \`${unit.name}\` is stored by the service cut to ${record.name.length} characters (\`${record.name}\`, id ${record.id}); managed as that record`,
+      hint: `shorten the name in the manifest to at most ${record.name.length} characters`,
+      position: unit.locate([]),
+    });
   }
 }
 

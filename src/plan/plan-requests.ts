@@ -94,7 +94,7 @@ export function estimateCost(changes: readonly Change[], live: LiveState, adapte
   for (const kind of readBackKinds(changes, adapters)) {
     const records = live.records.get(kind)?.length ?? 0;
     const created = changes.filter((c) => c.kind === kind && c.action === 'create').length;
-    const growth = Math.floor((records + created) / pageSize) - Math.floor(records / pageSize);
+    const growth = live.unpaged?.has(kind) ? 0 : Math.floor((records + created) / pageSize) - Math.floor(records / pageSize);
     verifyReads += (live.readsByKind?.get(kind) ?? 1) + growth;
   }
   const seconds = Math.ceil(((writes + verifyReads) / rate) * 10) / 10;

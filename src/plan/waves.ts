@@ -10,6 +10,7 @@
 //    its store links and custom fields)        declared or cascaded: plan/referrers)
 //                                             (a replacement's delete ──▶ its create)
 //   read-only records (natures, channels, actions) are never changed: nothing waits for them.
+//   updates of a kind ──▶ a default given within it (each PUT carries its record's default as read)
 //
 // A change waits for the creates it depends on; a wave is the set of changes whose dependencies
 // all ran in earlier waves. Removals of records no change recreates run last, children first.
@@ -83,6 +84,9 @@ function linkCreatesAndUpdates(changes: Change[], adapters: readonly KindAdapter
       }
     }
     if (change.reason === 'replace' && change.action === 'create') deps.add(`${change.kind}:${change.key}:delete`);
+    // A PUT sends the record whole, its default flag as read included: a default given to another
+    // record of the kind is given after those PUTs, so none of them takes it back.
+    if (change.action === 'set-default') for (const other of changes) if (other.kind === change.kind && other.action === 'update' && other.key !== change.key) deps.add(other.id);
     change.dependsOn = [...deps].filter((d) => changeIds.has(d)).sort();
   }
 }

@@ -90,7 +90,7 @@ export async function openResolvedTarget(target: ResolvedTarget, flags: Pick<Tar
  * otherwise this run claims the file and starts its own emulator for the length of the command.
  */
 async function openSandbox(target: SandboxTarget, common: Omit<ApiClientOptions, 'baseUrl' | 'credentials'>, io: RunIO, track: (client: ApiClient) => ApiClient): Promise<OpenedTarget> {
-  const { claimStateFile, createEmulator } = await import('../emulator/index.js');
+  const { claimStateFile, createEmulator, modeFromEnvironment, readingsFromEnvironment } = await import('../emulator/index.js');
   const claim = await claimStateFile(target.stateFile, 'cli');
   if (!('release' in claim)) {
     const state = displayPath(target.stateFile, io.cwd);
@@ -112,7 +112,9 @@ async function openSandbox(target: SandboxTarget, common: Omit<ApiClientOptions,
   let client: ApiClient | undefined;
   try {
     // The sandbox has no shared account to protect: its limit is off and the client unpaced unless --rate asks.
-    emulator = await createEmulator({ seed: 'fresh', stateFile: target.stateFile, rateLimit: 0 });
+    // The run's own environment picks the emulator's reading (tests run the CLI in-process).
+    const readings = { ...(io.env.ERPSYNC_EMULATOR_MODE ? { mode: modeFromEnvironment(io.env) } : {}), ...(io.env.ERPSYNC_EMULATOR_READINGS ? { readings: readingsFromEnvironment(io.env) } : {}) };
+    emulator = await createEmulator({ seed: 'fresh', stateFile: target.stateFile, rateLimit: 0, ...readings });
     client = track(createApiClient({ ...common, baseUrl: emulator.baseUrl, credentials: createStaticTokenProvider(emulator.token) }));
   } catch (error) {
     await emulator?.close();

@@ -6,14 +6,9 @@ import { tmpdir } from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEmulator } from '../../src/emulator/index.js';
 import type { Emulator } from '../../src/emulator/index.js';
-import { applyPlan } from '../../src/apply/apply-plan.js';
-import { verifyRequest } from '../../src/apply/read-requests.js';
-import { findNonConvergent } from '../../src/apply/check-convergence.js';
-import { registry } from '../../src/kinds/registry.js';
-import { fetchLive } from '../../src/live/fetch-live.js';
 import type { DesiredState } from '../../src/model/desired.js';
 import { needsReadBack } from '../../src/model/plan.js';
-import { loadDesiredOrThrow, openClient, planFor, readAccount } from '../reliability/support/pipeline.js';
+import { applyAndCount as applyCounted, loadDesiredOrThrow } from '../reliability/support/pipeline.js';
 
 let emulator: Emulator;
 beforeEach(async () => {
@@ -23,21 +18,7 @@ afterEach(async () => {
   await emulator.close();
 });
 
-/** read → plan → apply → read back, as `erpsync apply` runs them; the plan and the requests sent. */
-async function applyAndCount(desired: DesiredState) {
-  const client = openClient(emulator);
-  try {
-    emulator.clearLog();
-    const live = await readAccount(client, desired);
-    const plan = planFor(desired, live, emulator);
-    const result = await applyPlan(plan, { client, adapters: registry.units, live });
-    let notConverged: string[] = [];
-    if (plan.changes.some(needsReadBack)) notConverged = findNonConvergent(result, await fetchLive(client, registry.units, verifyRequest(plan, registry.units, live)), registry.units);
-    return { plan, result, notConverged, log: emulator.requestLog() };
-  } finally {
-    await client.close();
-  }
-}
+const applyAndCount = (desired: DesiredState) => applyCounted(emulator, desired);
 
 describe('the requests a plan predicts', () => {
   it('bootstraps the example store with the count the cost line predicts, services inside their logistics', async () => {

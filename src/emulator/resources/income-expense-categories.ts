@@ -91,7 +91,7 @@ export const incomeExpenseCategoryRoutes: Route[] = [
   {
     method: 'GET',
     template: '/categorias/receitas-despesas',
-    handle: ({ state, query }) => {
+    handle: ({ state, query, readings }) => {
       const tipo = readEnumParam(query, 'tipo', [0, 1, 2, 3]) ?? 0;
       const situacao = readEnumParam(query, 'situacao', [0, 1, 2]) ?? 0;
       // Filter tipo N returns exactly tipo N (the stricter reading); only 0 includes 4/5.
@@ -99,7 +99,9 @@ export const incomeExpenseCategoryRoutes: Route[] = [
         .filter((c) => tipo === 0 || c.tipo === tipo)
         .filter((c) => situacao === 0 || (situacao === 1 ? c.situacao === 1 : c.situacao === 0))
         .sort(byId);
-      return ok({ data: paginate(rows, query).map(listCategory) });
+      // Reading categories-unpaged: the paging parameters are checked, then ignored.
+      const page = paginate(rows, query);
+      return ok({ data: (readings.has('categories-unpaged') ? rows : page).map(listCategory) });
     },
   },
   {

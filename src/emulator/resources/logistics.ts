@@ -195,7 +195,7 @@ function readLogisticsFilters(query: URLSearchParams) {
       tipo: readEnumParam(query, 'tipoIntegracao', tiposIntegracao),
       tipos: query.getAll('tiposIntegracoes[]'),
       situacao: readEnumParam(query, 'situacao', situacaoLogistica),
-      reversas: readBooleanParam(query, 'logisticasReversas') ?? false,
+      reversas: readBooleanParam(query, 'logisticasReversas') === true,
     };
   } catch (error) {
     if (error instanceof ApiFailure) throw notFound(error.payload.fields?.[0]?.msg ?? error.payload.description);
@@ -207,11 +207,14 @@ export const logisticsRoutes: Route[] = [
   {
     method: 'GET',
     template: '/logisticas',
-    handle: ({ state, query }) => {
+    handle: ({ state, query, readings }) => {
       const { tipo, tipos, situacao, reversas } = readLogisticsFilters(query);
+      // Rule reverse-logistics-filter: `true` narrows to reverse logistics, otherwise no filter —
+      // unless the reading reverse-logistics-hidden takes the default `false` as "not reverse".
+      const reverseMatches = (l: LogisticsRecord) => (reversas ? l.reversa : !l.reversa || !readings.has('reverse-logistics-hidden'));
       const rows = state.logisticas
         // tipoIntegracao overrides logisticasReversas, as documented.
-        .filter((l) => (tipo !== undefined ? l.tipoIntegracao === tipo : l.reversa === reversas))
+        .filter((l) => (tipo !== undefined ? l.tipoIntegracao === tipo : reverseMatches(l)))
         .filter((l) => tipos.length === 0 || tipos.includes(l.tipoIntegracao))
         .filter((l) => situacao === undefined || l.situacao === situacao)
         .sort(byId);

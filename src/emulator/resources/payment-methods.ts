@@ -17,7 +17,8 @@ const tiposPagamento = [1, 2, 3, 4, 5, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 2
 const cardTypes: readonly number[] = [3, 4];
 
 // `fixa` is absent on purpose: it is readOnly in the schema (unknown-members-ignored). `padrao`
-// has no default: a PUT without it keeps the current one (padrao-in-body).
+// has no default: a PUT without it keeps the current one (padrao-in-body), or loses it under the
+// reading put-resets-padrao.
 const paymentMethodSpec: ObjectSpec = {
   type: 'object',
   properties: {
@@ -133,7 +134,9 @@ export const paymentMethodRoutes: Route[] = [
     handle: (ctx) => {
       const { state, params, mode, tx } = ctx;
       const record = findById(state.formasPagamentos, params.idFormaPagamento);
-      const { padrao = record.padrao, ...fields } = readPaymentMethod(ctx.body, mode);
+      // padrao-in-body keeps an omitted padrao; the reading put-resets-padrao zeroes it.
+      const omitted = ctx.readings.has('put-resets-padrao') ? 0 : record.padrao;
+      const { padrao = omitted, ...fields } = readPaymentMethod(ctx.body, mode);
       assertCanDeactivate(state, mode, record, fields.situacao);
       // put-replaces: every writable field comes from the body or its default.
       const replaced: PaymentMethodRecord = { id: record.id, fixa: record.fixa, padrao: record.padrao, ...fields };

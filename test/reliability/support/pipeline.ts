@@ -8,6 +8,9 @@ import { join } from 'node:path';
 import { createApiClient, createStaticTokenProvider } from '../../../src/api/index.js';
 import type { ApiClient } from '../../../src/api/index.js';
 import { applyPlan } from '../../../src/apply/apply-plan.js';
+import { findNonConvergent } from '../../../src/apply/check-convergence.js';
+import { verifyRequest } from '../../../src/apply/read-requests.js';
+import { needsReadBack } from '../../../src/model/plan.js';
 import type { Emulator } from '../../../src/emulator/index.js';
 import { registry } from '../../../src/kinds/registry.js';
 import { fetchLive } from '../../../src/live/fetch-live.js';
@@ -138,4 +141,20 @@ export async function applyOnce(emulator: Emulator, desired: DesiredState, optio
     await client.close();
   }
   return run;
+}
+
+/** read → plan → apply → read back, as `erpsync apply` runs them; the plan, what did not converge, and the requests sent. */
+export async function applyAndCount(emulator: Emulator, desired: DesiredState) {
+  const client = openClient(emulator);
+  try {
+    emulator.clearLog();
+    const live = await readAccount(client, desired);
+    const plan = planFor(desired, live, emulator);
+    const result = await applyPlan(plan, { client, adapters: registry.units, live });
+    let notConverged: string[] = [];
+    if (plan.changes.some(needsReadBack)) notConverged = findNonConvergent(result, await fetchLive(client, registry.units, verifyRequest(plan, registry.units, live)), registry.units);
+    return { plan, result, notConverged, log: emulator.requestLog() };
+  } finally {
+    await client.close();
+  }
 }
