@@ -1,4 +1,4 @@
-// A service that cuts long names (the emulator's `names-truncated` reading, 60 characters) must not
+// A service that cuts long names (the emulator's `names-truncated` reading, 40 characters, under the offline limit of 60) must not
 // make every run plan a twin of the record it stored: the cut name is recognised as the manifest's
 // record, with a warning that says what the service stored, and the next plan is empty.
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -15,7 +15,7 @@ afterEach(async () => {
   for (const emulator of emulators.splice(0)) await emulator.close();
 });
 
-const longName = 'Pix da loja matriz para pedidos do marketplace e da loja física do centro';
+const longName = 'Pix da loja matriz para pedidos do marketplace e do centro';
 
 async function manifest(yaml: string) {
   const dir = mkdtempSync(`${tmpdir()}/erpsync-cut-`);
