@@ -3,7 +3,7 @@
 // field paths). A field the service silently ignores is reported here once, as non-convergent,
 // instead of being planned again on every run without anyone noticing.
 import type { KindAdapter } from '../kinds/kind.js';
-import { diffFields } from '../model/diff-fields.js';
+import { diffRecord } from '../kinds/compare-records.js';
 import type { ApplyResult } from '../model/events.js';
 import type { LiveState } from '../model/live.js';
 import { writePath } from '../model/paths.js';
@@ -32,8 +32,8 @@ export function findNonConvergent(result: ApplyResult, live: LiveState, adapters
     }
     // Only the fields this change set: another change of the same record may have failed.
     const paths = new Set(change.fields.filter((f) => !f.sensitive).map((f) => f.path));
-    const canon = adapters.find((a) => a.kind === change.kind)?.canonicalize ?? ((fields: Record<string, unknown>) => fields);
-    const missed = diffFields(canon(expectedOf(change)), canon(record.fields)).filter((d) => paths.has(d.path)).map((d) => d.path);
+    const adapter = adapters.find((a) => a.kind === change.kind) ?? {};
+    const missed = diffRecord(adapter, expectedOf(change), record.fields).filter((d) => paths.has(d.path)).map((d) => d.path);
     if (missed.length > 0) problems.push(`${subject}: ${missed.join(', ')} did not take`);
   }
   return problems;

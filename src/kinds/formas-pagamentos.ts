@@ -26,6 +26,8 @@ import {
   soughtKeys,
 } from './live-helpers.js';
 import type { NameSearch } from './live-helpers.js';
+import type { FieldTypes } from '../model/field-types.js';
+import { code, decimal } from '../model/field-types.js';
 import type { Coded, FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { cnpjPattern, defineEnum, defineListRecord, defineName, defineObject, toolKeyFields } from './shared-schema.js';
 import type { Change, FieldChange } from '../model/plan.js';
@@ -329,21 +331,30 @@ async function readPaymentMethods(client: ApiClient, scope: ReadScope): Promise<
   });
 }
 
-/** The acquirer CNPJ is stored as 14 digits; manifests may write it formatted. */
-function digitsOnly(value: unknown): unknown {
-  return typeof value === 'string' ? value.replace(/\D/g, '') : value;
-}
-
 /**
- * The form the API stores: CNPJ digits only. `padrao: fiado` is create-only — the API never reads
- * it back — so it is left out of every comparison (plan, drift, the check after apply).
+ * `padrao: fiado` is create-only — the API never reads it back — so it is left out of every
+ * comparison (plan, drift, the check after apply). Values compare by fieldTypes.
  */
 function canonicalizePaymentMethod(fields: Record<string, unknown>): Record<string, unknown> {
   const { padrao, ...rest } = fields;
-  const comparable = padrao === padraoLabels.fiado ? rest : fields;
-  if (!isPlainRecord(comparable.dadosCartao) || comparable.dadosCartao.cnpjCredenciadora === undefined) return comparable;
-  return { ...comparable, dadosCartao: { ...comparable.dadosCartao, cnpjCredenciadora: digitsOnly(comparable.dadosCartao.cnpjCredenciadora) } };
+  return padrao === padraoLabels.fiado ? rest : fields;
 }
+
+/** The body form of what a manifest sets: the acquirer CNPJ as the 14 digits the API stores (manifests may write it formatted). */
+function paymentMethodBody(fields: Record<string, unknown>): Record<string, unknown> {
+  const card = fields.dadosCartao;
+  if (!isPlainRecord(card) || typeof card.cnpjCredenciadora !== 'string') return fields;
+  return { ...fields, dadosCartao: { ...card, cnpjCredenciadora: card.cnpjCredenciadora.replace(/\D/g, '') } };
+}
+
+/** Money at cents, rates as documented (juros and multa: 2 decimals), the acquirer CNPJ by its digits. */
+const paymentMethodFieldTypes: FieldTypes = {
+  juros: decimal(2),
+  multa: decimal(2),
+  'taxas.valor': decimal(2),
+  'taxas.aliquota': decimal(4),
+  'dadosCartao.cnpjCredenciadora': code,
+};
 
 /** A create sends `padrao: fiado` (by the PATCH after the POST) though no comparison sees it: shown with the rest. */
 function paymentMethodCreateFields(fields: Record<string, unknown>): Record<string, unknown> {
@@ -385,10 +396,10 @@ async function patchPadrao(client: ApiClient, id: number, padrao: unknown): Prom
 
 async function createPaymentMethod(change: Change, client: ApiClient): Promise<{ id: number }> {
   const desired = change.desired ?? {};
-  // Manifest fields are the API's; the canonical form is the one it stores (CNPJ digits).
+  // Manifest fields are the API's; the body holds the CNPJ as the digits it stores.
   // padrao is server-managed on create: the method gets it through the PATCH once it exists.
   const padrao = desired.padrao;
-  const { padrao: _patched, ...body } = canonicalizePaymentMethod(desired);
+  const { padrao: _patched, ...body } = paymentMethodBody(canonicalizePaymentMethod(desired));
   const { id } = await postRecord(client, resource, kind, body);
   if (padrao !== undefined && padraoPatchCodes[padrao as number] !== undefined) await patchPadrao(client, id, padrao);
   return { id };
@@ -416,7 +427,7 @@ async function updatePaymentMethod(change: Change, context: WriteContext): Promi
   if (!context.live) throw new ErpsyncError('INTERNAL', `${change.id}: an update needs the live record to merge onto`);
   const raw = await loadFullRecord(context.client, context.live);
   // PUT replaces the whole record: everything as read (typed), then what the manifest sets.
-  const merged = mergeRecords(mergeRecords(raw, readPaymentMethodFields(raw)), canonicalizePaymentMethod(change.desired ?? {}));
+  const merged = mergeRecords(mergeRecords(raw, readPaymentMethodFields(raw)), paymentMethodBody(canonicalizePaymentMethod(change.desired ?? {})));
   // padrao stays out: the schema lets a PUT set it, and the value read at plan time may be stale
   // once a set-default in the same apply moved the default elsewhere; it moves only by PATCH.
   const { id: _id, fixa: _fixa, padrao: _padrao, ...body } = merged;
@@ -506,6 +517,7 @@ export const formasPagamentos = defineKind({
   settlesBy: defaultMovesAway,
   readLive: readPaymentMethods,
   canonicalize: canonicalizePaymentMethod,
+  fieldTypes: paymentMethodFieldTypes,
   createFields: paymentMethodCreateFields,
   splitUpdate: splitPaymentMethodUpdate,
   retire: 'status',

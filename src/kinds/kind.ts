@@ -25,6 +25,7 @@ import type { KindKey, ReadOnlyUnitKind, ReferenceTarget, UnitKind } from '../mo
 import type { LiveRecord, RemovedRecord, WholeRead } from '../model/live.js';
 import type { Change, FieldChange } from '../model/plan.js';
 import type { Severity } from '../model/diagnostics.js';
+import type { FieldTypes } from '../model/field-types.js';
 import { ErpsyncError } from '../model/errors.js';
 
 export type { KindKey, ReadOnlyUnitKind, ReferenceTarget, UnitKind } from '../model/kinds.js';
@@ -182,8 +183,13 @@ export interface KindAdapter {
    * (`scope.all`) and each one's detail.
    */
   wholeRead?(scope: ReadScope, records: readonly LiveRecord[]): WholeRead | undefined;
-  /** Values compared as equal although written differently (colour case, number types). */
+  /**
+   * The form a record is compared in (kinds/compare-records): keyed collections, sets sorted,
+   * fields only a create takes left out. Values are compared by their fieldTypes, not here.
+   */
   canonicalize?(fields: Record<string, unknown>): Record<string, unknown>;
+  /** Each typed field's type (dot paths, `*` for any segment): how its values compare by meaning (model/field-types). */
+  fieldTypes?: FieldTypes;
   /**
    * The fields a create sends, as its plan shows them, where that is more than the canonical form:
    * a value the API takes when a record is made but never reads back (a payment method's

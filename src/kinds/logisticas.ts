@@ -36,6 +36,7 @@ import {
 import type { DesiredUnit, ManifestRecord } from '../model/desired.js';
 import type { LiveRecord } from '../model/live.js';
 import type { Change, FieldChange } from '../model/plan.js';
+import { decimal } from '../model/field-types.js';
 import { defineKind, defineNestedKind } from './kind.js';
 import type { CheckFinding, ReadScope, WriteContext } from './kind.js';
 
@@ -430,6 +431,8 @@ const logisticasServicos = defineNestedKind({
     { path: ['transportador', 'id'], target: 'contatos', parent: false },
   ],
   canonicalize: canonicalizeService,
+  // Freight is money: compared at cents.
+  fieldTypes: { freteItem: decimal(2) },
   // The body always carries aliases (serviceBody): none, when a manifest leaves them out.
   createFields: (fields) => {
     const canonical = canonicalizeService(fields);

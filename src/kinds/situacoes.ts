@@ -13,6 +13,7 @@ import { defineListRecord, defineName, toolKeyFields } from './shared-schema.js'
 import type { Change } from '../model/plan.js';
 import type { DesiredUnit } from '../model/desired.js';
 import type { LiveRecord } from '../model/live.js';
+import { colour } from '../model/field-types.js';
 import { defineKind } from './kind.js';
 import type { ReadScope, WriteContext } from './kind.js';
 
@@ -157,7 +158,7 @@ export const situacoes = defineKind({
   // A module's situations are listed whole: the read holds every situation of the modules it listed.
   wholeRead: (scope) => modulesListed(scope),
   // The API stores custom colours lower-case whatever was sent, and built-ins upper-case.
-  canonicalize: (fields) => (typeof fields.cor === 'string' ? { ...fields, cor: fields.cor.toLowerCase() } : fields),
+  fieldTypes: { cor: colour },
   // A situation cannot move to another module; a different module is a different situation.
   immutableFields: ['modulo'],
   retire: 'none',

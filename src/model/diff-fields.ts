@@ -1,6 +1,8 @@
 // Field-level differences between what a manifest declares and what the account holds. Only the
 // fields a manifest sets are compared (an omitted field is not managed), objects recursively,
-// lists as a whole.
+// lists as a whole; a field with a declared type by its meaning (model/field-types).
+import type { FieldTypes } from '../model/field-types.js';
+import { fieldTypeAt, sameMeaning } from '../model/field-types.js';
 import { isPlainRecord } from '../model/paths.js';
 import type { FieldChange } from '../model/plan.js';
 
@@ -15,11 +17,15 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
-/** Differences for every field `desired` sets; `secretPaths` are compared but marked sensitive. */
+/**
+ * Differences for every field `desired` sets; `secretPaths` are compared but marked sensitive, and
+ * fields `types` names compare by meaning (a decimal at its precision, a code by its digits).
+ */
 export function diffFields(
   desired: Record<string, unknown>,
   live: Record<string, unknown>,
   secretPaths: ReadonlySet<string> = new Set(),
+  types?: FieldTypes,
   prefix = '',
 ): FieldChange[] {
   const changes: FieldChange[] = [];
@@ -28,10 +34,10 @@ export function diffFields(
     const path = prefix ? `${prefix}.${key}` : key;
     const actual = live[key];
     if (isPlainRecord(wanted) && isPlainRecord(actual)) {
-      changes.push(...diffFields(wanted, actual, secretPaths, path));
+      changes.push(...diffFields(wanted, actual, secretPaths, types, path));
       continue;
     }
-    if (deepEqual(wanted, actual)) continue;
+    if (deepEqual(wanted, actual) || sameMeaning(fieldTypeAt(types, path), wanted, actual)) continue;
     changes.push(secretPaths.has(path) ? { path, before: undefined, after: undefined, sensitive: true } : { path, before: actual, after: wanted });
   }
   return changes;

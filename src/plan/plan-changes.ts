@@ -4,7 +4,7 @@
 // and a kind that cannot be deleted is retired or blocked.
 import type { KindAdapter } from '../kinds/kind.js';
 import type { DesiredUnit, Policy } from '../model/desired.js';
-import { diffFields } from '../model/diff-fields.js';
+import { comparableRecord, diffRecord } from '../kinds/compare-records.js';
 import { findIgnoreRule, ignoreTargetOf } from '../model/ignore-rules.js';
 import type { UnitKind } from '../model/kinds.js';
 import type { LiveRecord } from '../model/live.js';
@@ -57,13 +57,9 @@ function secretPathsOf(adapter: KindAdapter): Set<string> {
   return new Set((adapter.definition?.secretFields ?? []).map((p) => p.join('.')));
 }
 
-function canonicalOf(adapter: KindAdapter): (fields: Record<string, unknown>) => Record<string, unknown> {
-  return adapter.canonicalize ?? ((fields) => fields);
-}
-
 /** Every field a create sends, as the plan shows it (KindAdapter.createFields). */
 function sentOnCreate(adapter: KindAdapter, fields: Record<string, unknown>): Record<string, unknown> {
-  return adapter.createFields ? adapter.createFields(fields) : canonicalOf(adapter)(fields);
+  return adapter.createFields ? adapter.createFields(fields) : comparableRecord(adapter, fields);
 }
 
 /** What a matched (or unmatched) desired unit asks for: a create, updates, a removal, or nothing. */
@@ -73,12 +69,11 @@ export function planMatch(match: Match, context: KindPlanContext): Change[] {
   const ignoreTarget = ignoreTargetOf(adapter, unit.identity, unit.parent);
   if (findIgnoreRule(policy.ignore, ignoreTarget)) return [];
   if (unit.tool.ensure === 'absent') return match.live ? planRemoval(adapter, match.live, 'tombstone', unit, policy.retireInsteadOfDelete) : [];
-  const canon = canonicalOf(adapter);
   if (!match.live) return [withSecrets(newChange('create', adapter.kind, unit.identity, 'missing', creationFields(sentOnCreate(adapter, unit.fields), secretPathsOf(adapter)), unit.fields), unit)];
   const live = match.live;
   const parentRefPath = adapter.definition?.references.find((r) => r.parent)?.path;
   const liveFields = parentRefPath ? translateParentField(live.fields, parentRefPath, context.renames) : live.fields;
-  const differences = diffFields(canon(unit.fields), canon(liveFields), secretPathsOf(adapter)).filter(
+  const differences = diffRecord(adapter, unit.fields, liveFields, secretPathsOf(adapter)).filter(
     (d) => !findIgnoreRule(policy.ignore, ignoreTarget, d.path) && !adapter.settlesBy?.(d, unit, context.units),
   );
   if (differences.length === 0) return [];
