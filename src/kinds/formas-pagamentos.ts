@@ -24,6 +24,7 @@ import {
   requireLiveId,
   setsAnyField,
   soughtKeys,
+  writesAnyField,
 } from './live-helpers.js';
 import type { NameSearch } from './live-helpers.js';
 import type { FieldTypes } from '../model/field-types.js';
@@ -321,6 +322,10 @@ const search: NameSearch = {
 };
 
 async function readPaymentMethods(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
+  if (scope.byIds) {
+    const details = await fetchDetails(client, [...scope.byIds], (id) => `${resource}/${id}`, kind);
+    return [...details].map(([id, detail]) => toLiveRecord(id, detail, true));
+  }
   const listed = await readListOrSearch(client, search, soughtKeys(scope), scope.all);
   const records = listed.map(({ id, raw }) => toLiveRecord(id, raw, false));
   const needDetail = scope.everyField ? records : selectDetailReads(records, scope.desired, (unit) => setsAnyField(unit, detailOnlyFields), false, scope.detailIds);
@@ -525,10 +530,9 @@ export const formasPagamentos = defineKind({
   retirementFields: (record) => [{ path: 'situacao', before: record.fields.situacao, after: situacaoFormaPagamentoLabels.inativa }],
   canDelete: true,
   exportFields: exportPaymentMethod,
-  // The docs and the strict emulator agree that a POST or PUT stores every member of the body it
-  // accepts (card data only reaches card types, which checkRecords enforces) and that the PATCHes
-  // set exactly the value sent: a success answer proves the change.
-  answerProves: () => true,
+  // The list lacks destino, condicao, utilizaDiasUteis, taxas and dadosCartao.
+  readBackDetail: (change) => writesAnyField(change, detailOnlyFields),
+  readsById: true,
   writeRequests: paymentMethodWriteRequests,
   execute: executePaymentMethodChange,
 });

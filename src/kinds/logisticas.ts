@@ -445,8 +445,6 @@ const logisticasServicos = defineNestedKind({
   canDelete: false,
   // The services POST takes an array: creates ride in their logistics' create, or go together per logistics.
   batching: { createsInParent: true, createsPerRequest: 50 },
-  // Strict mode and the docs agree a success stores the body as sent, and the activation PATCH sets exactly `ativo`.
-  answerProves: () => true,
   exportFields: exportService,
   execute: executeService,
 });
@@ -478,8 +476,6 @@ export const logisticas = defineKind({
   isRetired: (record) => record.fields.situacao === 'D',
   retirementFields: (record) => [{ path: 'situacao', before: record.fields.situacao, after: 'D' }],
   canDelete: true,
-  // Strict mode and the docs agree a success stores descricao and situacao as sent (and services nested in a create).
-  answerProves: () => true,
   execute: executeLogistics,
   nested: [logisticasServicos],
 });

@@ -163,8 +163,6 @@ export const situacoes = defineKind({
   immutableFields: ['modulo'],
   retire: 'none',
   canDelete: true,
-  // Strict mode and the docs agree a success stores the body as sent; the colour's case, which the service changes, is compared case-insensitively.
-  answerProves: () => true,
   execute: executeByAction('situations', { create: createSituation, update: updateSituation, delete: deleteOperation('/situacoes', 'situacoes') }),
 
 });

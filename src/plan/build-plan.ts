@@ -110,7 +110,7 @@ export function buildPlan(declared: DesiredState, live: LiveState, adapters: rea
   const budget = decideBudget(targeted?.changes ?? state.changes, desired, options);
   const changes = sortChanges(targeted?.changes ?? state.changes, adapters);
   planBatches(changes, adapters, (kind, identity) => unitOf(kind, identity)?.parent);
-  decideVerification(changes, adapters);
+  decideVerification(changes, live, adapters);
   const plan: Plan = {
     formatVersion: 2,
     target: options.target,

@@ -15,7 +15,7 @@ import type { Plan, PlanTarget } from '../model/plan.js';
 import { actionableChanges, needsReadBack } from '../model/plan.js';
 import { applyPlan } from '../apply/apply-plan.js';
 import { findStalePreconditions } from '../apply/check-stale.js';
-import { findNonConvergent } from '../apply/check-convergence.js';
+import { checkReadBack, describeRestated } from '../apply/check-convergence.js';
 import { recheckRequest, verifyRequest } from '../apply/read-requests.js';
 
 export interface ApplyWorkflowOptions {
@@ -71,10 +71,16 @@ export async function runApplyWorkflow(plan: Plan, options: ApplyWorkflowOptions
   let notConverged: string[] = [];
   if (!result.interrupted && result.applied > 0) {
     options.report({ type: 'verify-start' });
-    // Only changes planned for read-back are read again: the others' own answers proved them.
+    // Every applied write but deletes (whose answer is the proof) is read back; nothing, when none is.
     const readBack = result.outcomes.some((o) => o.outcome.status === 'applied' && needsReadBack(o.change));
-    if (readBack) notConverged = findNonConvergent(result, await options.readAccount(verifyRequest(plan, options.adapters, live)), options.adapters);
-    options.report({ type: 'verify-end', notConverged });
+    let notes: string[] = [];
+    if (readBack) {
+      const ids = new Map(result.outcomes.map(({ change, outcome }) => [change.id, outcome.status === 'applied' ? (outcome.id ?? change.liveId) : undefined]));
+      const check = checkReadBack(result, await options.readAccount(verifyRequest(plan, options.adapters, live, (change) => ids.get(change.id))), options.adapters);
+      notConverged = check.notConverged;
+      notes = check.restated.map(describeRestated);
+    }
+    options.report({ type: 'verify-end', notConverged, ...(notes.length > 0 ? { notes } : {}) });
   }
   return { status: 'applied', result, notConverged };
 }

@@ -1,6 +1,6 @@
 // What a plan predicts it will send against what apply sends, over real HTTP: the services of a
 // new logistics ride in its create, services added to an existing logistics go in one request,
-// only changes whose answer proves nothing are read back, and the cost line counts every request.
+// every write but deletes is read back, and the cost line counts every request.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { createEmulator } from '../../src/emulator/index.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { applyPlan } from '../../src/apply/apply-plan.js';
 import { verifyRequest } from '../../src/apply/read-requests.js';
-import { findNonConvergent } from '../../src/apply/check-convergence.js';
+import { checkReadBack } from '../../src/apply/check-convergence.js';
 import { registry } from '../../src/kinds/registry.js';
 import { fetchLive } from '../../src/live/fetch-live.js';
 import type { DesiredState } from '../../src/model/desired.js';
@@ -32,7 +32,10 @@ async function applyAndCount(desired: DesiredState) {
     const plan = planFor(desired, live, emulator);
     const result = await applyPlan(plan, { client, adapters: registry.units, live });
     let notConverged: string[] = [];
-    if (plan.changes.some(needsReadBack)) notConverged = findNonConvergent(result, await fetchLive(client, registry.units, verifyRequest(plan, registry.units, live)), registry.units);
+    const ids = new Map(result.outcomes.map(({ change, outcome }) => [change.id, outcome.status === 'applied' ? (outcome.id ?? change.liveId) : undefined]));
+    if (plan.changes.some(needsReadBack)) {
+      notConverged = checkReadBack(result, await fetchLive(client, registry.units, verifyRequest(plan, registry.units, live, (c) => ids.get(c.id))), registry.units).notConverged;
+    }
     return { plan, result, notConverged, log: emulator.requestLog() };
   } finally {
     await client.close();
@@ -57,8 +60,8 @@ describe('the requests a plan predicts', () => {
     expect(gets.filter((g) => g.startsWith('/situacoes/modulos?'))).toHaveLength(1);
     const codes = emulator.snapshot().servicosLogisticas.map((s) => s.codigo);
     expect(codes).toEqual(expect.arrayContaining(['MOTO-EXPRESSA', 'MOTO-AGENDADA', 'RETIRADA']));
-    // Only the NFS-e settings, whose PUT answers nothing and may rewrite tax entries, are read back.
-    expect(plan.changes.filter(needsReadBack).map((c) => c.kind)).toEqual(['configuracoesNfse']);
+    // Every write is read back; deletes (none here) are proven by their answer.
+    expect(plan.changes.filter((c) => c.action !== 'blocked').every(needsReadBack)).toBe(true);
   });
 
   it('sends the services added to an existing logistics in one request and maps the ids back', async () => {
