@@ -18,7 +18,7 @@ import { parseStateDocument, readStateFile, writeStateFile } from './persistence
 import { createBucket, createDailyCounter, setBucketRate } from './rate-limit.js';
 import { countRequests } from './request-log.js';
 import { emulatorRoutes } from './routes.js';
-import { modeFromEnvironment } from './rules.js';
+import { modeFromEnvironment, readingsFromEnvironment } from './rules.js';
 import { buildSeed } from './seed.js';
 import type { EmulatorRuntime } from './server.js';
 import { apiPrefix, serveRequest } from './server.js';
@@ -27,7 +27,8 @@ import type { Emulator, EmulatorOptions, FaultSpec } from './types.js';
 
 export type { CompanyRecord, EmulatorState } from './state.js';
 export type { EmulatorMode, EmulatorRule, RuleId } from './rules.js';
-export { emulatorRules, modeFromEnvironment } from './rules.js';
+export { emulatorReadings, emulatorRules, modeFromEnvironment } from './rules.js';
+export type { EmulatorReading } from './rules.js';
 export type { Emulator, EmulatorOptions, FaultKind, FaultScheduleEntry, FaultSpec, OAuthClient, RequestLogEntry } from './types.js';
 export { parseFaultSpec } from './faults.js';
 export { claimStateFile, ownerFileOf } from './state-owner.js';
@@ -77,6 +78,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const runtime: EmulatorRuntime = {
     state: initial.state,
     mode: options.mode ?? modeFromEnvironment(),
+    readings: new Set(options.readings ?? readingsFromEnvironment()),
     routes: emulatorRoutes,
     auth,
     oauthClients: options.oauthClients ?? [defaultOAuthClient],

@@ -11,12 +11,23 @@ export type EmulatorMode = 'strict' | 'lenient';
 
 export const emulatorModes: readonly EmulatorMode[] = ['strict', 'lenient'];
 
+/**
+ * Readings of the service seen on real accounts that the docs do not describe, each switched on by
+ * name in either mode (EmulatorOptions.readings, or ERPSYNC_EMULATOR_READINGS=a,b): erpsync must
+ * be right with each of them on.
+ */
+export type EmulatorReading = 'float-noise' | 'formatted-codes';
+
+export const emulatorReadings: readonly EmulatorReading[] = ['float-noise', 'formatted-codes'];
+
 export interface EmulatorRule {
   /** What the emulator refuses (400/404/405) or changes. */
   does: string;
   /** api-facts.md §…, more-config.md, service-interface.md, the OpenAPI schema, or "inference". */
   source: string;
-  applies: 'both' | 'strict';
+  /** `reading`: only when its named reading (`knob`) is switched on, in either mode. */
+  applies: 'both' | 'strict' | 'reading';
+  knob?: EmulatorReading;
   /** What lenient mode does instead (strict rules only). */
   lenient?: string;
 }
@@ -351,14 +362,37 @@ export const emulatorRules = {
     source: 'more-config.md, OpenAPI (only GET documented)',
     applies: 'both',
   },
+  // ── readings seen on real accounts (off unless named) ──────────────────────
+  'float-noise': {
+    does: 'decimal members (juros, multa, taxas, freteItem, the NFS-e rates and amounts) are answered as the float32 the value was stored in, read as float64: 2.49 → 2.4900000095367432',
+    source: 'real-observations.md #17 (`preco` 49.90 → 49.9000015259, RZ)',
+    applies: 'reading',
+    knob: 'float-noise',
+  },
+  'formatted-codes': {
+    does: 'codes are stored formatted whatever was sent: CNAE `8299-1/00` (7 digits) or `82.99` (4), LC 116 `listaServico` `01.07`, CNPJs `00.000.000/0000-00`',
+    source: 'real-observations.md #18 (NCM `85011019` → `8501.10.19`, CEST likewise, RZ)',
+    applies: 'reading',
+    knob: 'formatted-codes',
+  },
 } as const satisfies Record<string, EmulatorRule>;
 
 export type RuleId = keyof typeof emulatorRules;
 
-/** Whether `mode` applies rule `id`: documented rules always, inferred ones in strict mode only. */
+/** Whether `mode` applies rule `id`: documented rules always, inferred ones in strict mode only, readings never by mode. */
 export function enforces(mode: EmulatorMode, id: RuleId): boolean {
   const rule: EmulatorRule = emulatorRules[id];
-  return rule.applies === 'both' || mode === 'strict';
+  return rule.applies === 'both' || (rule.applies === 'strict' && mode === 'strict');
+}
+
+/** The readings `ERPSYNC_EMULATOR_READINGS` names (comma-separated), so CLI runs and the sandbox can switch them on. */
+export function readingsFromEnvironment(env: NodeJS.ProcessEnv = process.env): EmulatorReading[] {
+  const names = (env.ERPSYNC_EMULATOR_READINGS ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+  return names.map((name) => {
+    const reading = emulatorReadings.find((r) => r === name);
+    if (!reading) throw new ErpsyncError('CONFIG', `ERPSYNC_EMULATOR_READINGS names no reading "${name}" (known: ${emulatorReadings.join(', ')})`);
+    return reading;
+  });
 }
 
 /** The mode `ERPSYNC_EMULATOR_MODE` names, so whole test runs (and the sandbox) can switch. */
@@ -370,11 +404,16 @@ export function modeFromEnvironment(env: NodeJS.ProcessEnv = process.env): Emula
   return mode;
 }
 
+function appliesCell(rule: EmulatorRule): string {
+  if (rule.applies === 'reading') return `reading \`${rule.knob ?? ''}\``;
+  return rule.applies === 'both' ? 'both modes' : 'strict only';
+}
+
 /** The table as Markdown, for RULES.md. */
 export function renderRulesTable(): string {
   const cell = (text: string) => text.replace(/\|/g, '\\|');
   const rows = Object.entries(emulatorRules).map(([id, rule]: [string, EmulatorRule]) =>
-    `| \`${id}\` | ${cell(rule.does)} | ${cell(rule.source)} | ${rule.applies === 'both' ? 'both modes' : 'strict only'} | ${cell(rule.lenient ?? '—')} |`,
+    `| \`${id}\` | ${cell(rule.does)} | ${cell(rule.source)} | ${appliesCell(rule)} | ${cell(rule.lenient ?? '—')} |`,
   );
   return [
     '# Emulator rules',
@@ -382,7 +421,9 @@ export function renderRulesTable(): string {
     'Every refusal and coercion of the emulator, with its source. Generated from `rules.ts` (run',
     '`npx vitest run src/emulator/rules.test.ts -u` after changing it). Strict mode is the default;',
     '`ERPSYNC_EMULATOR_MODE=lenient` (or `createEmulator({ mode: \'lenient\' })`) switches the',
-    'inferred rules to their other plausible reading.',
+    'inferred rules to their other plausible reading. Readings seen on real accounts are switched on',
+    'by name in either mode: `ERPSYNC_EMULATOR_READINGS=float-noise,formatted-codes` (or',
+    '`createEmulator({ readings: [...] })`).',
     '',
     '| rule | the emulator … | source | applies | lenient mode instead |',
     '|---|---|---|---|---|',

@@ -1,6 +1,6 @@
 // Public types of the embedded emulator: the options a test or the CLI passes in and the handle
 // it gets back. Other modules of erpsync code against these names, so they change only with care.
-import type { EmulatorMode } from './rules.js';
+import type { EmulatorMode, EmulatorReading } from './rules.js';
 import type { CompanyRecord } from './state.js';
 import type { EmulatorState } from './state.js';
 
@@ -27,6 +27,16 @@ export interface FaultScheduleEntry {
   fault: FaultKind;
 }
 
+/** A member a write's body loses on its way in (a proxy that drops it): the service never sees it. */
+export interface DroppedMember {
+  /** Default: every write method. */
+  method?: string;
+  /** The resource: this path and every path under it (`/formas-pagamentos` covers `/formas-pagamentos/7`). */
+  path: string;
+  /** Dot path inside the body, e.g. `juros` or `taxas.valor`. */
+  member: string;
+}
+
 export interface FaultSpec {
   /** 0..1, drawn per request. */
   probability?: number;
@@ -41,6 +51,8 @@ export interface FaultSpec {
   /** Methods `probability` draws faults for (e.g. only POST, to fault creates); default: every method. */
   methods?: string[];
   schedule?: FaultScheduleEntry[];
+  /** Members dropped from every matching write (see DroppedMember). */
+  dropMembers?: DroppedMember[];
 }
 
 export interface OAuthClient {
@@ -56,6 +68,8 @@ export interface EmulatorOptions {
    * `ERPSYNC_EMULATOR_MODE` environment variable, else strict.
    */
   mode?: EmulatorMode;
+  /** Readings seen on real accounts to switch on (rules.ts); default: ERPSYNC_EMULATOR_READINGS, else none. */
+  readings?: readonly EmulatorReading[];
   /** `fresh` (default): a new account's defaults; `empty`: system records only; else a JSON file path. */
   seed?: 'fresh' | 'empty' | string;
   /** Loaded when it exists (else the seed is used); every change is persisted to it atomically. */

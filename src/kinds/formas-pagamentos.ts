@@ -432,7 +432,8 @@ async function updatePaymentMethod(change: Change, context: WriteContext): Promi
   if (!context.live) throw new ErpsyncError('INTERNAL', `${change.id}: an update needs the live record to merge onto`);
   const raw = await loadFullRecord(context.client, context.live);
   // PUT replaces the whole record: everything as read (typed), then what the manifest sets.
-  const merged = mergeRecords(mergeRecords(raw, readPaymentMethodFields(raw)), paymentMethodBody(canonicalizePaymentMethod(change.desired ?? {})));
+  // The CNPJ as the digits the API takes, also when the account answered it formatted.
+  const merged = paymentMethodBody(mergeRecords(mergeRecords(raw, readPaymentMethodFields(raw)), canonicalizePaymentMethod(change.desired ?? {})));
   // padrao stays out: the schema lets a PUT set it, and the value read at plan time may be stale
   // once a set-default in the same apply moved the default elsewhere; it moves only by PATCH.
   const { id: _id, fixa: _fixa, padrao: _padrao, ...body } = merged;
