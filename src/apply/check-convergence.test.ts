@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkReadBack, describeRestated } from './check-convergence.js';
+import { checkReadBack, describeReadBack } from './check-convergence.js';
 import { code } from '../model/field-types.js';
 import type { KindAdapter } from '../kinds/kind.js';
 import type { LiveRecord } from '../model/live.js';
@@ -34,7 +34,7 @@ describe('checkReadBack', () => {
       { change: change('create', 'Vendas > B', [{ path: 'nome', before: undefined, after: 'B' }]), outcome: { status: 'applied', id: 2 } },
     ]);
     const live = { records: new Map([['situacoes' as const, [record(1, 'Vendas > A', { cor: '#abcdef' }), record(2, 'Vendas > B', { nome: 'B' })]]]), reads: 1 };
-    expect(checkReadBack(applied, live, [adapter]).notConverged).toEqual([]);
+    expect(describeReadBack(checkReadBack(applied, live, [adapter])).notConverged).toEqual([]);
   });
 
   it('reports a field the service ignored and a record that is not there', () => {
@@ -44,7 +44,7 @@ describe('checkReadBack', () => {
       { change: change('delete', 'Vendas > C', [], 3), outcome: { status: 'applied' } },
     ]);
     const live = { records: new Map([['situacoes' as const, [record(1, 'Vendas > A', { cor: '#000000' })]]]), reads: 1 };
-    expect(checkReadBack(applied, live, [adapter]).notConverged).toEqual([
+    expect(describeReadBack(checkReadBack(applied, live, [adapter])).notConverged).toEqual([
       'situacoes "Vendas > A": cor was not kept: sent "#abcdef", the account holds "#000000"',
       'situacoes "Vendas > B" is not in the account after create',
     ]);
@@ -53,8 +53,8 @@ describe('checkReadBack', () => {
   it('notes a value kept in another form that means the same, and fails none', () => {
     const applied = result([{ change: change('update', 'Vendas > A', [{ path: 'codigo', before: '', after: '85011019' }], 1), outcome: { status: 'applied' } }]);
     const live = { records: new Map([['situacoes' as const, [record(1, 'Vendas > A', { codigo: '8501.10.19' })]]]), reads: 1 };
-    const check = checkReadBack(applied, live, [adapter]);
+    const check = describeReadBack(checkReadBack(applied, live, [adapter]));
     expect(check.notConverged).toEqual([]);
-    expect(check.restated.map(describeRestated)).toEqual(['the service stores "8501.10.19" for "85011019" (situacoes "Vendas > A" codigo); they mean the same, so it is no change']);
+    expect(check.notes).toEqual(['the service stores "8501.10.19" for "85011019" (situacoes "Vendas > A" codigo); they mean the same, so it is no change']);
   });
 });

@@ -22,8 +22,9 @@ export interface FieldMiss {
 }
 
 export interface ReadBackCheck {
-  /** Records missing after their write, and fields not kept: each a line that fails the run. */
-  notConverged: string[];
+  /** Records missing after their write: each a line that fails the run. */
+  missing: string[];
+  /** Written fields not kept: each fails the run too (describeMiss). */
   misses: FieldMiss[];
   /** Fields kept in another form that means the same, with both forms. */
   restated: FieldMiss[];
@@ -43,7 +44,7 @@ export function showValue(value: unknown): string {
 }
 
 export function checkReadBack(result: ApplyResult, live: LiveState, adapters: readonly KindAdapter[]): ReadBackCheck {
-  const check: ReadBackCheck = { notConverged: [], misses: [], restated: [] };
+  const check: ReadBackCheck = { missing: [], misses: [], restated: [] };
   for (const { change, outcome } of result.outcomes) {
     if (outcome.status !== 'applied' || !needsReadBack(change)) continue;
     // A create carried in another's request (services in their logistics' create) has no id of its own: found by identity.
@@ -52,7 +53,7 @@ export function checkReadBack(result: ApplyResult, live: LiveState, adapters: re
     const record = id === undefined ? records.find((r) => r.identity === change.key) : records.find((r) => r.id === id);
     const subject = `${change.kind} "${change.key}"`;
     if (!record) {
-      check.notConverged.push(`${subject} is not in the account after ${change.action}`);
+      check.missing.push(`${subject} is not in the account after ${change.action}`);
       continue;
     }
     // Only the fields this change wrote: another change of the same record may have failed.
@@ -61,13 +62,22 @@ export function checkReadBack(result: ApplyResult, live: LiveState, adapters: re
     const expected = expectedOf(change);
     for (const miss of diffRecord(adapter, expected, record.fields).filter((d) => written(d.path))) {
       check.misses.push({ kind: change.kind, key: change.key, path: miss.path, sent: miss.after, stored: miss.before });
-      check.notConverged.push(`${subject}: ${miss.path} was not kept: sent ${showValue(miss.after)}, the account holds ${showValue(miss.before)}`);
     }
     for (const same of restatedInRecord(adapter, expected, record.fields).filter((d) => written(d.path))) {
       check.restated.push({ kind: change.kind, key: change.key, path: same.path, sent: same.after, stored: same.before });
     }
   }
   return check;
+}
+
+/** The line that fails a run for a field not kept. */
+export function describeMiss(field: FieldMiss): string {
+  return `${field.kind} "${field.key}": ${field.path} was not kept: sent ${showValue(field.sent)}, the account holds ${showValue(field.stored)}`;
+}
+
+/** Every line that fails the run, and every note, as a check without memory of earlier runs words them. */
+export function describeReadBack(check: ReadBackCheck): { notConverged: string[]; notes: string[] } {
+  return { notConverged: [...check.missing, ...check.misses.map(describeMiss)], notes: check.restated.map(describeRestated) };
 }
 
 /** The note a restated field gets: the form the service keeps for the form sent. */

@@ -6,6 +6,8 @@ import type { KindAdapter } from '../kinds/kind.js';
 import type { DesiredUnit, Policy } from '../model/desired.js';
 import { comparableRecord, diffRecord } from '../kinds/compare-records.js';
 import { findIgnoreRule, ignoreTargetOf } from '../model/ignore-rules.js';
+import type { UnkeptField } from '../model/unkept-fields.js';
+import { findUnkept } from '../model/unkept-fields.js';
 import type { UnitKind } from '../model/kinds.js';
 import type { LiveRecord } from '../model/live.js';
 import { isAccountOwn } from '../model/live.js';
@@ -51,10 +53,20 @@ export interface KindPlanContext {
   units: readonly DesiredUnit[];
   /** Renames of this kind's records made by this plan (live identity → new identity). */
   renames: ReadonlyMap<string, string>;
+  /** Fields the service did not keep on earlier runs (model/unkept-fields): not sent again; each one skipped is added to `skipped`. */
+  unkept?: readonly UnkeptField[];
+  skipped?: UnkeptField[];
 }
 
 function secretPathsOf(adapter: KindAdapter): Set<string> {
   return new Set((adapter.definition?.secretFields ?? []).map((p) => p.join('.')));
+}
+
+/** Whether the service did not keep this very value on earlier runs: then it is not sent again, and the plan says so. */
+function skipUnkept(context: KindPlanContext, key: string, difference: FieldChange): boolean {
+  const unkept = findUnkept(context.unkept, context.adapter.kind, key, difference);
+  if (unkept) context.skipped?.push(unkept);
+  return unkept !== undefined;
 }
 
 /** Every field a create sends, as the plan shows it (KindAdapter.createFields). */
@@ -74,7 +86,7 @@ export function planMatch(match: Match, context: KindPlanContext): Change[] {
   const parentRefPath = adapter.definition?.references.find((r) => r.parent)?.path;
   const liveFields = parentRefPath ? translateParentField(live.fields, parentRefPath, context.renames) : live.fields;
   const differences = diffRecord(adapter, unit.fields, liveFields, secretPathsOf(adapter)).filter(
-    (d) => !findIgnoreRule(policy.ignore, ignoreTarget, d.path) && !adapter.settlesBy?.(d, unit, context.units),
+    (d) => !findIgnoreRule(policy.ignore, ignoreTarget, d.path) && !adapter.settlesBy?.(d, unit, context.units) && !skipUnkept(context, unit.identity, d),
   );
   if (differences.length === 0) return [];
   if (live.system) {

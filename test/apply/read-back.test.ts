@@ -110,6 +110,31 @@ for (const mode of emulatorModes) {
       expect(account.emulator.snapshot().formasPagamentos.find((m) => m.descricao === 'Boleto da loja')?.juros).toBe(0);
     });
 
+    it('reports a field that keeps failing as one the service does not keep, and stops sending it', async () => {
+      const account = await openAccount(mode);
+      const file = writeManifest(account, manifest);
+      expect((await runCli(['apply', file, '--auto-approve'], { cwd: account.dir, env: account.env })).code).toBe(0);
+      account.emulator.setFaults('drop=PUT/formas-pagamentos:juros');
+      writeManifest(account, manifest.replace('juros: 1.33', 'juros: 1.5'));
+      const first = await runCli(['apply', file, '--auto-approve'], { cwd: account.dir, env: account.env });
+      expect(first.code).toBe(1);
+      expect(first.stdout).not.toContain('does not keep this field');
+      const second = await runCli(['apply', file, '--auto-approve'], { cwd: account.dir, env: account.env });
+      expect(second.code).toBe(1);
+      expect(second.stdout).toContain('juros was not kept: sent 1.5, the account holds 0 — the service does not keep this field (not kept on 2 runs)');
+      // The third run sends it no more: the plan says why, and nothing is written.
+      const before = account.emulator.requestLog().length;
+      const third = await runCli(['apply', file, '--auto-approve'], { cwd: account.dir, env: account.env });
+      expect(third.code).toBe(0);
+      expect(`${third.stdout}${third.stderr}`).toContain('juros: the service does not keep this field');
+      expect(writesIn(account.emulator, before)).toEqual([]);
+      // A new value in the manifest is sent again.
+      account.emulator.setFaults(undefined);
+      writeManifest(account, manifest.replace('juros: 1.33', 'juros: 1.75'));
+      expect((await runCli(['apply', file, '--auto-approve'], { cwd: account.dir, env: account.env })).code).toBe(0);
+      expect(account.emulator.snapshot().formasPagamentos.find((m) => m.descricao === 'Boleto da loja')?.juros).toBe(1.75);
+    });
+
     it('sends no read-back when there is nothing to change', async () => {
       const account = await openAccount(mode);
       const file = writeManifest(account, manifest);

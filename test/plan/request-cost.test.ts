@@ -8,7 +8,7 @@ import { createEmulator } from '../../src/emulator/index.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { applyPlan } from '../../src/apply/apply-plan.js';
 import { verifyRequest } from '../../src/apply/read-requests.js';
-import { checkReadBack } from '../../src/apply/check-convergence.js';
+import { checkReadBack, describeReadBack } from '../../src/apply/check-convergence.js';
 import { registry } from '../../src/kinds/registry.js';
 import { fetchLive } from '../../src/live/fetch-live.js';
 import type { DesiredState } from '../../src/model/desired.js';
@@ -34,7 +34,7 @@ async function applyAndCount(desired: DesiredState) {
     let notConverged: string[] = [];
     const ids = new Map(result.outcomes.map(({ change, outcome }) => [change.id, outcome.status === 'applied' ? (outcome.id ?? change.liveId) : undefined]));
     if (plan.changes.some(needsReadBack)) {
-      notConverged = checkReadBack(result, await fetchLive(client, registry.units, verifyRequest(plan, registry.units, live, (c) => ids.get(c.id))), registry.units).notConverged;
+      notConverged = describeReadBack(checkReadBack(result, await fetchLive(client, registry.units, verifyRequest(plan, registry.units, live, (c) => ids.get(c.id))), registry.units)).notConverged;
     }
     return { plan, result, notConverged, log: emulator.requestLog() };
   } finally {
