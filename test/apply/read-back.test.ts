@@ -70,6 +70,16 @@ function writeManifest(account: Account, text: string): string {
   return file;
 }
 
+/** An account that holds the manifest, a proxy that drops `juros` from every payment-method PUT, and a manifest that changes it. */
+async function changeJurosBehindADroppingProxy(mode: EmulatorMode): Promise<{ account: Account; file: string }> {
+  const account = await openAccount(mode);
+  const file = writeManifest(account, manifest);
+  expect((await runCli(['apply', file, '--auto-approve'], { cwd: account.dir, env: account.env })).code).toBe(0);
+  account.emulator.setFaults('drop=PUT/formas-pagamentos:juros');
+  writeManifest(account, manifest.replace('juros: 1.33', 'juros: 1.5'));
+  return { account, file };
+}
+
 const writesIn = (emulator: Emulator, from: number) => emulator.requestLog().slice(from).filter((e) => e.method !== 'GET');
 
 for (const mode of emulatorModes) {
@@ -98,12 +108,7 @@ for (const mode of emulatorModes) {
     });
 
     it('fails the apply (exit 1) when the service drops a written field, naming the record, the field, what was sent and what it holds', async () => {
-      const account = await openAccount(mode);
-      const file = writeManifest(account, manifest);
-      expect((await runCli(['apply', file, '--auto-approve'], { cwd: account.dir, env: account.env })).code).toBe(0);
-      // A proxy between erpsync and the service drops `juros` from every payment-method PUT.
-      account.emulator.setFaults('drop=PUT/formas-pagamentos:juros');
-      writeManifest(account, manifest.replace('juros: 1.33', 'juros: 1.5'));
+      const { account, file } = await changeJurosBehindADroppingProxy(mode);
       const applied = await runCli(['apply', file, '--auto-approve'], { cwd: account.dir, env: account.env });
       expect(applied.code).toBe(1);
       expect(applied.stdout).toContain('formasPagamentos "Boleto da loja": juros was not kept: sent 1.5, the account holds 0');
@@ -111,11 +116,7 @@ for (const mode of emulatorModes) {
     });
 
     it('reports a field that keeps failing as one the service does not keep, and stops sending it', async () => {
-      const account = await openAccount(mode);
-      const file = writeManifest(account, manifest);
-      expect((await runCli(['apply', file, '--auto-approve'], { cwd: account.dir, env: account.env })).code).toBe(0);
-      account.emulator.setFaults('drop=PUT/formas-pagamentos:juros');
-      writeManifest(account, manifest.replace('juros: 1.33', 'juros: 1.5'));
+      const { account, file } = await changeJurosBehindADroppingProxy(mode);
       const first = await runCli(['apply', file, '--auto-approve'], { cwd: account.dir, env: account.env });
       expect(first.code).toBe(1);
       expect(first.stdout).not.toContain('does not keep this field');
