@@ -45,8 +45,8 @@ describe('checkReadBack', () => {
     ]);
     const live = { records: new Map([['situacoes' as const, [record(1, 'Vendas > A', { cor: '#000000' })]]]), reads: 1 };
     expect(describeReadBack(checkReadBack(applied, live, [adapter])).notConverged).toEqual([
-      'situacoes "Vendas > A": cor was not kept: sent "#abcdef", the account holds "#000000"',
       'situacoes "Vendas > B" is not in the account after create',
+      'situacoes "Vendas > A": cor was not kept: sent "#abcdef", the account holds "#000000"',
     ]);
   });
 
