@@ -9,11 +9,11 @@
 // can close is a crash between the token endpoint's answer and the write: the next run is refused
 // (invalid_grant) and says to log in again. Concurrent callers of one process share one refresh.
 // Nothing here prints; secrets are exposed only through `secrets()`.
-import { readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { ErpsyncError, isErpsyncError } from '../model/errors.js';
-import { describeWriteError, makeDirectory, refuseSymbolicLink, writeFileAtomically } from '../model/write-file-atomically.js';
+import { makeDirectory, refuseSymbolicLink, writeFileAtomically } from '../model/write-file-atomically.js';
 import type { Governor } from './governor.js';
 import { acquireLeaseLock } from './lease-lock.js';
 import { requestToken } from './oauth.js';
@@ -254,12 +254,7 @@ export function createOAuthProvider(options: OAuthProviderOptions): CredentialPr
 /** Runs `work` holding the lock of a credentials file (see createOAuthProvider's refresh). */
 async function withCredentialsLock<T>(file: string, work: () => Promise<T>): Promise<T> {
   const lockFile = `${file}.lock`;
-  const lock = await acquireLeaseLock(lockFile, { key: `the credentials in ${file}`, command: 'erpsync (token refresh)', timeoutMs: 60_000, leaseMs: 30_000, pollMs: 100 }).catch(async (error: unknown) => {
-    const described = describeWriteError(error, lockFile);
-    // A full disk fails the lock's write after its exclusive create succeeded: that empty file is this run's own.
-    if (described !== error) await rm(lockFile, { force: true });
-    throw described;
-  });
+  const lock = await acquireLeaseLock(lockFile, { key: `the credentials in ${file}`, command: 'erpsync (token refresh)', timeoutMs: 60_000, leaseMs: 30_000, pollMs: 100 });
   try {
     return await work();
   } finally {

@@ -17,6 +17,7 @@ import { dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ErpsyncError } from '../model/errors.js';
+import { describeWriteError } from '../model/write-file-atomically.js';
 
 export interface LockOwner {
   host: string;
@@ -96,20 +97,29 @@ async function readLock(file: string): Promise<LockRecord | undefined> {
   }
 }
 
+/**
+ * Creates `file` holding `content`, or false when it exists. A disk that is full (or a folder that
+ * may not be written) fails clearly, naming the file, and leaves no half-written lock behind: an
+ * empty lock file would read as no holder and block nobody, or every run after.
+ */
 async function createExclusive(file: string, content: string): Promise<boolean> {
+  let handle;
   try {
-    const handle = await open(file, 'wx', 0o600);
-    try {
-      await handle.writeFile(content, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    return true;
+    handle = await open(file, 'wx', 0o600);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
+    throw describeWriteError(error, file);
   }
+  try {
+    await handle.writeFile(content, 'utf8');
+    await handle.sync();
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await rm(file, { force: true });
+    throw describeWriteError(error, file);
+  }
+  await handle.close();
+  return true;
 }
 
 /** Removes a stale lock, if it is still the one judged stale; one taker at a time (false: another is taking it). */

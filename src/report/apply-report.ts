@@ -6,6 +6,7 @@ import { renderPlanText } from './render-plan.js';
 import { advanceProgress, createProgress, describeCost, describeOutcome, interruptedNote, summarizeApply } from './apply-progress.js';
 import type { KindAdapter } from '../kinds/kind.js';
 import { describeAccount } from '../model/account.js';
+import { printable } from '../model/printable.js';
 import type { Change, Plan } from '../model/plan.js';
 import { isActionable, removesRecord } from '../model/plan.js';
 import type { ApplyReportEvent } from '../model/events.js';
@@ -67,8 +68,8 @@ export function createPlainApplyReporter(options: PlainReporterOptions): ApplyRe
         case 'verify-start':
           return;
         case 'verify-end':
-          for (const line of event.notes ?? []) write(`  note: ${line}`);
-          for (const line of event.notConverged) write(`  not converged: ${line}`);
+          for (const line of event.notes ?? []) write(`  note: ${printable(line)}`);
+          for (const line of event.notConverged) write(`  not converged: ${printable(line)}`);
           return;
       }
       progress = advanceProgress(progress, event, now());

@@ -5,6 +5,7 @@ import type { ApplyProgress } from '../report/apply-progress.js';
 import { describeCost, describeOutcome, interruptedNote, summarizeApply } from '../report/apply-progress.js';
 import type { Theme } from './theme.js';
 import { paint } from './theme.js';
+import { printable } from '../model/printable.js';
 
 export interface SummaryViewProps {
   progress: ApplyProgress;
@@ -33,7 +34,7 @@ export function SummaryView({ progress, notConverged, theme, now }: SummaryViewP
       ))}
       {notConverged.map((line) => (
         <Text key={line} color={paint(theme, 'warn')}>
-          {'  '}not converged: {line}
+          {'  '}not converged: {printable(line)}
         </Text>
       ))}
       {progress.interrupted ? <Text color={paint(theme, 'warn')}>{interruptedNote}</Text> : null}

@@ -122,6 +122,21 @@ describe.skipIf(!mountable)(`a full disk under every file erpsync writes${mounta
     expect(snapshot(disk)).toEqual({ [path.join('m', 'pay.yaml')]: manifest });
   });
 
+  it('the account lock of an apply: refused clearly, nothing written, no lock left behind', async () => {
+    account = await openTestAccount('empty');
+    const disk = smallDisk();
+    const locks = path.join(disk, 'locks');
+    mkdirSync(locks, { mode: 0o700 });
+    writeFileSync(path.join(account.dir, 'm.yaml'), groupsManifest(['Maquiagem']));
+    fillUp(disk);
+    const run = await runCli(['apply', 'm.yaml', '--auto-approve'], { cwd: account.dir, env: { ...account.env, ERPSYNC_LOCK_DIR: locks } });
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    expect(run.stderr).toMatch(/cannot write .*locks.*: the disk is full \(ENOSPC\)/);
+    expect(run.stderr).not.toMatch(/internal error|this is a bug|\n\s+at /);
+    expect(readdirSync(locks)).toEqual([]);
+    expect(await account.call('GET', '/grupos-produtos')).toEqual({ data: [] });
+  });
+
   it('the OAuth credentials at a refresh: the stored ones stay', async () => {
     const client = { clientId: 'loja-app', clientSecret: 'loja-app-secret', redirectUri: 'http://127.0.0.1:8123/callback' };
     const emulator = await startEmulator({ oauthClients: [client] });

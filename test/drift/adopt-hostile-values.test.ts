@@ -32,9 +32,9 @@ formasPagamentos:
     tipoPagamento: pix-dinamico
     finalidade: pagamentos-e-recebimentos
     destino: caixa-e-bancos
-    condicao: '0'
+    condicao: '${'0 '.repeat(60)}1'
 gruposProdutos:
-  - nome: ${'Uma linha muito longa '.repeat(12)}fim
+  - nome: Uma linha
 `;
 
 const hostile: [string, string][] = [

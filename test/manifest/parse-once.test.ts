@@ -30,7 +30,7 @@ const stores = {
   c: { env: { LOJA: 'C', TAXA: 'muita' }, overlay: 'lojas/c' },
 } as const;
 
-const load = async (store: keyof typeof stores) => settle(await loadManifests(['base', stores[store].overlay], { cwd: dir, env: stores[store].env, layers: true }));
+const load = async (store: keyof typeof stores) => settle(await loadManifests(['base', stores[store].overlay], { cwd: dir, env: {}, variables: stores[store].env, layers: true }));
 
 /** Functions (each record's `locate`) compared by what they answer for the record itself and a field. */
 function settle(value: unknown): unknown {
