@@ -13,7 +13,6 @@ import { defineListRecord, defineName, toolKeyFields, erpsyncNameLimit } from '.
 import type { Change } from '../model/plan.js';
 import type { DesiredUnit } from '../model/desired.js';
 import type { LiveRecord } from '../model/live.js';
-import { colour } from '../model/field-types.js';
 import { defineKind } from './kind.js';
 import type { ReadScope, WriteContext, LengthLimit } from './kind.js';
 
@@ -169,11 +168,13 @@ export const situacoes = defineKind({
   // A module's situations are listed whole: the read holds every situation of the modules it listed.
   wholeRead: (scope) => modulesListed(scope),
   // The API stores custom colours lower-case whatever was sent, and built-ins upper-case.
-  fieldTypes: { cor: colour },
+  canonicalize: (fields) => (typeof fields.cor === 'string' ? { ...fields, cor: fields.cor.toLowerCase() } : fields),
   // A situation cannot move to another module; a different module is a different situation.
   immutableFields: ['modulo'],
   retire: 'none',
   canDelete: true,
+  // Strict mode and the docs agree a success stores the body as sent; the colour's case, which the service changes, is compared case-insensitively.
+  answerProves: () => true,
   execute: executeByAction('situations', { create: createSituation, update: updateSituation, delete: deleteOperation('/situacoes', 'situacoes') }),
 
 });

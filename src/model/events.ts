@@ -26,8 +26,7 @@ export type ApplyReportEvent =
   | ApplyEvent
   | { type: 'cancelled' }
   | { type: 'verify-start' }
-  /** notes: what the read-back saw that is no failure (a value kept in another form that means the same). */
-  | { type: 'verify-end'; notConverged: string[]; notes?: string[] };
+  | { type: 'verify-end'; notConverged: string[] };
 
 export interface ApplyResult {
   outcomes: { change: Change; outcome: ChangeOutcome }[];
