@@ -7,7 +7,7 @@ import type { DesiredUnit } from '../model/desired.js';
 import type { UnitKind } from '../model/kinds.js';
 import type { LiveRecord, LiveState, ReadRequest, RemovedRecord } from '../model/live.js';
 import { lastSegment } from '../model/names.js';
-import type { Plan } from '../model/plan.js';
+import type { Change, Plan } from '../model/plan.js';
 import { isActionable, needsReadBack } from '../model/plan.js';
 import { appendTo } from '../model/collections.js';
 
@@ -60,27 +60,37 @@ export function recheckRequest(plan: Plan, adapters: readonly KindAdapter[]): Re
   return { kinds: orderKinds(kinds, adapters), desired, complete: (kind) => complete.has(kind), detailIds, ...(removing.size > 0 ? { removing } : {}) };
 }
 
+/** The fields a change wrote, as the desired record holds them: all of a create's, the changed ones of any other. */
+function writtenFields(change: Change): Record<string, unknown> {
+  if (change.action === 'create' || !change.desired) return change.desired ?? {};
+  const written = new Set(change.fields.map((f) => f.path.split('.')[0] ?? ''));
+  return Object.fromEntries(Object.entries(change.desired).filter(([key]) => written.has(key)));
+}
+
 /**
- * The read after apply: the records the plan changed and marked for read-back (changes whose own
- * answer proves them are not read again, unless `alsoReadBack` names them: their answer was lost), with the fields they set (details where needed), and
- * the records they name, so references read back as names. Read-only records named are taken from
- * the plan's read (`before`): nothing this run wrote can have changed them.
+ * The read after apply: the records the plan changed and marked for read-back (every write but
+ * deletes), each with the fields it wrote, so a kind reads a detail only where its list lacks one
+ * of them — or, for changes marked `read-by-id` (decided with the plan's cost line), exactly those
+ * records; `idOf` gives the id of each (a created record's comes from apply).
+ * Also the records they name, so references read back as names. Read-only records named are taken
+ * from the plan's read (`before`): nothing this run wrote can have changed them.
  */
-export function verifyRequest(plan: Plan, adapters: readonly KindAdapter[], before?: LiveState, alsoReadBack: ReadonlySet<string> = new Set()): ReadRequest {
+export function verifyRequest(plan: Plan, adapters: readonly KindAdapter[], before: LiveState | undefined, idOf: (change: Change) => number | undefined): ReadRequest {
   const desired = new Map<UnitKind, DesiredUnit[]>();
-  // A change whose answer was lost (a create found and adopted) has no answer to prove it.
-  const changes = plan.changes.map((c) => (alsoReadBack.has(c.id) ? { ...c, verify: 'read-back' as const } : c));
-  for (const change of changes.filter(needsReadBack)) {
-    if (!change.desired && change.liveId === undefined) continue;
+  const byIds = new Map<UnitKind, Set<number>>();
+  for (const change of plan.changes.filter(needsReadBack)) {
+    const id = idOf(change);
+    if (!change.desired && id === undefined) continue;
     // Removals carry no desired fields; a unit with none still tells the kind where to read.
-    appendTo(desired, change.kind, unitAt(change.kind, change.key, change.desired ?? {}, change.liveId));
+    appendTo(desired, change.kind, unitAt(change.kind, change.key, writtenFields(change), id));
+    if (change.verify === 'read-by-id' && id !== undefined) byIds.set(change.kind, new Set([...(byIds.get(change.kind) ?? []), id]));
   }
-  const kinds = readBackKinds(changes, adapters);
+  const kinds = readBackKinds(plan.changes, adapters);
   const known = new Map<UnitKind, readonly LiveRecord[]>();
   for (const kind of namedReadOnlyKinds(desired, adapters)) {
     const records = before?.records.get(kind);
     if (records) known.set(kind, records);
     kinds.add(kind);
   }
-  return { kinds: orderKinds(kinds, adapters), desired, complete: () => false, known };
+  return { kinds: orderKinds(kinds, adapters), desired, complete: () => false, known, byIds };
 }

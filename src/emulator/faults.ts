@@ -1,7 +1,7 @@
 // Fault injection: a seeded probability and/or a scripted schedule decide, per request, whether it
 // meets a fault. Also parses the CLI's `--faults` text. Pure apart from the PRNG state it owns.
 import { ErpsyncError } from '../model/errors.js';
-import type { FaultKind, FaultScheduleEntry, FaultSpec } from './types.js';
+import type { DroppedMember, FaultKind, FaultScheduleEntry, FaultSpec } from './types.js';
 
 export const faultKinds: readonly FaultKind[] = [
   'http500',
@@ -33,7 +33,7 @@ function isFaultKind(value: string): value is FaultKind {
 function invalid(message: string): ErpsyncError {
   return new ErpsyncError('CONFIG', `invalid fault spec: ${message}`, {
     details: [
-      'syntax: p=0.2,seed=7,kinds=http500+late-commit,latency=300,hold=1500,methods=POST,POST/formas-pagamentos#2=reset-after',
+      'syntax: p=0.2,seed=7,kinds=http500+late-commit,latency=300,hold=1500,methods=POST,POST/formas-pagamentos#2=reset-after,drop=PUT/formas-pagamentos:juros',
       `fault kinds: ${faultKinds.join(', ')}`,
     ],
   });
@@ -42,7 +42,8 @@ function invalid(message: string): ErpsyncError {
 /**
  * Parses `--faults`. Either JSON (a FaultSpec) or comma-separated items:
  * `p=0.2` (or `probability=`), `seed=7`, `kinds=http500+http503`, `latency=300`, `hold=1500`,
- * `methods=POST+PUT`, and schedule
+ * `methods=POST+PUT`, `drop=PUT/formas-pagamentos:juros` (members dropped from matching writes,
+ * several joined by `+`), and schedule
  * items `[METHOD][/path]#N=kind`, e.g. `POST/formas-pagamentos#2=reset-after` or `#5=http503`.
  */
 export function parseFaultSpec(text: string): FaultSpec {
@@ -91,6 +92,9 @@ export function parseFaultSpec(text: string): FaultSpec {
       case 'methods':
         spec.methods = value.split('+').map((m) => m.toUpperCase());
         break;
+      case 'drop':
+        spec.dropMembers = value.split('+').map(parseDroppedMember);
+        break;
       case 'kinds':
         spec.kinds = value.split('+').map((k) => {
           if (!isFaultKind(k)) throw invalid(`unknown fault kind '${k}'`);
@@ -103,6 +107,35 @@ export function parseFaultSpec(text: string): FaultSpec {
   }
   if (schedule.length > 0) spec.schedule = schedule;
   return checkFaultSpec(spec);
+}
+
+function parseDroppedMember(text: string): DroppedMember {
+  const found = /^([A-Za-z]*)(\/[^:\s]+):([\w.]+)$/.exec(text);
+  if (!found) throw invalid(`cannot read the dropped member '${text}' (METHOD/path:member)`);
+  const [, method, path = '', member = ''] = found;
+  return { ...(method ? { method: method.toUpperCase() } : {}), path, member };
+}
+
+/**
+ * A write's parsed body without the members the spec drops for it, as a proxy that drops them
+ * would pass it on: the service never sees them (a PUT, which replaces the record, resets them).
+ */
+export function dropMembers(plan: FaultPlan | undefined, method: string, path: string, body: unknown): unknown {
+  const dropped = (plan?.spec.dropMembers ?? []).filter(
+    (d) => method !== 'GET' && (d.method === undefined || d.method === method) && (path === d.path || path.startsWith(`${d.path}/`)),
+  );
+  let result = body;
+  for (const { member } of dropped) result = withoutMember(result, member.split('.'));
+  return result;
+}
+
+function withoutMember(value: unknown, path: readonly string[]): unknown {
+  const [head, ...rest] = path;
+  if (head === undefined || typeof value !== 'object' || value === null || Array.isArray(value) || !(head in value)) return value;
+  const record = value as Record<string, unknown>;
+  if (rest.length > 0) return { ...record, [head]: withoutMember(record[head], rest) };
+  const { [head]: _dropped, ...kept } = record;
+  return kept;
 }
 
 export function checkFaultSpec(spec: FaultSpec): FaultSpec {

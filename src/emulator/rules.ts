@@ -369,7 +369,7 @@ export type RuleId = keyof typeof emulatorRules;
 /** Whether `mode` applies rule `id`: documented rules always, inferred ones in strict mode only. */
 export function enforces(mode: EmulatorMode, id: RuleId): boolean {
   const rule: EmulatorRule = emulatorRules[id];
-  return rule.applies === 'both' || mode === 'strict';
+  return rule.applies === 'both' || (rule.applies === 'strict' && mode === 'strict');
 }
 
 /** The mode `ERPSYNC_EMULATOR_MODE` names, so whole test runs (and the sandbox) can switch. */
@@ -381,11 +381,15 @@ export function modeFromEnvironment(env: NodeJS.ProcessEnv = process.env): Emula
   return mode;
 }
 
+function appliesCell(rule: EmulatorRule): string {
+  return rule.applies === 'both' ? 'both modes' : 'strict only';
+}
+
 /** The table as Markdown, for RULES.md. */
 export function renderRulesTable(): string {
   const cell = (text: string) => text.replace(/\|/g, '\\|');
   const rows = Object.entries(emulatorRules).map(([id, rule]: [string, EmulatorRule]) =>
-    `| \`${id}\` | ${cell(rule.does)} | ${cell(rule.source)} | ${rule.applies === 'both' ? 'both modes' : 'strict only'} | ${cell(rule.lenient ?? '—')} |`,
+    `| \`${id}\` | ${cell(rule.does)} | ${cell(rule.source)} | ${appliesCell(rule)} | ${cell(rule.lenient ?? '—')} |`,
   );
   return [
     '# Emulator rules',
@@ -393,7 +397,9 @@ export function renderRulesTable(): string {
     'Every refusal and coercion of the emulator, with its source. Generated from `rules.ts` (run',
     '`npx vitest run src/emulator/rules.test.ts -u` after changing it). Strict mode is the default;',
     '`ERPSYNC_EMULATOR_MODE=lenient` (or `createEmulator({ mode: \'lenient\' })`) switches the',
-    'inferred rules to their other plausible reading.',
+    'inferred rules to their other plausible reading. Named readings (the table after this one) are',
+    'switched on one by one: `ERPSYNC_EMULATOR_READINGS=float-noise,formatted-codes` (or',
+    '`createEmulator({ readings: [...] })`).',
     '',
     '| rule | the emulator … | source | applies | lenient mode instead |',
     '|---|---|---|---|---|',

@@ -18,7 +18,7 @@ import type { AuthStore } from './auth.js';
 import { checkBearer } from './auth.js';
 import type { FaultPlan } from './faults.js';
 import { Journal } from './journal.js';
-import { defaultHoldMs, defaultLatencyMs, pickFault } from './faults.js';
+import { defaultHoldMs, defaultLatencyMs, dropMembers, pickFault } from './faults.js';
 import type { RawResponse } from './oauth.js';
 import { handleOAuth, jsonResponse } from './oauth.js';
 import type { DailyCounter, TokenBucket } from './rate-limit.js';
@@ -29,6 +29,7 @@ import type { CompiledRoute, RouteResult } from './router.js';
 import { matchRoute, servesPath } from './router.js';
 import type { ReadingId } from './readings.js';
 import { truncateNames } from './readings.js';
+import { applyReadings } from './answer-readings.js';
 import type { EmulatorMode } from './rules.js';
 import { enforces } from './rules.js';
 import type { EmulatorState } from './state.js';
@@ -176,6 +177,7 @@ async function dispatch(
     } catch {
       return failureResponse(malformedBodyFailure('O corpo da requisição não é um JSON válido.'));
     }
+    parsed = dropMembers(runtime.faults, method, path, parsed);
   }
 
   const mutating = method !== 'GET';
@@ -196,7 +198,7 @@ async function dispatch(
   if (mutating && result.status < 300) await runtime.persist();
   return result.body === undefined
     ? { status: result.status, headers: result.status === 204 ? {} : { 'content-type': 'application/json; charset=utf-8' } }
-    : jsonResponse(result.status, result.body);
+    : jsonResponse(result.status, applyReadings(runtime.readings, result.body));
 }
 
 /** Rule method-not-allowed: a path served for other methods answers 404 (strict) or 405 (lenient). */

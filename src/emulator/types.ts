@@ -29,6 +29,16 @@ export interface FaultScheduleEntry {
   fault: FaultKind;
 }
 
+/** A member a write's body loses on its way in (a proxy that drops it): the service never sees it. */
+export interface DroppedMember {
+  /** Default: every write method. */
+  method?: string;
+  /** The resource: this path and every path under it (`/formas-pagamentos` covers `/formas-pagamentos/7`). */
+  path: string;
+  /** Dot path inside the body, e.g. `juros` or `taxas.valor`. */
+  member: string;
+}
+
 export interface FaultSpec {
   /** 0..1, drawn per request. */
   probability?: number;
@@ -43,6 +53,8 @@ export interface FaultSpec {
   /** Methods `probability` draws faults for (e.g. only POST, to fault creates); default: every method. */
   methods?: string[];
   schedule?: FaultScheduleEntry[];
+  /** Members dropped from every matching write (see DroppedMember). */
+  dropMembers?: DroppedMember[];
 }
 
 export interface OAuthClient {

@@ -183,6 +183,7 @@ function seeksCategoryGroupings(scope: ReadScope): boolean {
 const groupsByCategories = (module: LiveRecord) => groupingByModule[readName(module.raw.modulo)]?.key === 'categoriasProdutos';
 
 async function readFields(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
+  if (scope.byIds) return readFieldsById(client, scope, scope.byIds);
   const named = new Set(scope.desired.map(moduleOf));
   const seeking = seeksCategoryGroupings(scope);
   if (!scope.all && named.size === 0 && !seeking) return [];
@@ -210,6 +211,20 @@ async function readFields(client: ApiClient, scope: ReadScope): Promise<LiveReco
     const detail = details.get(record.id);
     const module = moduleById.get(readInteger(record.raw.idModulo) ?? 0);
     return detail && module ? toLiveRecord(module, record.id, { ...record.raw, ...detail }, scope, true) : record;
+  });
+}
+
+/**
+ * The fields the scope's units pin, by their details alone (no list per module): the unit names
+ * the module, which the detail does not carry.
+ */
+async function readFieldsById(client: ApiClient, scope: ReadScope, ids: ReadonlySet<number>): Promise<LiveRecord[]> {
+  const modules = scope.earlier.get('modulosCamposCustomizados') ?? (await readNamedList(client, '/campos-customizados/modulos', kind, 'nome', false));
+  const moduleOfId = new Map(scope.desired.filter((u) => u.tool.id !== undefined).map((u) => [u.tool.id, modules.find((m) => m.name === moduleOf(u))] as const));
+  const details = await fetchDetails(client, [...ids], (id) => `${resource}/${id}`, kind);
+  return [...details].flatMap(([id, detail]) => {
+    const module = moduleOfId.get(id);
+    return module ? [toLiveRecord(module, id, detail, scope, true)] : [];
   });
 }
 
@@ -337,6 +352,9 @@ export const camposCustomizados = defineKind({
   readLive: readFields,
   wholeRead: wholeFields,
   canonicalize: canonicalizeField,
+  // The list per module holds id, nome and situacao only.
+  readBackDetail: (change) => change.fields.some((field) => !['nome', 'situacao'].includes(field.path.split('.')[0] ?? '')),
+  readsById: true,
   splitUpdate: splitFieldUpdate,
   // Set on create only; PUT ignores nome, so a new name is a new field.
   immutableFields: ['modulo', 'tipoCampo', 'nome'],
@@ -345,8 +363,6 @@ export const camposCustomizados = defineKind({
   isRetired: (record) => record.fields.situacao === situacaoCampoLabels.inativo,
   retirementFields: (record) => [{ path: 'situacao', before: record.fields.situacao, after: situacaoCampoLabels.inativo }],
   canDelete: true,
-  // Strict mode and the docs agree a success stores the field as sent (PUT ignores `nome`: renames are never sent as updates).
-  answerProves: () => true,
   exportFields: exportField,
   execute: executeByAction('custom fields', {
     create: createField,

@@ -116,8 +116,6 @@ export const categoriasLojas = defineKind({
   immutableFields: ['loja', 'categoriaProduto'],
   retire: 'none',
   canDelete: true,
-  // Strict mode and the docs agree a success stores the link as sent.
-  answerProves: () => true,
   execute: executeByAction('store category links', {
     create: (change, context) => postRecord(context.client, resource, kind, linkBody(change.desired ?? {}, context)),
     update: updateLink,

@@ -77,7 +77,5 @@ export const categoriasProdutos = defineKind({
   immutableFields: ['categoriaPai'],
   retire: 'none',
   canDelete: true,
-  // Strict mode and the docs agree a success stores the body as sent (a re-parent is never sent: planned as a replace).
-  answerProves: () => true,
   execute: executeByAction('product categories', { create: createProductCategory, update: updateProductCategory, delete: deleteOperation(resource, kind) }),
 });

@@ -304,8 +304,6 @@ export const categoriasReceitasDespesas = defineKind({
   canonicalize: canonicalizeCategory,
   retire: 'none',
   canDelete: true,
-  // The POST and PUT answer with the record itself; a child's DRE group, which follows its parent, is never compared.
-  answerProves: () => true,
   exportFields: exportCategory,
   // DELETE /categorias/receitas-despesas?idsCategorias[]=… takes many (size and URL length: bulkDeleteIdsPerRequest).
   batching: { deletesPerRequest: bulkDeleteIdsPerRequest },

@@ -2,14 +2,13 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { desiredUnit, openAccount, openEditedAccount, planned, readScope, writeContext } from '../../test/kinds/adapter-support.js';
 import { createApiClient, createStaticTokenProvider } from '../api/index.js';
 import type { ApiClient } from '../api/index.js';
-import { diffFields } from '../model/diff-fields.js';
+import { diffRecord } from './compare-records.js';
 import { configuracoesNfse } from './configuracoes-nfse.js';
 import type { FieldChange } from '../model/plan.js';
 import type { LiveRecord } from '../model/live.js';
 
 const adapter = configuracoesNfse;
 const secretPaths = new Set(['adicionais.cadastroPrefeitura.senha']);
-const canon = (fields: Record<string, unknown>) => adapter.canonicalize?.(fields) ?? fields;
 
 const maquiagem = { CNAE: '9602-5/01', descricaoServico: 'Maquiagem', codigo: { listaServico: '0601' }, percentualISS: 2, padrao: true };
 const limpeza = { CNAE: '9602-5/02', descricaoServico: 'Limpeza de pele', codigo: { listaServico: '0602' }, percentualISS: 2 };
@@ -33,7 +32,7 @@ async function applySettings(client: ApiClient, desired: Record<string, unknown>
 }
 
 function remaining(desired: Record<string, unknown>, live: LiveRecord): FieldChange[] {
-  return diffFields(canon(desired), canon(live.fields), secretPaths);
+  return diffRecord(adapter, desired, live.fields, secretPaths);
 }
 
 describe('configuracoesNfse.readLive', () => {
@@ -97,8 +96,8 @@ describe('configuracoesNfse.execute', () => {
     const desired = { ISS: { tributos: [{ ...limpeza, percentualISS: 3 }, { CNAE: maquiagem.CNAE, descricaoServico: 'Maquiagem social', codigo: { listaServico: '0601' } }] } };
     const live = await readSettings(client);
     expect(remaining(desired, live)).toEqual([
-      { path: 'ISS.tributos.9602-5/01 + 0601.descricaoServico', before: 'Maquiagem', after: 'Maquiagem social' },
-      { path: 'ISS.tributos.9602-5/02 + 0602.percentualISS', before: 2, after: 3 },
+      { path: 'ISS.tributos.9602501 + 0601.descricaoServico', before: 'Maquiagem', after: 'Maquiagem social' },
+      { path: 'ISS.tributos.9602502 + 0602.percentualISS', before: 2, after: 3 },
     ]);
     await applySettings(client, desired);
 
@@ -116,8 +115,8 @@ describe('configuracoesNfse.execute', () => {
     const desired = { ISS: { tributos: [{ ...limpeza, padrao: true }] } };
     const live = await readSettings(client);
     expect(remaining(desired, live)).toEqual([
-      { path: 'ISS.tributos.9602-5/02 + 0602.padrao', before: false, after: true },
-      { path: 'ISS.tributos (CNAE + listaServico)', before: ['9602-5/01 + 0601', '9602-5/02 + 0602'], after: ['9602-5/02 + 0602'] },
+      { path: 'ISS.tributos.9602502 + 0602.padrao', before: false, after: true },
+      { path: 'ISS.tributos (CNAE + listaServico)', before: ['9602501 + 0601', '9602502 + 0602'], after: ['9602502 + 0602'] },
     ]);
     await applySettings(client, desired);
     expect(emulator.snapshot().nfseConfiguracoes.ISS.tributos.map((t) => [t.CNAE, t.padrao])).toEqual([['9602-5/02', true]]);
@@ -134,7 +133,7 @@ describe('configuracoesNfse comparison', () => {
   it('ignores tax entry ids and order', () => {
     const live = { ISS: { tributos: [{ ...limpeza, id: 2 }, { ...maquiagem, id: 1 }] } };
     const desired = { ISS: { tributos: [maquiagem, limpeza] } };
-    expect(diffFields(canon(desired), canon(live))).toEqual([]);
+    expect(diffRecord(adapter, desired, live)).toEqual([]);
   });
 
   it('compares the password but marks it sensitive', async () => {

@@ -9,6 +9,8 @@
 // is still blank. No other kind's quirks here.
 import type { ApiClient } from '../api/client.js';
 import { keyListField } from '../model/diff-fields.js';
+import type { FieldTypes } from '../model/field-types.js';
+import { code, comparableValue, decimal } from '../model/field-types.js';
 import { ErpsyncError } from '../model/errors.js';
 import { compact, executeByAction, isPlainRecord, mergeRecords, nameReadOnlyReference, readBoolean, readInteger, readNumber, referenceId } from './live-helpers.js';
 import type { Coded, FieldTable, FieldTableEntry } from './shared-schema.js';
@@ -415,13 +417,30 @@ export function checkConfiguracoesNfse(records: readonly ManifestRecord[]): Chec
   return findings;
 }
 
+/**
+ * CNAE + listaServico, both by their digits (the codes' meaning): the service may store `82.99` as
+ * `8299` or the other way round, and the entry is still the same one.
+ */
 function matchKeyOf(tributo: Record<string, unknown>): string | undefined {
   const cnae = tributo.CNAE;
   const codigo = tributo.codigo;
   const listaServico = typeof codigo === 'object' && codigo !== null ? (codigo as Record<string, unknown>).listaServico : undefined;
   if (typeof cnae !== 'string' || typeof listaServico !== 'string') return undefined;
-  return `${cnae.trim()} + ${listaServico.trim()}`;
+  return `${String(comparableValue(code, cnae))} + ${String(comparableValue(code, listaServico))}`;
 }
+
+/** Codes by their digits; rates at 4 decimals (their precision is undocumented), amounts in BRL at cents. */
+const settingsFieldTypes: FieldTypes = {
+  'ISS.tributos.*.CNAE': code,
+  'ISS.tributos.*.codigo.listaServico': code,
+  'ISS.tributos.*.percentualISS': decimal(4),
+  'ISS.tributos.*.indicadorOperacao': code,
+  'controle.numeracaoRPS.cnpjEmitente': code,
+  'impostos.IR.percentual': decimal(4),
+  'impostos.IR.valorMinimoAlternativoDescontol': decimal(2),
+  'impostos.outros.aproximados.percentualAliq': decimal(4),
+  'adicionais.CFOP': code,
+};
 
 
 const resourcePath = '/nfse/configuracoes';
@@ -612,6 +631,7 @@ export const configuracoesNfse = defineKind({
   checkRecords: checkConfiguracoesNfse,
   readLive: readSettings,
   canonicalize: canonicalizeSettings,
+  fieldTypes: settingsFieldTypes,
   retire: 'none',
   canDelete: false,
   exportFields: exportSettings,

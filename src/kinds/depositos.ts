@@ -12,8 +12,8 @@ import type { DesiredUnit, ManifestRecord } from '../model/desired.js';
 import type { LiveRecord } from '../model/live.js';
 import type { Change, FieldChange } from '../model/plan.js';
 import { defineKind } from './kind.js';
-import type { CheckFinding, ReadScope, WriteContext, LengthLimit } from './kind.js';
-import { compact, executeByAction, postRecord, readBoolean, readInteger, readListOrSearch, readName, requireLiveId, soughtKeys } from './live-helpers.js';
+import type { CheckFinding, LengthLimit, ReadScope, WriteContext } from './kind.js';
+import { compact, executeByAction, fetchDetails, postRecord, readBoolean, readInteger, readListOrSearch, readName, requireLiveId, soughtKeys } from './live-helpers.js';
 import type { NameSearch } from './live-helpers.js';
 import type { Coded, FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { defineEnum, defineListRecord, defineName, toolKeyFields } from './shared-schema.js';
@@ -76,7 +76,10 @@ export function checkDepositos(records: readonly ManifestRecord[]): CheckFinding
 const search: NameSearch = { resource, kind, nameFilter: 'descricao', nameField: 'descricao', partitions: [{ situacao: 1 }, { situacao: 0 }] };
 
 async function readWarehouses(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
-  const listed = await readListOrSearch(client, search, soughtKeys(scope), scope.all);
+  // By id: the detail is the list item, and one GET per record beats a list per partition.
+  const listed = scope.byIds
+    ? [...(await fetchDetails(client, [...scope.byIds], (id) => `${resource}/${id}`, kind))].map(([id, raw]) => ({ id, raw }))
+    : await readListOrSearch(client, search, soughtKeys(scope), scope.all);
   return listed.map(({ id, raw }): LiveRecord => {
     const descricao = readName(raw.descricao);
     return {
@@ -146,8 +149,7 @@ export const depositos = defineKind({
   isRetired: (record) => record.fields.situacao === situacaoDepositoLabels.inativo,
   retirementFields: (record) => [{ path: 'situacao', before: record.fields.situacao, after: situacaoDepositoLabels.inativo }],
   canDelete: false,
-  // Strict mode and the docs agree a success stores the four fields as sent (one default: the old holder is not compared).
-  answerProves: () => true,
+  readsById: true,
   exportFields: exportWarehouse,
   execute: executeByAction('warehouses', {
     create: (change, { client }) => postRecord(client, resource, kind, warehouseBody({}, change.desired ?? {})),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { desiredUnit, openAccount, openEditedAccount, planned, readByIdentity, readScope, requireRecord, writeContext } from '../../test/kinds/adapter-support.js';
 import type { EmulatorState } from '../emulator/index.js';
-import { diffFields } from '../model/diff-fields.js';
+import { diffRecord } from './compare-records.js';
 import { formasPagamentos, formasPagamentos as adapter } from './formas-pagamentos.js';
 
 const kind = 'formasPagamentos';
@@ -79,11 +79,11 @@ describe('formasPagamentos adapter: planning hooks', () => {
     expect(adapter.splitUpdate?.([{ path: 'padrao', before: 1, after: 0 }])).toEqual([{ action: 'blocked', fields: [{ path: 'padrao', before: 1, after: 0 }] }]);
   });
 
-  it('compares the acquirer CNPJ by its digits', () => {
-    const canon = adapter.canonicalize ?? ((f: Record<string, unknown>) => f);
-    expect(canon({ dadosCartao: { bandeira: 1, cnpjCredenciadora: '12.345.678/0001-95' } })).toEqual({
-      dadosCartao: { bandeira: 1, cnpjCredenciadora: '12345678000195' },
-    });
+  it('compares the acquirer CNPJ by its digits, and money at cents', () => {
+    const desired = { juros: 1.5, taxas: { valor: 2.49 }, dadosCartao: { bandeira: 1, cnpjCredenciadora: '12.345.678/0001-95' } };
+    const stored = { juros: 1.5000000001, taxas: { valor: 2.4900000095367432 }, dadosCartao: { bandeira: 1, cnpjCredenciadora: '12345678000195' } };
+    expect(diffRecord(adapter, desired, stored)).toEqual([]);
+    expect(diffRecord(adapter, desired, { ...stored, juros: 1.51 })).toEqual([{ path: 'juros', before: 1.51, after: 1.5 }]);
   });
 });
 
@@ -108,8 +108,7 @@ describe('formasPagamentos adapter: writing', () => {
 
     const unit = desiredUnit(kind, 'Cartão Elo', desired);
     const live = requireRecord(await readByIdentity(adapter, client, readScope([unit])), 'Cartão Elo');
-    const canon = adapter.canonicalize ?? ((f: Record<string, unknown>) => f);
-    expect(diffFields(canon(unit.fields), canon(live.fields))).toEqual([]);
+    expect(diffRecord(adapter, unit.fields, live.fields)).toEqual([]);
   });
 
   it('updates with a PUT of the whole merged record, reading the detail first when the plan did not', async () => {

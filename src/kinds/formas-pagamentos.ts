@@ -24,8 +24,11 @@ import {
   requireLiveId,
   setsAnyField,
   soughtKeys,
+  writesAnyField,
 } from './live-helpers.js';
 import type { NameSearch } from './live-helpers.js';
+import type { FieldTypes } from '../model/field-types.js';
+import { code, decimal } from '../model/field-types.js';
 import type { Coded, FieldTable, FieldTableEntry, ToolKeys } from './shared-schema.js';
 import { cnpjPattern, defineEnum, defineListRecord, defineName, defineObject, toolKeyFields, erpsyncNameLimit } from './shared-schema.js';
 import type { Change, FieldChange } from '../model/plan.js';
@@ -322,6 +325,10 @@ const search: NameSearch = {
 };
 
 async function readPaymentMethods(client: ApiClient, scope: ReadScope): Promise<LiveRecord[]> {
+  if (scope.byIds) {
+    const details = await fetchDetails(client, [...scope.byIds], (id) => `${resource}/${id}`, kind);
+    return [...details].map(([id, detail]) => toLiveRecord(id, detail, true));
+  }
   const listed = await readListOrSearch(client, search, soughtKeys(scope), scope.all);
   const records = listed.map(({ id, raw }) => toLiveRecord(id, raw, false));
   const needDetail = scope.everyField ? records : selectDetailReads(records, scope.desired, (unit) => setsAnyField(unit, detailOnlyFields), false, scope.detailIds);
@@ -332,21 +339,30 @@ async function readPaymentMethods(client: ApiClient, scope: ReadScope): Promise<
   });
 }
 
-/** The acquirer CNPJ is stored as 14 digits; manifests may write it formatted. */
-function digitsOnly(value: unknown): unknown {
-  return typeof value === 'string' ? value.replace(/\D/g, '') : value;
-}
-
 /**
- * The form the API stores: CNPJ digits only. `padrao: fiado` is create-only — the API never reads
- * it back — so it is left out of every comparison (plan, drift, the check after apply).
+ * `padrao: fiado` is create-only — the API never reads it back — so it is left out of every
+ * comparison (plan, drift, the check after apply). Values compare by fieldTypes.
  */
 function canonicalizePaymentMethod(fields: Record<string, unknown>): Record<string, unknown> {
   const { padrao, ...rest } = fields;
-  const comparable = padrao === padraoLabels.fiado ? rest : fields;
-  if (!isPlainRecord(comparable.dadosCartao) || comparable.dadosCartao.cnpjCredenciadora === undefined) return comparable;
-  return { ...comparable, dadosCartao: { ...comparable.dadosCartao, cnpjCredenciadora: digitsOnly(comparable.dadosCartao.cnpjCredenciadora) } };
+  return padrao === padraoLabels.fiado ? rest : fields;
 }
+
+/** The body form of what a manifest sets: the acquirer CNPJ as the 14 digits the API stores (manifests may write it formatted). */
+function paymentMethodBody(fields: Record<string, unknown>): Record<string, unknown> {
+  const card = fields.dadosCartao;
+  if (!isPlainRecord(card) || typeof card.cnpjCredenciadora !== 'string') return fields;
+  return { ...fields, dadosCartao: { ...card, cnpjCredenciadora: card.cnpjCredenciadora.replace(/\D/g, '') } };
+}
+
+/** Money at cents, rates as documented (juros and multa: 2 decimals), the acquirer CNPJ by its digits. */
+const paymentMethodFieldTypes: FieldTypes = {
+  juros: decimal(2),
+  multa: decimal(2),
+  'taxas.valor': decimal(2),
+  'taxas.aliquota': decimal(4),
+  'dadosCartao.cnpjCredenciadora': code,
+};
 
 /** A create sends `padrao: fiado` (by the PATCH after the POST) though no comparison sees it: shown with the rest. */
 function paymentMethodCreateFields(fields: Record<string, unknown>): Record<string, unknown> {
@@ -388,9 +404,9 @@ async function patchPadrao(client: ApiClient, id: number, padrao: unknown): Prom
 
 async function createPaymentMethod(change: Change, client: ApiClient): Promise<{ id: number }> {
   const desired = change.desired ?? {};
-  // Manifest fields are the API's; the canonical form is the one it stores (CNPJ digits).
+  // Manifest fields are the API's; the body holds the CNPJ as the digits it stores.
   // padrao is server-managed on create: the method gets it through the PATCH once it exists.
-  const { padrao: _patched, ...body } = canonicalizePaymentMethod(desired);
+  const { padrao: _patched, ...body } = paymentMethodBody(canonicalizePaymentMethod(desired));
   const { id } = await postRecord(client, resource, kind, body);
   await completePaymentMethod(change, id, client);
   return { id };
@@ -424,7 +440,8 @@ async function updatePaymentMethod(change: Change, context: WriteContext): Promi
   if (!context.live) throw new ErpsyncError('INTERNAL', `${change.id}: an update needs the live record to merge onto`);
   const raw = await loadFullRecord(context.client, context.live);
   // PUT replaces the whole record: everything as read (typed), then what the manifest sets.
-  const merged = mergeRecords(mergeRecords(raw, readPaymentMethodFields(raw)), canonicalizePaymentMethod(change.desired ?? {}));
+  // The CNPJ as the digits the API takes, also when the account answered it formatted.
+  const merged = paymentMethodBody(mergeRecords(mergeRecords(raw, readPaymentMethodFields(raw)), canonicalizePaymentMethod(change.desired ?? {})));
   // PUT replaces the record, and a PUT without padrao was seen to zero it (real-observations #10),
   // so padrao always rides along: the default the manifest gives, else the one the record holds.
   // A default moving to another method in the same apply is PATCHed after every PUT of the kind
@@ -519,6 +536,7 @@ export const formasPagamentos = defineKind({
   settlesBy: defaultMovesAway,
   readLive: readPaymentMethods,
   canonicalize: canonicalizePaymentMethod,
+  fieldTypes: paymentMethodFieldTypes,
   createFields: paymentMethodCreateFields,
   splitUpdate: splitPaymentMethodUpdate,
   retire: 'status',
@@ -526,10 +544,9 @@ export const formasPagamentos = defineKind({
   retirementFields: (record) => [{ path: 'situacao', before: record.fields.situacao, after: situacaoFormaPagamentoLabels.inativa }],
   canDelete: true,
   exportFields: exportPaymentMethod,
-  // The docs and the strict emulator agree that a POST or PUT stores every member of the body it
-  // accepts (card data only reaches card types, which checkRecords enforces) and that the PATCHes
-  // set exactly the value sent: a success answer proves the change.
-  answerProves: () => true,
+  // The list lacks destino, condicao, utilizaDiasUteis, taxas and dadosCartao.
+  readBackDetail: (change) => writesAnyField(change, detailOnlyFields),
+  readsById: true,
   writeRequests: paymentMethodWriteRequests,
   execute: executePaymentMethodChange,
   completeCreate: (change, id, { client }) => completePaymentMethod(change, id, client),

@@ -88,8 +88,6 @@ export const gruposProdutos = defineKind({
   readLive: readProductGroups,
   retire: 'none',
   canDelete: true,
-  // Strict mode and the docs agree a success stores the body as sent (the parent's name is the server's, never compared).
-  answerProves: () => true,
   // DELETE /grupos-produtos?idsGruposProdutos[]=… takes many (size and URL length: bulkDeleteIdsPerRequest).
   batching: { deletesPerRequest: bulkDeleteIdsPerRequest },
   execute: executeByAction('product groups', {

@@ -25,6 +25,7 @@ import type { KindKey, ReadOnlyUnitKind, ReferenceTarget, UnitKind } from '../mo
 import type { LiveRecord, RemovedRecord, WholeRead } from '../model/live.js';
 import type { Change, FieldChange } from '../model/plan.js';
 import type { Severity } from '../model/diagnostics.js';
+import type { FieldTypes } from '../model/field-types.js';
 import { ErpsyncError } from '../model/errors.js';
 
 export type { KindKey, ReadOnlyUnitKind, ReferenceTarget, UnitKind } from '../model/kinds.js';
@@ -146,6 +147,8 @@ export interface ReadScope {
   everyField?: boolean;
   /** Records whose detail must be read whatever the desired units say (a saved plan's re-check). */
   detailIds?: ReadonlySet<number>;
+  /** Read exactly these records, by id, and nothing else (KindAdapter.readsById; the read-back after apply). */
+  byIds?: ReadonlySet<number>;
   /**
    * Read-only kinds: the identities desired records name (kinds/desired-units
    * namedReadOnlyIdentities). A kind may read less when it knows which records matter; with
@@ -202,8 +205,13 @@ export interface KindAdapter {
    * (`scope.all`) and each one's detail.
    */
   wholeRead?(scope: ReadScope, records: readonly LiveRecord[]): WholeRead | undefined;
-  /** Values compared as equal although written differently (colour case, number types). */
+  /**
+   * The form a record is compared in (kinds/compare-records): keyed collections, sets sorted,
+   * fields only a create takes left out. Values are compared by their fieldTypes, not here.
+   */
   canonicalize?(fields: Record<string, unknown>): Record<string, unknown>;
+  /** Each typed field's type (dot paths, `*` for any segment): how its values compare by meaning (model/field-types). */
+  fieldTypes?: FieldTypes;
   /**
    * The fields a create sends, as its plan shows them, where that is more than the canonical form:
    * a value the API takes when a record is made but never reads back (a payment method's
@@ -246,11 +254,15 @@ export interface KindAdapter {
   /** The environment variable export names for each secret field (dot path) it writes as `${VAR}`. */
   secretVariables?: Readonly<Record<string, string>>;
   /**
-   * Whether the success answer of this change's request proves what it set: the docs and the
-   * emulator's strict mode agree the service neither drops nor rewrites any of it (Change.verify).
-   * Absent or false: apply reads the record back.
+   * Whether reading this change's record back after apply needs its detail: the list lacks a field
+   * the change writes. Absent: the kind's read carries every field it writes (list items, a singleton).
    */
-  answerProves?(change: Change): boolean;
+  readBackDetail?(change: Change): boolean;
+  /**
+   * The kind reads records by id alone when a read's scope names them (ReadScope.byIds): one GET
+   * of each record's detail, no list. The read-back after apply uses it where that is cheaper.
+   */
+  readsById?: boolean;
   /** Requests executing the change sends when nothing fails (default 1): a create that then sets a default sends two. */
   writeRequests?(change: Change): number;
   /** Writes of this kind the API takes several in one request; the planner groups them (plan/plan-requests). */

@@ -293,6 +293,11 @@ export function setsAnyField(unit: DesiredUnit, fields: readonly string[]): bool
   return fields.some((field) => unit.fields[field] !== undefined);
 }
 
+/** Whether a change writes any of these top-level fields (a create writes every field it shows). */
+export function writesAnyField(change: Pick<Change, 'fields'>, fields: readonly string[]): boolean {
+  return change.fields.some((field) => fields.includes(field.path.split('.')[0] ?? ''));
+}
+
 /** GETs `pathOf(id)` for each id, one after the other (the client paces them anyway). */
 export async function fetchDetails(
   client: ApiClient,

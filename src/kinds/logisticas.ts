@@ -36,6 +36,7 @@ import {
 import type { DesiredUnit, ManifestRecord } from '../model/desired.js';
 import type { LiveRecord } from '../model/live.js';
 import type { Change, FieldChange } from '../model/plan.js';
+import { decimal } from '../model/field-types.js';
 import { defineKind, defineNestedKind } from './kind.js';
 import type { CheckFinding, ReadScope, WriteContext, LengthLimit } from './kind.js';
 
@@ -449,6 +450,8 @@ const logisticasServicos = defineNestedKind({
     { path: ['transportador', 'id'], target: 'contatos', parent: false },
   ],
   canonicalize: canonicalizeService,
+  // Freight is money: compared at cents.
+  fieldTypes: { freteItem: decimal(2) },
   // The body always carries aliases (serviceBody): none, when a manifest leaves them out.
   createFields: (fields) => {
     const canonical = canonicalizeService(fields);
@@ -461,8 +464,6 @@ const logisticasServicos = defineNestedKind({
   canDelete: false,
   // The services POST takes an array: creates ride in their logistics' create, or go together per logistics.
   batching: { createsInParent: true, createsPerRequest: 50 },
-  // Strict mode and the docs agree a success stores the body as sent, and the activation PATCH sets exactly `ativo`.
-  answerProves: () => true,
   exportFields: exportService,
   execute: executeService,
 });
@@ -495,8 +496,6 @@ export const logisticas = defineKind({
   isRetired: (record) => record.fields.situacao === 'D',
   retirementFields: (record) => [{ path: 'situacao', before: record.fields.situacao, after: 'D' }],
   canDelete: true,
-  // Strict mode and the docs agree a success stores descricao and situacao as sent (and services nested in a create).
-  answerProves: () => true,
   execute: executeLogistics,
   nested: [logisticasServicos],
 });

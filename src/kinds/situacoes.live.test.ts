@@ -1,7 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { desiredUnit, openAccount, openEditedAccount, planned, readByIdentity, readScope, requireRecord, writeContext } from '../../test/kinds/adapter-support.js';
 import { createApiClient, createStaticTokenProvider } from '../api/index.js';
-import { diffFields } from '../model/diff-fields.js';
+import { diffRecord } from './compare-records.js';
 import { modulosSituacoes } from './modulos-situacoes.js';
 import { situacoes } from './situacoes.js';
 import type { ApiClient } from '../api/index.js';
@@ -17,8 +17,7 @@ function situation(identity: string, fields: Record<string, unknown>, tool: Part
 
 /** What a re-plan would still find different between a desired unit and the record read back. */
 function remainingDiff(unit: DesiredUnit, record: LiveRecord | undefined): unknown[] {
-  const canon = adapter.canonicalize ?? ((fields: Record<string, unknown>) => fields);
-  return diffFields(canon(unit.fields), canon(record?.fields ?? {}));
+  return diffRecord(adapter, unit.fields, record?.fields ?? {});
 }
 
 const retirada = situation('Vendas > Aguardando retirada', {
@@ -169,7 +168,7 @@ describe('situacoes.execute', () => {
 
 describe('situacoes comparison', () => {
   it('compares colours without regard to case and keeps a situation in its module', () => {
-    expect(adapter.canonicalize?.({ nome: 'X', cor: '#AbCdEf' })).toEqual({ nome: 'X', cor: '#abcdef' });
+    expect(diffRecord(adapter, { nome: 'X', cor: '#AbCdEf' }, { nome: 'X', cor: '#abcdef' })).toEqual([]);
     expect(adapter.immutableFields).toEqual(['modulo']);
     expect(adapter.canDelete).toBe(true);
   });

@@ -13,6 +13,7 @@ import { defineListRecord, defineName, toolKeyFields, erpsyncNameLimit } from '.
 import type { Change } from '../model/plan.js';
 import type { DesiredUnit } from '../model/desired.js';
 import type { LiveRecord } from '../model/live.js';
+import { colour } from '../model/field-types.js';
 import { defineKind } from './kind.js';
 import type { ReadScope, WriteContext, LengthLimit } from './kind.js';
 
@@ -168,13 +169,11 @@ export const situacoes = defineKind({
   // A module's situations are listed whole: the read holds every situation of the modules it listed.
   wholeRead: (scope) => modulesListed(scope),
   // The API stores custom colours lower-case whatever was sent, and built-ins upper-case.
-  canonicalize: (fields) => (typeof fields.cor === 'string' ? { ...fields, cor: fields.cor.toLowerCase() } : fields),
+  fieldTypes: { cor: colour },
   // A situation cannot move to another module; a different module is a different situation.
   immutableFields: ['modulo'],
   retire: 'none',
   canDelete: true,
-  // Strict mode and the docs agree a success stores the body as sent; the colour's case, which the service changes, is compared case-insensitively.
-  answerProves: () => true,
   execute: executeByAction('situations', { create: createSituation, update: updateSituation, delete: deleteOperation('/situacoes', 'situacoes') }),
 
 });

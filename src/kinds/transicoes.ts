@@ -222,8 +222,6 @@ export const transicoes = defineKind({
   immutableFields: ['modulo', 'de', 'para'],
   retire: 'none',
   canDelete: true,
-  // Strict mode and the docs agree a success stores the transition as sent.
-  answerProves: () => true,
   exportFields: exportTransition,
   execute: executeByAction('situation transitions', {
     create: (change, context) => postRecord(context.client, '/situacoes/transicoes', kind, transitionBody(change.desired ?? {}, context)),

@@ -31,12 +31,14 @@ export async function fetchLive(account: ApiClient, adapters: readonly KindAdapt
     }
     const kindBefore = client.stats().total;
     const detailIds = request.detailIds?.get(adapter.kind);
+    const byIds = adapter.readsById ? request.byIds?.get(adapter.kind) : undefined;
     const scope: ReadScope = {
       desired: request.desired.get(adapter.kind) ?? [],
       all: request.complete(adapter.kind),
       earlier: records,
       ...(request.everyField ? { everyField: true } : {}),
       ...(detailIds ? { detailIds } : {}),
+      ...(byIds ? { byIds } : {}),
       // What manifests name there, and what a saved plan's re-check asks for by identity.
       mayBeInAccount: (kind: UnitKind, reference: string) => mayBeInAccount(kind, reference, request.desired, records),
       ...(adapter.nestedIn ? { parents: request.desired.get(adapter.nestedIn) ?? [] } : {}),

@@ -1,6 +1,8 @@
 // Field-level differences between what a manifest declares and what the account holds. Only the
 // fields a manifest sets are compared (an omitted field is not managed), objects recursively,
-// lists as a whole.
+// lists as a whole; a field with a declared type by its meaning (model/field-types).
+import type { FieldTypes } from '../model/field-types.js';
+import { fieldTypeAt, sameMeaning } from '../model/field-types.js';
 import { isPlainRecord } from '../model/paths.js';
 import type { FieldChange } from '../model/plan.js';
 
@@ -15,26 +17,53 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
-/** Differences for every field `desired` sets; `secretPaths` are compared but marked sensitive. */
-export function diffFields(
-  desired: Record<string, unknown>,
-  live: Record<string, unknown>,
-  secretPaths: ReadonlySet<string> = new Set(),
-  prefix = '',
-): FieldChange[] {
-  const changes: FieldChange[] = [];
+/** A leaf the walk compared: the manifest's value, the account's, and whether they mean the same. */
+interface ComparedLeaf {
+  path: string;
+  wanted: unknown;
+  actual: unknown;
+  same: boolean;
+}
+
+/** Every field `desired` sets, objects recursively, each compared by its type's meaning. */
+function compareLeaves(desired: Record<string, unknown>, live: Record<string, unknown>, types: FieldTypes | undefined, prefix: string, visit: (leaf: ComparedLeaf) => void): void {
   for (const [key, wanted] of Object.entries(desired)) {
     if (wanted === undefined) continue;
     const path = prefix ? `${prefix}.${key}` : key;
     const actual = live[key];
     if (isPlainRecord(wanted) && isPlainRecord(actual)) {
-      changes.push(...diffFields(wanted, actual, secretPaths, path));
+      compareLeaves(wanted, actual, types, path, visit);
       continue;
     }
-    if (deepEqual(wanted, actual)) continue;
-    changes.push(secretPaths.has(path) ? { path, before: undefined, after: undefined, sensitive: true } : { path, before: actual, after: wanted });
+    visit({ path, wanted, actual, same: deepEqual(wanted, actual) || sameMeaning(fieldTypeAt(types, path), wanted, actual) });
   }
+}
+
+/**
+ * Differences for every field `desired` sets; `secretPaths` are compared but marked sensitive, and
+ * fields `types` names compare by meaning (a decimal at its precision, a code by its digits).
+ */
+export function diffFields(
+  desired: Record<string, unknown>,
+  live: Record<string, unknown>,
+  secretPaths: ReadonlySet<string> = new Set(),
+  types?: FieldTypes,
+): FieldChange[] {
+  const changes: FieldChange[] = [];
+  compareLeaves(desired, live, types, '', ({ path, wanted, actual, same }) => {
+    if (same) return;
+    changes.push(secretPaths.has(path) ? { path, before: undefined, after: undefined, sensitive: true } : { path, before: actual, after: wanted });
+  });
   return changes;
+}
+
+/** Fields the account holds in another form than `desired` writes, meaning the same (8501.10.19 for 85011019). */
+export function restatedFields(desired: Record<string, unknown>, live: Record<string, unknown>, types?: FieldTypes): FieldChange[] {
+  const restated: FieldChange[] = [];
+  compareLeaves(desired, live, types, '', ({ path, wanted, actual, same }) => {
+    if (same && !deepEqual(wanted, actual)) restated.push({ path, before: actual, after: wanted });
+  });
+  return restated;
 }
 
 /**

@@ -78,6 +78,8 @@ export interface ReadRequest {
   everyField?: boolean;
   /** Records whose detail must be read whatever the desired units say, per kind (a saved plan's re-check). */
   detailIds?: ReadonlyMap<UnitKind, ReadonlySet<number>>;
+  /** Records to read by id alone, per kind that reads so (KindAdapter.readsById): the read-back after apply. */
+  byIds?: ReadonlyMap<UnitKind, ReadonlySet<number>>;
   /** Records of kinds already read in this run that nothing here writes (read-only kinds): used as they are. */
   known?: ReadonlyMap<UnitKind, readonly LiveRecord[]>;
   /**

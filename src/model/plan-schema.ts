@@ -107,7 +107,7 @@ const change = {
     requires: { type: 'array', items: precondition },
     wave: { type: 'integer', minimum: 1 },
     note: text,
-    verify: { enum: ['answer', 'read-back'], description: 'Whether the write\'s own answer proves it (not read back after apply).' },
+    verify: { enum: ['answer', 'read-back', 'read-by-id'], description: 'How apply checks the write: its own answer (deletes), a read-back by the kind\'s usual read, or by the record\'s id.' },
     carries: { ...strings, description: 'Ids of changes sent in this change\'s request (services inside their logistics\' create, service batches, bulk deletes of product groups and income/expense categories).' },
     carriedBy: { type: 'string', description: 'The change whose request carries this one; apply sends nothing of its own for it.' },
   },

@@ -119,12 +119,12 @@ export interface Change {
   /** Why a change is blocked or special, in words. */
   note?: string;
   /**
-   * How apply learns that the change took, decided when planning: `answer` when the success
-   * answer of its request proves what it set (nothing the docs or the emulator's strict mode
-   * know of is silently dropped or rewritten), `read-back` when the record is read again after
-   * the writes. Absent (plans saved before this existed): read back.
+   * How apply learns that the change took, decided when planning: `answer` for a delete (its
+   * success answer is the proof), `read-back` when the record is read again after the writes by
+   * its kind's usual read, `read-by-id` when by its id alone (cheaper for that kind in this plan).
+   * Absent (plans saved before this existed): read back.
    */
-  verify?: 'answer' | 'read-back';
+  verify?: 'answer' | 'read-back' | 'read-by-id';
   /**
    * Ids of other changes this change's request also carries (services nested in the create of
    * their logistics, a batch of service creates, a bulk delete): apply sends one request for all,

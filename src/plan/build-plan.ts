@@ -8,6 +8,7 @@ import type { KindAdapter } from '../kinds/kind.js';
 import type { DesiredState, DesiredUnit } from '../model/desired.js';
 import { defaultMaxDeletes, prunesKind } from '../model/desired.js';
 import type { Diagnostic } from '../model/diagnostics.js';
+import type { UnkeptField } from '../model/unkept-fields.js';
 import type { UnitKind } from '../model/kinds.js';
 import type { KindMatching, LiveRecord, LiveState } from '../model/live.js';
 import type { Change, Plan, PlanBudget, PlanRename, PlanTarget } from '../model/plan.js';
@@ -45,6 +46,8 @@ export interface PlanOptions {
   today?: string;
   /** A targeted run (--only / --exclude): the plan keeps the selected changes and what they depend on, and says it is partial. */
   selection?: Selection;
+  /** Fields the service did not keep on earlier runs (model/unkept-fields): not sent again. */
+  unkept?: readonly UnkeptField[];
 }
 
 export interface PlanResult {
@@ -68,6 +71,8 @@ interface PlanningState {
   renames: Map<UnitKind, Map<string, string>>;
   /** Live records as they are after this plan's renames, per kind. */
   liveAfter: Map<UnitKind, LiveRecord[]>;
+  /** Remembered unkept fields this plan does not send again. */
+  skipped: UnkeptField[];
 }
 
 export function buildPlan(declared: DesiredState, live: LiveState, adapters: readonly KindAdapter[], options: PlanOptions): PlanResult {
@@ -76,7 +81,7 @@ export function buildPlan(declared: DesiredState, live: LiveState, adapters: rea
   const desired = expired.length === 0 ? declared : { ...declared, policy: { ...declared.policy, ignore: activeIgnoreRules(declared.policy.ignore, options.today) } };
   const plannedKinds = new Set<UnitKind>(plannedUnitKinds(desired, adapters));
   const readKinds = new Set<UnitKind>(selectUnitKinds(desired, adapters));
-  const state: PlanningState = { changes: [], diagnostics: [], matching: [], desiredByKind: new Map(), renames: new Map(), liveAfter: new Map() };
+  const state: PlanningState = { changes: [], diagnostics: [], matching: [], desiredByKind: new Map(), renames: new Map(), liveAfter: new Map(), skipped: [] };
   for (const adapter of adapters) {
     if (adapter.definition && plannedKinds.has(adapter.kind)) state.desiredByKind.set(adapter.kind, (desired.records.get(adapter.definition.key) ?? []).map(toDesiredUnit));
   }
@@ -107,12 +112,13 @@ export function buildPlan(declared: DesiredState, live: LiveState, adapters: rea
     unitOf,
     referrers: referrers.preconditions,
   });
+  for (const field of state.skipped) state.diagnostics.push(unkeptNote(field));
   assignWaves(state.changes, adapters, state.desiredByKind, live, state.diagnostics);
   const targeted = options.selection ? selectChanges(state.changes, options.selection, selectionTargetOf(adapters, state.desiredByKind, liveOf)) : undefined;
   const budget = decideBudget(targeted?.changes ?? state.changes, desired, options);
   const changes = sortChanges(targeted?.changes ?? state.changes, adapters);
   planBatches(changes, adapters, (kind, identity) => unitOf(kind, identity)?.parent);
-  decideVerification(changes, adapters);
+  decideVerification(changes, live, adapters);
   const plan: Plan = {
     formatVersion: 2,
     target: options.target,
@@ -165,13 +171,23 @@ function planKind(adapter: KindAdapter, desired: DesiredState, liveOf: (kind: Un
     })),
     unmatched: liveRecords.filter((r) => !claimed.has(r.id)),
   });
-  const context = { adapter, policy: desired.policy, allowReplace: options.allowReplace, units, renames: kindRenames };
+  const context = { adapter, policy: desired.policy, allowReplace: options.allowReplace, units, renames: kindRenames, ...(options.unkept ? { unkept: options.unkept, skipped: state.skipped } : {}) };
   for (const m of matches) state.changes.push(...planMatch(keepCutName(m, adapter), context));
   const owner = adapter.definition?.key ?? adapter.nestedIn;
   if (owner !== undefined && prunesKind(desired, owner)) {
     const containers = adapter.nestedIn ? new Set((state.desiredByKind.get(adapter.nestedIn) ?? []).filter((p) => p.tool.ensure === 'present').map((p) => p.identity)) : undefined;
     state.changes.push(...planPrune(liveRecords, claimed, containers, context));
   }
+}
+
+/** The note a field the service does not keep gets, in place of its change. */
+function unkeptNote(field: UnkeptField): Diagnostic {
+  return {
+    severity: 'note',
+    code: 'field-not-kept',
+    message: `${field.kind} "${field.key}" ${field.path}: the service does not keep this field (${JSON.stringify(field.sent)} was not kept on ${field.runs} runs); erpsync does not send it again`,
+    hint: 'change the value in the manifest to send it again, or delete .erpsync/read-back.json to forget what erpsync saw',
+  };
 }
 
 /** What --only/--exclude patterns see of a change: its kind and key, and the record a nested unit sits in. */

@@ -11,7 +11,7 @@ import type { KindAdapter } from '../kinds/kind.js';
 import type { DesiredRecord, DesiredState } from '../model/desired.js';
 import type { Diagnostic, SourcePosition } from '../model/diagnostics.js';
 import { compareDiagnostics } from '../model/diagnostics.js';
-import { diffFields } from '../model/diff-fields.js';
+import { diffRecord } from '../kinds/compare-records.js';
 import type { LiveRecord, LiveState } from '../model/live.js';
 import { foldLookalikeName } from '../model/name-hazards.js';
 import { lastSegment, parentPathOf } from '../model/names.js';
@@ -53,9 +53,8 @@ function looksRenamed(create: Change, record: LiveRecord, adapter: KindAdapter, 
   const name = lastSegment(create.key);
   const close = foldLookalikeName(name) === foldLookalikeName(record.name) || suggestClose(name, [record.name]).length > 0;
   if (!close) return false;
-  const canon = adapter.canonicalize ?? ((fields: Record<string, unknown>) => fields);
   const { [nameField]: _name, ...others } = create.desired ?? {};
-  return diffFields(canon(others), canon(record.fields)).length === 0;
+  return diffRecord(adapter, others, record.fields).length === 0;
 }
 
 function renameHint(create: Change, record: LiveRecord, position: SourcePosition | undefined): Diagnostic {

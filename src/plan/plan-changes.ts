@@ -4,8 +4,10 @@
 // and a kind that cannot be deleted is retired or blocked.
 import type { KindAdapter } from '../kinds/kind.js';
 import type { DesiredUnit, Policy } from '../model/desired.js';
-import { diffFields } from '../model/diff-fields.js';
+import { comparableRecord, diffRecord } from '../kinds/compare-records.js';
 import { findIgnoreRule, ignoreTargetOf } from '../model/ignore-rules.js';
+import type { UnkeptField } from '../model/unkept-fields.js';
+import { findUnkept } from '../model/unkept-fields.js';
 import type { UnitKind } from '../model/kinds.js';
 import type { LiveRecord } from '../model/live.js';
 import { isAccountOwn } from '../model/live.js';
@@ -51,19 +53,25 @@ export interface KindPlanContext {
   units: readonly DesiredUnit[];
   /** Renames of this kind's records made by this plan (live identity → new identity). */
   renames: ReadonlyMap<string, string>;
+  /** Fields the service did not keep on earlier runs (model/unkept-fields): not sent again; each one skipped is added to `skipped`. */
+  unkept?: readonly UnkeptField[];
+  skipped?: UnkeptField[];
 }
 
 function secretPathsOf(adapter: KindAdapter): Set<string> {
   return new Set((adapter.definition?.secretFields ?? []).map((p) => p.join('.')));
 }
 
-function canonicalOf(adapter: KindAdapter): (fields: Record<string, unknown>) => Record<string, unknown> {
-  return adapter.canonicalize ?? ((fields) => fields);
+/** Whether the service did not keep this very value on earlier runs: then it is not sent again, and the plan says so. */
+function skipUnkept(context: KindPlanContext, key: string, difference: FieldChange): boolean {
+  const unkept = findUnkept(context.unkept, context.adapter.kind, key, difference);
+  if (unkept) context.skipped?.push(unkept);
+  return unkept !== undefined;
 }
 
 /** Every field a create sends, as the plan shows it (KindAdapter.createFields). */
 function sentOnCreate(adapter: KindAdapter, fields: Record<string, unknown>): Record<string, unknown> {
-  return adapter.createFields ? adapter.createFields(fields) : canonicalOf(adapter)(fields);
+  return adapter.createFields ? adapter.createFields(fields) : comparableRecord(adapter, fields);
 }
 
 /** What a matched (or unmatched) desired unit asks for: a create, updates, a removal, or nothing. */
@@ -73,13 +81,12 @@ export function planMatch(match: Match, context: KindPlanContext): Change[] {
   const ignoreTarget = ignoreTargetOf(adapter, unit.identity, unit.parent);
   if (findIgnoreRule(policy.ignore, ignoreTarget)) return [];
   if (unit.tool.ensure === 'absent') return match.live ? planRemoval(adapter, match.live, 'tombstone', unit, policy.retireInsteadOfDelete) : [];
-  const canon = canonicalOf(adapter);
   if (!match.live) return [withSecrets(newChange('create', adapter.kind, unit.identity, 'missing', creationFields(sentOnCreate(adapter, unit.fields), secretPathsOf(adapter)), unit.fields), unit)];
   const live = match.live;
   const parentRefPath = adapter.definition?.references.find((r) => r.parent)?.path;
   const liveFields = parentRefPath ? translateParentField(live.fields, parentRefPath, context.renames) : live.fields;
-  const differences = diffFields(canon(unit.fields), canon(liveFields), secretPathsOf(adapter)).filter(
-    (d) => !findIgnoreRule(policy.ignore, ignoreTarget, d.path) && !adapter.settlesBy?.(d, unit, context.units),
+  const differences = diffRecord(adapter, unit.fields, liveFields, secretPathsOf(adapter)).filter(
+    (d) => !findIgnoreRule(policy.ignore, ignoreTarget, d.path) && !adapter.settlesBy?.(d, unit, context.units) && !skipUnkept(context, unit.identity, d),
   );
   if (differences.length === 0) return [];
   if (live.system) {

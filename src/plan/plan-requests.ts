@@ -10,7 +10,7 @@ import type { KindAdapter } from '../kinds/kind.js';
 import type { UnitKind } from '../model/kinds.js';
 import type { LiveState } from '../model/live.js';
 import type { Change, PlanCost } from '../model/plan.js';
-import { isActionable } from '../model/plan.js';
+import { isActionable, needsReadBack } from '../model/plan.js';
 
 /** List pages the API serves (`limite` 100): a kind's read grows by one page per hundred records. */
 const pageSize = 100;
@@ -68,15 +68,50 @@ function groupAndCarry(changes: readonly Change[], groupOf: (change: Change) => 
   }
 }
 
-/** Marks how apply learns that each change took: its own answer, or a read-back. */
-export function decideVerification(changes: readonly Change[], adapters: readonly KindAdapter[]): void {
-  const byKind = new Map(adapters.map((a) => [a.kind, a]));
-  for (const change of changes) {
-    if (!isActionable(change)) continue;
-    // A delete's success answer is the proof: a deleted record cannot be read back.
-    const proven = change.action === 'delete' || (byKind.get(change.kind)?.answerProves?.(change) ?? false);
-    change.verify = proven ? 'answer' : 'read-back';
+/**
+ * Marks how apply learns that each change took: every write is read back (a success answer proves
+ * no field: the service may drop or reformat what it was sent), but a delete, whose success answer
+ * is the proof — a deleted record cannot be read back.
+ */
+export function decideVerification(changes: readonly Change[], live: LiveState, adapters: readonly KindAdapter[]): void {
+  for (const change of changes) if (isActionable(change)) change.verify = change.action === 'delete' ? 'answer' : 'read-back';
+  for (const [kind, readBack] of planReadBack(changes, live, adapters)) {
+    if (readBack.byIds) for (const change of changes) if (change.kind === kind && change.verify === 'read-back') change.verify = 'read-by-id';
   }
+}
+
+/** How one kind is read back after apply: its records by id (one detail each), or its usual read; and what that costs. */
+export interface KindReadBack {
+  byIds: boolean;
+  reads: number;
+}
+
+/**
+ * The read-back of every kind it reads, decided once for the cost line and for apply
+ * (apply/read-requests verifyRequest): the kind's usual read — what it cost for the plan, without
+ * the details the plan read, plus a list page per hundred records the creates add and a detail
+ * per record whose written fields the list lacks (KindAdapter.readBackDetail) — or, where the kind
+ * reads by id and that is cheaper, one detail GET per record written and no list at all.
+ */
+export function planReadBack(changes: readonly Change[], live: LiveState, adapters: readonly KindAdapter[]): Map<UnitKind, KindReadBack> {
+  const byKind = new Map(adapters.map((a) => [a.kind, a]));
+  const plans = new Map<UnitKind, KindReadBack>();
+  for (const kind of readBackKinds(changes, adapters)) {
+    const adapter = byKind.get(kind);
+    const touched = changes.filter((c) => c.kind === kind && needsReadBack(c));
+    const records = new Set(touched.map((c) => c.key));
+    const detailed = new Set(touched.filter((c) => adapter?.readBackDetail?.(c) === true).map((c) => c.key));
+    const liveRecords = live.records.get(kind) ?? [];
+    const planDetails = adapter?.readBackDetail ? liveRecords.filter((r) => r.detailLoaded).length : 0;
+    const created = touched.filter((c) => c.action === 'create').length;
+    const growth = live.unpaged?.has(kind) ? 0 : Math.floor((liveRecords.length + created) / pageSize) - Math.floor(liveRecords.length / pageSize);
+    // A kind the plan's read skipped (nothing of it could exist yet) or found in another's pages
+    // is read back with one request at least.
+    const usual = Math.max(1, (live.readsByKind?.get(kind) ?? 1) - planDetails) + growth + detailed.size;
+    const byIds = adapter?.readsById === true && records.size > 0 && records.size <= usual;
+    plans.set(kind, { byIds, reads: byIds ? records.size : usual });
+  }
+  return plans;
 }
 
 /**
@@ -91,12 +126,7 @@ export function estimateCost(changes: readonly Change[], live: LiveState, adapte
   const sent = changes.filter((c) => isActionable(c) && c.carriedBy === undefined);
   const writes = sent.reduce((sum, c) => sum + (byKind.get(c.kind)?.writeRequests?.(c) ?? 1), 0);
   let verifyReads = 0;
-  for (const kind of readBackKinds(changes, adapters)) {
-    const records = live.records.get(kind)?.length ?? 0;
-    const created = changes.filter((c) => c.kind === kind && c.action === 'create').length;
-    const growth = live.unpaged?.has(kind) ? 0 : Math.floor((records + created) / pageSize) - Math.floor(records / pageSize);
-    verifyReads += (live.readsByKind?.get(kind) ?? 1) + growth;
-  }
+  for (const { reads } of planReadBack(changes, live, adapters).values()) verifyReads += reads;
   const seconds = Math.ceil(((writes + verifyReads) / rate) * 10) / 10;
   return { reads: live.reads, writes, verifyReads, seconds, rate };
 }

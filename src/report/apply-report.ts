@@ -68,6 +68,7 @@ export function createPlainApplyReporter(options: PlainReporterOptions): ApplyRe
         case 'verify-start':
           return;
         case 'verify-end':
+          for (const line of event.notes ?? []) write(`  note: ${printable(line)}`);
           for (const line of event.notConverged) write(`  not converged: ${printable(line)}`);
           return;
       }

@@ -15,7 +15,8 @@ import type { Plan, PlanTarget } from '../model/plan.js';
 import { actionableChanges, needsReadBack } from '../model/plan.js';
 import { applyPlan } from '../apply/apply-plan.js';
 import { findStalePreconditions } from '../apply/check-stale.js';
-import { findNonConvergent } from '../apply/check-convergence.js';
+import type { ReadBackCheck } from '../apply/check-convergence.js';
+import { checkReadBack, describeReadBack } from '../apply/check-convergence.js';
 import { recheckRequest, verifyRequest } from '../apply/read-requests.js';
 
 export interface ApplyWorkflowOptions {
@@ -36,6 +37,12 @@ export interface ApplyWorkflowOptions {
   concurrency: number;
   /** How long a create of unknown outcome may still commit (see applyPlan). */
   outcomeWindowMs?: number;
+  /**
+   * Words the read-back's findings in the light of earlier runs (workflows/read-back-memory): a
+   * field not kept again is one the service does not keep, a form already noted is not noted
+   * again. Absent: as this run alone saw them.
+   */
+  recallReadBack?: (check: ReadBackCheck) => Promise<{ notConverged: string[]; notes: string[] }>;
 }
 
 export type ApplyOutcome =
@@ -72,12 +79,15 @@ export async function runApplyWorkflow(plan: Plan, options: ApplyWorkflowOptions
   let notConverged: string[] = [];
   if (!result.interrupted && result.applied > 0) {
     options.report({ type: 'verify-start' });
-    // Only changes planned for read-back are read again: the others' own answers proved them —
-    // except a create adopted after its answer was lost, which no answer proves.
-    const adopted = new Set(result.outcomes.filter((o) => o.outcome.status === 'applied' && o.outcome.adopted === true).map((o) => o.change.id));
-    const readBack = result.outcomes.some((o) => o.outcome.status === 'applied' && (needsReadBack(o.change) || adopted.has(o.change.id)));
-    if (readBack) notConverged = findNonConvergent(result, await options.readAccount(verifyRequest(plan, options.adapters, live, adopted)), options.adapters);
-    options.report({ type: 'verify-end', notConverged });
+    // Every applied write but deletes (whose answer is the proof) is read back; nothing, when none is.
+    const readBack = result.outcomes.some((o) => o.outcome.status === 'applied' && needsReadBack(o.change));
+    let notes: string[] = [];
+    if (readBack) {
+      const ids = new Map(result.outcomes.map(({ change, outcome }) => [change.id, outcome.status === 'applied' ? (outcome.id ?? change.liveId) : undefined]));
+      const check = checkReadBack(result, await options.readAccount(verifyRequest(plan, options.adapters, live, (change) => ids.get(change.id))), options.adapters);
+      ({ notConverged, notes } = options.recallReadBack ? await options.recallReadBack(check) : describeReadBack(check));
+    }
+    options.report({ type: 'verify-end', notConverged, ...(notes.length > 0 ? { notes } : {}) });
   }
   return { status: 'applied', result, notConverged };
 }

@@ -1,6 +1,7 @@
 // The steps the per-store workflow is made of: load a target's manifests, read its account (and,
 // when a removal needs them, the records that may name what it removes), build its plan. Each returns what it found (diagnostics included) and prints nothing; the workflow
 // sequences them and the CLI shows the results.
+import type { UnkeptField } from '../model/unkept-fields.js';
 import type { ApiClient, ResolvedTarget } from '../api/index.js';
 import { DEFAULT_RATE } from '../api/index.js';
 import type { OpenedTarget } from './open-target.js';
@@ -78,8 +79,9 @@ function planReadRequest(desired: DesiredState): ReadRequest {
  * again, until nothing is missing (a round reads kinds the one before lacked, so it ends within
  * the registry's length).
  */
-export async function readAndPlan(opened: OpenedTarget, desired: DesiredState, settings: PlanSettings): Promise<{ live: LiveState; result: PlanResult }> {
-  return readAndPlanWith(opened.client, desired, (live) => makePlan(desired, live, opened, settings));
+/** `unkept`: fields the service did not keep on earlier runs (workflows/read-back-memory), not sent again. */
+export async function readAndPlan(opened: OpenedTarget, desired: DesiredState, settings: PlanSettings, unkept?: readonly UnkeptField[]): Promise<{ live: LiveState; result: PlanResult }> {
+  return readAndPlanWith(opened.client, desired, (live) => makePlan(desired, live, opened, settings, unkept));
 }
 
 /** readAndPlan with the client and the planning step given (in-process pipelines with a client of their own). */
@@ -135,7 +137,7 @@ export function readToday(env: NodeJS.ProcessEnv, now = new Date()): string {
   return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
 }
 
-export function makePlan(desired: DesiredState, live: LiveState, opened: OpenedTarget, settings: PlanSettings): PlanResult {
+export function makePlan(desired: DesiredState, live: LiveState, opened: OpenedTarget, settings: PlanSettings, unkept?: readonly UnkeptField[]): PlanResult {
   const rate = Number.isFinite(opened.target.rate) ? opened.target.rate : projectedRate;
   // Naming the account cost requests too: the plan's read cost counts them.
   const result = buildPlan(desired, { ...live, reads: live.reads + opened.identityReads }, registry.units, {
@@ -146,6 +148,7 @@ export function makePlan(desired: DesiredState, live: LiveState, opened: OpenedT
     rate,
     today: settings.today,
     ...(settings.selection ? { selection: settings.selection } : {}),
+    ...(unkept && unkept.length > 0 ? { unkept } : {}),
   });
   // Names the planner cannot judge by identity alone: a likely rename, a twin of a live record.
   return { ...result, diagnostics: [...result.diagnostics, ...findNameHints(result.plan, desired, live, registry.units)] };

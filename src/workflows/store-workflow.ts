@@ -29,6 +29,7 @@ import { planRevert } from './revert-plan.js';
 import type { OpenedTarget } from './open-target.js';
 import { openResolvedTarget } from './open-target.js';
 import { loadDesired, planTargetOf, readAndFindDrift, readAndPlan, requireSelectionMatches } from './read-and-plan.js';
+import { loadReadBackMemory, recallReadBack, saveReadBackMemory, unkeptFields } from './read-back-memory.js';
 import type { RunIO } from './run-io.js';
 import type { StoreSettings } from './store-settings.js';
 import type { DesiredState } from '../model/desired.js';
@@ -111,6 +112,8 @@ export async function runStore(job: StoreJob, io: RunIO, startSession: StartSess
 async function planAndApply(job: StoreJob, desired: DesiredState | undefined, opened: OpenedTarget, facts: StoreFacts, session: StoreSession, io: RunIO): Promise<StoreResult> {
   let plan: Plan;
   let live;
+  // What the read-back saw on earlier runs on this account: fields not kept are not sent again.
+  const memory = await loadReadBackMemory(io.cwd, planTargetOf(opened).account.id);
   if (job.source.type === 'saved-plan') plan = job.source.plan;
   else if (job.source.type === 'revert') {
     const revert = await planRevert(job.source, opened, job.settings.plan, io);
@@ -118,7 +121,7 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
     facts.diagnostics = [...facts.diagnostics, ...revert.diagnostics];
   } else {
     if (!desired) throw new ErpsyncError('INTERNAL', 'a run from manifests without manifests');
-    const read = await readAndPlan(opened, desired, job.settings.plan);
+    const read = await readAndPlan(opened, desired, job.settings.plan, unkeptFields(memory));
     live = read.live;
     const result = read.result;
     facts.diagnostics = [...facts.diagnostics, ...result.diagnostics];
@@ -142,6 +145,11 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
     ...(session.hold ? { hold: session.hold } : {}),
     concurrency: job.settings.apply.concurrency,
     outcomeWindowMs: job.settings.apply.outcomeWindowMs,
+    recallReadBack: async (check) => {
+      const { changed, ...recalled } = recallReadBack(memory, check);
+      if (changed) await saveReadBackMemory(memory);
+      return recalled;
+    },
   }).finally(() => journal.close());
   return { ...facts, status: 'applied', plan, outcome };
 }

@@ -190,7 +190,8 @@ describe('every plan and apply option decides the same for one store, a fleet an
           await release();
         }
       }
-    });
+      // Five ways, each bootstrapping three accounts (writes and their read-back) in this process: genuinely slow.
+    }, 60_000);
   }
 
   it('plan --detailed-exitcode exits 2 for changes, alone and in a fleet', async () => {

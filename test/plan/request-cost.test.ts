@@ -1,6 +1,6 @@
 // What a plan predicts it will send against what apply sends, over real HTTP: the services of a
 // new logistics ride in its create, services added to an existing logistics go in one request,
-// only changes whose answer proves nothing are read back, and the cost line counts every request.
+// every write but deletes is read back, and the cost line counts every request.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -38,8 +38,8 @@ describe('the requests a plan predicts', () => {
     expect(gets.filter((g) => g.startsWith('/situacoes/modulos?'))).toHaveLength(1);
     const codes = emulator.snapshot().servicosLogisticas.map((s) => s.codigo);
     expect(codes).toEqual(expect.arrayContaining(['MOTO-EXPRESSA', 'MOTO-AGENDADA', 'RETIRADA']));
-    // Only the NFS-e settings, whose PUT answers nothing and may rewrite tax entries, are read back.
-    expect(plan.changes.filter(needsReadBack).map((c) => c.kind)).toEqual(['configuracoesNfse']);
+    // Every write is read back; deletes (none here) are proven by their answer.
+    expect(plan.changes.filter((c) => c.action !== 'blocked').every(needsReadBack)).toBe(true);
   });
 
   it('sends the services added to an existing logistics in one request and maps the ids back', async () => {

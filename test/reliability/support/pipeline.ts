@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createApiClient, createStaticTokenProvider } from '../../../src/api/index.js';
 import type { ApiClient } from '../../../src/api/index.js';
 import { applyPlan } from '../../../src/apply/apply-plan.js';
-import { findNonConvergent } from '../../../src/apply/check-convergence.js';
+import { checkReadBack, describeReadBack } from '../../../src/apply/check-convergence.js';
 import { verifyRequest } from '../../../src/apply/read-requests.js';
 import { needsReadBack } from '../../../src/model/plan.js';
 import type { Emulator } from '../../../src/emulator/index.js';
@@ -152,7 +152,10 @@ export async function applyAndCount(emulator: Emulator, desired: DesiredState) {
     const plan = planFor(desired, live, emulator);
     const result = await applyPlan(plan, { client, adapters: registry.units, live });
     let notConverged: string[] = [];
-    if (plan.changes.some(needsReadBack)) notConverged = findNonConvergent(result, await fetchLive(client, registry.units, verifyRequest(plan, registry.units, live)), registry.units);
+    const ids = new Map(result.outcomes.map(({ change, outcome }) => [change.id, outcome.status === 'applied' ? (outcome.id ?? change.liveId) : undefined]));
+    if (plan.changes.some(needsReadBack)) {
+      notConverged = describeReadBack(checkReadBack(result, await fetchLive(client, registry.units, verifyRequest(plan, registry.units, live, (c) => ids.get(c.id))), registry.units)).notConverged;
+    }
     return { plan, result, notConverged, log: emulator.requestLog() };
   } finally {
     await client.close();
