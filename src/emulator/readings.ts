@@ -13,8 +13,8 @@ export interface EmulatorReading {
   lenient: boolean;
 }
 
-/** Past this many characters the `names-truncated` reading cuts a name. */
-export const truncatedNameLength = 60;
+/** Past this many characters the `names-truncated` reading cuts a name: shorter than erpsync's own offline limit (60, kinds/shared-schema), so a service that cuts below it is what the engine must survive. */
+export const truncatedNameLength = 40;
 
 export const emulatorReadings = {
   'categories-unpaged': {

@@ -169,6 +169,12 @@ export interface ReadScope {
    * of these kinds ignores it.
    */
   removing?: ReadonlyMap<UnitKind, readonly RemovedRecord[]>;
+  /**
+   * Runs a read beyond the kind's list that a read-back of records just written never makes
+   * (reverse logistics behind their filter, asked for when the list lacks a named record or every
+   * record is wanted), so the cost line does not count it again for the read-back. Absent: just runs it.
+   */
+  lookup?<T>(read: () => Promise<T>): Promise<T>;
 }
 
 export interface WriteContext {

@@ -218,7 +218,9 @@ async function readLogisticas(client: ApiClient, scope: ReadScope): Promise<Live
   const ids = new Set(listed.map((item) => item.id));
   const missing = scope.desired.some((unit) => (unit.tool.id !== undefined ? !ids.has(unit.tool.id) : !names.has(unit.identity)));
   if (!scope.all && !missing) return listed.map(readLogistics);
-  const reverse = identifyListItems(await client.listAll<unknown>('/logisticas', { logisticasReversas: true }, { kind: 'logisticas' }), '/logisticas');
+  const readReverse = () => client.listAll<unknown>('/logisticas', { logisticasReversas: true }, { kind: 'logisticas' });
+  // A read-back of written logistics finds them all in the list and does not ask again.
+  const reverse = identifyListItems(await (scope.lookup ? scope.lookup(readReverse) : readReverse()), '/logisticas');
   const reverseIds = new Set(reverse.map((item) => item.id));
   const all = [...listed, ...reverse.filter((item) => !ids.has(item.id))].sort((a, b) => a.id - b.id);
   return all.map((item) => {

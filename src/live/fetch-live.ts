@@ -22,6 +22,7 @@ export async function fetchLive(account: ApiClient, adapters: readonly KindAdapt
   const named = namedReadOnlyIdentities(request.desired, adapters);
   const notesBefore = account.listNotes().length;
   const unpaged = new Set<UnitKind>();
+  const lookupsByKind = new Map<UnitKind, number>();
   for (const adapter of adapters) {
     if (!request.kinds.includes(adapter.kind)) continue;
     const known = request.known?.get(adapter.kind);
@@ -44,6 +45,14 @@ export async function fetchLive(account: ApiClient, adapters: readonly KindAdapt
       ...(adapter.nestedIn ? { parents: request.desired.get(adapter.nestedIn) ?? [] } : {}),
       ...(adapter.readOnly ? { named: new Set([...(named.get(adapter.kind) ?? []), ...(request.desired.get(adapter.kind) ?? []).map((u) => u.identity)]) } : {}),
       ...(request.removing ? { removing: request.removing } : {}),
+      lookup: async <T>(read: () => Promise<T>): Promise<T> => {
+        const lookupBefore = client.stats().total;
+        try {
+          return await read();
+        } finally {
+          lookupsByKind.set(adapter.kind, (lookupsByKind.get(adapter.kind) ?? 0) + client.stats().total - lookupBefore);
+        }
+      },
     };
     const kindNotes = account.listNotes().length;
     const read = await adapter.readLive(client, scope);
@@ -54,5 +63,5 @@ export async function fetchLive(account: ApiClient, adapters: readonly KindAdapt
     if (held !== undefined) whole.set(adapter.kind, held);
   }
   const notes = [...new Set(account.listNotes().slice(notesBefore).map(describeListNote))];
-  return { records, reads: client.stats().total - before, readsByKind, whole, ...(notes.length > 0 ? { notes, unpaged } : {}) };
+  return { records, reads: client.stats().total - before, readsByKind, whole, ...(lookupsByKind.size > 0 ? { lookupsByKind } : {}), ...(notes.length > 0 ? { notes, unpaged } : {}) };
 }

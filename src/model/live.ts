@@ -35,6 +35,8 @@ export interface LiveState {
   reads: number;
   /** Requests spent reading each unit kind (the plan predicts the cost of reading a kind again from it). */
   readsByKind?: ReadonlyMap<UnitKind, number>;
+  /** Of those, the requests a read-back of written records does not repeat (ReadScope.lookup). */
+  lookupsByKind?: ReadonlyMap<UnitKind, number>;
   /**
    * Per unit kind read, which of its records the read holds in full — each record that can name a
    * record erpsync may remove, with the fields that name it: `true` for every such record, or a set

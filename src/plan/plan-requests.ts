@@ -2,7 +2,7 @@
 // nested in the create of their logistics, batches of service creates, bulk deletes), which
 // changes the answer of their own request proves (the rest are read back after the writes), and
 // the cost line that counts all of it — the reads of the plan, the write requests and the
-// read-back. Pure; kinds say what their API takes (KindAdapter.batching, answerProves,
+// read-back. Pure; kinds say what their API takes (KindAdapter.batching, readBackDetail,
 // writeRequests) and this module only groups. Apply executes what is recorded here and never
 // decides any of it again.
 import { readBackKinds } from '../kinds/desired-units.js';
@@ -107,7 +107,8 @@ export function planReadBack(changes: readonly Change[], live: LiveState, adapte
     const growth = live.unpaged?.has(kind) ? 0 : Math.floor((liveRecords.length + created) / pageSize) - Math.floor(liveRecords.length / pageSize);
     // A kind the plan's read skipped (nothing of it could exist yet) or found in another's pages
     // is read back with one request at least.
-    const usual = Math.max(1, (live.readsByKind?.get(kind) ?? 1) - planDetails) + growth + detailed.size;
+    const lookups = live.lookupsByKind?.get(kind) ?? 0;
+    const usual = Math.max(1, (live.readsByKind?.get(kind) ?? 1) - planDetails - lookups) + growth + detailed.size;
     const byIds = adapter?.readsById === true && records.size > 0 && records.size <= usual;
     plans.set(kind, { byIds, reads: byIds ? records.size : usual });
   }
