@@ -59,6 +59,7 @@ export async function diagnoseAccount(opened: OpenedTarget, adapters: readonly K
 /** What only a write would show; doctor never writes, so it says how erpsync is safe under either reading. */
 const writeSideAssumptions: readonly DoctorCheck[] = [
   { subject: 'a PUT that omits a field', status: 'unknown', found: 'not checked: it takes a write (kept, or set to 0: real-observations #10)', action: 'erpsync sends every field the record holds in every PUT (padrao included), so either reading is safe' },
+  { subject: 'values stored in another form', status: 'unknown', found: 'not checked: it takes a write (money as float noise, codes formatted: real-observations #17, #18)', action: 'erpsync compares decimals at their precision and codes by their digits, and the check after apply notes the form the service stores' },
   { subject: 'long names', status: 'unknown', found: 'not checked: it takes a write (whether the service cuts long names is unknown)', action: 'a cut name is matched to its manifest record with a warning, and the check after apply names the field and what the service stored' },
 ];
 

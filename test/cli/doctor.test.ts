@@ -63,10 +63,12 @@ describe('erpsync doctor', () => {
     // Write-side readings cannot be seen without writing: doctor says how erpsync is safe under them.
     ['put-resets-padrao', []],
     ['names-truncated', []],
+    ['float-noise', []],
+    ['formatted-codes', []],
   ] as const)('reports what the reading %s introduces', async (reading, expected) => {
     const { differing, report } = await doctor({ mode: 'strict', readings: [reading] });
     expect(differing).toEqual(expected);
-    expect(report.checks.filter((c) => c.status === 'unknown').map((c) => c.subject)).toEqual(expect.arrayContaining(['a PUT that omits a field', 'long names']));
+    expect(report.checks.filter((c) => c.status === 'unknown').map((c) => c.subject)).toEqual(expect.arrayContaining(['a PUT that omits a field', 'values stored in another form', 'long names']));
   });
 
   it('fails (exit 1) naming each kind whose scope the token lacks', async () => {
