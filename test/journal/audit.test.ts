@@ -75,7 +75,7 @@ describe('history of a run with failed and unknown outcomes', () => {
     const line = list.stdout.trim().split('\n').at(-1) ?? '';
     expect(line).toContain(`${run}  `);
     expect(line).toContain('  failed  1 applied, 1 failed, 1 unknown  ');
-    expect(line).toMatch(/[0-9a-f]{12} \(dirty\)  by maria@/);
+    expect(line).toMatch(/[0-9a-f]{12} \(dirty\) {2}by maria@/);
 
     const shown = await runCli(['history', run], { cwd: dir, env });
     expect(shown.code).toBe(0);
