@@ -87,9 +87,17 @@ describe('the fleet dashboard in headless Chromium', () => {
     expect(problems).toEqual([]);
   });
 
-  it('a store opens to its last runs and their changes; an interrupted run says so', async () => {
+  it('shows each store\'s timelines; a store opens to its last runs and their changes; an interrupted run says so', async () => {
+    // The timelines, one mark a day: a drifting store's drift line ends in ◆; loja-009's last apply was killed (■).
+    await page.fill('#name', 'loja-010');
+    await matching(1);
+    const [applies010, drifts010] = await page.locator('#rows tr .tl').allTextContents();
+    expect(applies010).toContain('\u25cf');
+    expect(drifts010?.trimEnd().endsWith('\u25c6')).toBe(true);
+    expect(drifts010).toHaveLength(days);
     await page.fill('#name', 'loja-009');
     await matching(1);
+    expect(await page.locator('#rows tr .tl').first().textContent()).toContain('\u25a0');
     await page.click('#rows tr');
     await page.waitForSelector('#panel:not([hidden])');
     const panel = (await page.textContent('#panel')) ?? '';
