@@ -147,6 +147,26 @@ describe('plan --revert of logistics services', () => {
   });
 });
 
+describe('plan --revert of a renamed logistics', () => {
+  it('names it back and restores the services the run changed in it', async () => {
+    await applyRun(before);
+    const expected = logisticsState();
+    const renamed = after
+      .replace('  - descricao: Entrega própria\n', '  - descricao: Entrega expressa\n    previousNames: [Entrega própria]\n')
+      .replace(/ {2}- descricao: Transportadora parceira[\s\S]*$/, '');
+    const run = await applyRun(renamed);
+    expect(emulator.snapshot().logisticas.map((l) => l.descricao)).toContain('Entrega expressa');
+
+    const planned = await runCli(['plan', '--revert', run, '--out', 'revert.json'], { cwd: dir, env });
+    expect(planned.code, planned.stderr).toBe(0);
+    expect(planned.stdout).not.toContain('conflict');
+    expect((await runCli(['apply', 'revert.json', '--auto-approve'], { cwd: dir, env })).code).toBe(0);
+    const moto = logisticsState().services.find((s) => s.codigo === 'MOTO');
+    expect(moto).toMatchObject({ logistica: 'Entrega própria', ativo: false });
+    expect(logisticsState()).toEqual({ ...expected, services: [...expected.services, moto].sort((a, b) => `${a?.logistica} ${a?.codigo}`.localeCompare(`${b?.logistica} ${b?.codigo}`)) });
+  });
+});
+
 describe('plan --revert and deleted logistics', () => {
   it('re-creates the logistics with the services it had', async () => {
     await applyRun(before);
