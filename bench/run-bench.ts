@@ -2,7 +2,8 @@
 // for each: the peer script once with the emulator's limit off, and erpsync's apply (the built CLI
 // over HTTP) on new accounts at the account's real limit and erpsync's default pace; the shared
 // account case (a second client at 1 req/s); the CPU rows (manifest loading, buildPlan,
-// start-up). Prints a markdown report and writes it to bench/results.md. A benchmark, not a test:
+// start-up); the fleet dashboard's size and render times (bench/dashboard.ts). Prints a markdown
+// report and writes it to bench/results.md. A benchmark, not a test:
 // it asserts nothing, but exits 1 when a workload could not be run. ERPSYNC_BENCH_QUICK=1 runs
 // everything once (a smoke pass) instead of the medians of three (start-up: of fifteen).
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadManifests } from '../src/manifest/load-manifests.js';
 import { measureBuildPlan, measureManifestLoading, measureStartup } from './cpu-rows.js';
+import { measureDashboard, renderDashboardSection } from './dashboard.js';
 import { fleetMarkers } from './fleet-markers.js';
 import { measureApply, measurePeer } from './measure.js';
 import type { BenchResults, WorkloadResult } from './report.js';
@@ -81,8 +83,15 @@ async function main(workDir: string): Promise<void> {
   const plan = await measureBuildPlan(10_000, quick ? 1 : 5, workDir);
   say('start-up…');
   const startup = await measureStartup(example, startupRuns, workDir);
+  say('fleet dashboard…');
+  let dashboard = '';
+  try {
+    dashboard = renderDashboardSection(await measureDashboard(workDir, runs), runs);
+  } catch (error) {
+    problems.push(`fleet dashboard: could not be measured: ${describe(error)}`);
+  }
   const report: BenchResults = { runs, workloads: results, shared, loading, plan, startup, startupRuns, problems, loadAtStart };
-  const markdown = renderReport(report, new Date().toISOString().slice(0, 10));
+  const markdown = `${renderReport(report, new Date().toISOString().slice(0, 10)).trimEnd()}\n\n${dashboard}`;
   process.stdout.write(markdown);
   writeFileSync(path.join(root, 'bench/results.md'), `${markdown.trimEnd()}\n${keptFleetSection()}`);
   if (problems.length > 0) process.exitCode = 1;

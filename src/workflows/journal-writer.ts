@@ -193,13 +193,22 @@ function changeLine(change: Change, outcome: ChangeOutcome, before: ReadonlyMap<
     ...journalOutcomeOf(outcome),
     ...(id === undefined ? {} : { id }),
     fields: change.fields.map((f) => (f.sensitive ? { path: f.path, before: undefined, after: undefined, sensitive: true } : f)),
-    ...(read ? { before: toJournalRecord(read) } : {}),
+    ...(read ? { before: toJournalRecord(read, change.action === 'delete' ? before : undefined) } : {}),
     ...(change.desired && change.removal === 'none' ? { written: withoutSecrets(change.kind, change.desired, Object.keys(change.secrets ?? {})) } : {}),
   };
 }
 
-function toJournalRecord(record: LiveRecord): JournalRecord {
-  return { id: record.id, identity: record.identity, name: record.name, ...(record.parent === undefined ? {} : { parent: record.parent }), fields: withoutSecrets(record.kind, record.fields) };
+/**
+ * A record as the journal keeps it. A deleted one keeps the records nested in it too (a
+ * logistics' services, which go with it), in its nested field, so that a revert creates them again.
+ */
+function toJournalRecord(record: LiveRecord, read?: ReadonlyMap<string, LiveRecord>): JournalRecord {
+  let fields = withoutSecrets(record.kind, record.fields);
+  for (const nested of read ? registry.units.filter((unit) => unit.nestedIn === record.kind && unit.nestedField) : []) {
+    const children = [...(read?.values() ?? [])].filter((child) => child.kind === nested.kind && child.parent === record.identity);
+    if (children.length > 0) fields = { ...fields, [nested.nestedField as string]: children.map((child) => withoutSecrets(child.kind, child.fields)) };
+  }
+  return { id: record.id, identity: record.identity, name: record.name, ...(record.parent === undefined ? {} : { parent: record.parent }), fields };
 }
 
 /** The record without its kind's secret fields (and the change's own secret paths). */

@@ -3,17 +3,15 @@
 // `erpsync report --html` and opened from disk in Debian's Chromium (never a browser a library
 // downloads). It loads without console errors, hostile names stay text, the drift filter and the
 // name filter work, a store opens to its changes, the screenshot is not empty, the file is < 2 MB.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium } from 'playwright-core';
 import type { BrowserContext, Page } from 'playwright-core';
 import { runCli } from '../support/run-cli.js';
+import { chromiumPath, openChromium, writeFleetHistory } from '../support/fleet-history.js';
 
-const chromiumPath = '/usr/bin/chromium';
-const flags = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const stores = 200;
 const days = 30;
 const today = '2026-11-26';
@@ -29,46 +27,15 @@ function storeName(i: number): string {
   return i === 7 ? hostile : `lojas/loja-${String(i).padStart(3, '0')}`;
 }
 
-/** Day d (0 = 29 days ago) at hour h, as an ISO time. */
-function at(d: number, h = 3): string {
-  return new Date(Date.parse(`${today}T00:00:00.000Z`) - (days - 1 - d) * 86_400_000 + h * 3_600_000).toISOString();
-}
-
-/** What the drift results say of store i on day d: every 5th store drifts from day 20 on, store 3 errs. */
-function driftOf(i: number, d: number): { changes: number; error?: string } {
-  if (i === 3) return { changes: 0, error: 'token rejected' };
-  return { changes: i % 5 === 0 && d >= 20 ? 2 : 0 };
-}
-
-function generate(): void {
-  const journal = path.join(dir, '.erpsync/journal');
-  mkdirSync(journal, { recursive: true });
-  mkdirSync(path.join(dir, 'drift'));
-  for (let d = 0; d < days; d += 1) {
-    for (let i = 0; i < stores; i += 1) {
-      // Every store applies every third day; store 9 was killed on its last run.
-      if ((d + i) % 3 !== 0) continue;
-      const run = `${at(d).replace(/[-:.]/g, '')}-${String(i).padStart(6, '0')}`;
-      const header = { type: 'run', formatVersion: 1, run, startedAt: at(d), erpsyncVersion: '0.1.0', source: 'manifests', git: { revision: 'a'.repeat(40), dirty: false }, target: { name: storeName(i), id: `sandbox:${i}`, mode: 'sandbox' }, account: { id: `acc-${i}`, nome: `Loja ${i} <Ltda>`, cnpj: '' }, actor: { type: 'ci', url: 'https://ci.example/run/1' }, changes: 2 };
-      const change = (n: number) => ({ type: 'change', at: at(d), change: `c${n}`, action: 'update', reason: 'drift', kind: 'formasPagamentos', key: n === 0 ? '<script>alert(1)</script>' : `Pix ${d}`, liveId: 100 + n, outcome: 'applied', id: 100 + n, fields: [{ path: 'juros', before: 1, after: 2 }] });
-      const killed = i === 9 && d + 3 >= days;
-      const lines = [header, change(0), change(1), ...(killed ? [] : [{ type: 'end', at: at(d), applied: 2, failed: 0, skipped: 0, interrupted: false, notConverged: [] }])];
-      writeFileSync(path.join(journal, `${run}.jsonl`), `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
-    }
-    const rows = Array.from({ length: stores }, (_, i) => ({ target: storeName(i), changes: driftOf(i, d).changes, ...(driftOf(i, d).error ? { error: driftOf(i, d).error } : {}), exitCode: 2, seconds: 1 }));
-    writeFileSync(path.join(dir, 'drift', `drift-${at(d).slice(0, 10)}.json`), JSON.stringify({ formatVersion: 1, command: 'drift', rows, exitCode: 2, seconds: 3 }));
-  }
-}
-
 beforeAll(async () => {
   expect(existsSync(chromiumPath), 'Debian chromium (apt-get install chromium; .ci/run installs it)').toBe(true);
   dir = mkdtempSync(path.join(tmpdir(), 'erpsync-dashboard-'));
-  generate();
+  writeFleetHistory(dir, { stores, days, today, storeName });
   const result = await runCli(['report', '--html', 'fleet.html', '--drift', 'drift', '--days', '30'], { cwd: dir, env: { ERPSYNC_TODAY: today } });
   expect(result.code, result.stderr).toBe(0);
   expect(result.stdout).toContain(`Wrote the dashboard of ${stores} store(s) to fleet.html`);
   html = path.join(dir, 'fleet.html');
-  context = await chromium.launchPersistentContext(path.join(dir, 'profile'), { executablePath: chromiumPath, headless: true, args: flags });
+  context = await openChromium(path.join(dir, 'profile'));
   page = context.pages()[0] ?? (await context.newPage());
   page.on('console', (message) => {
     if (message.type() === 'error') problems.push(`console: ${message.text()}`);
@@ -120,9 +87,17 @@ describe('the fleet dashboard in headless Chromium', () => {
     expect(problems).toEqual([]);
   });
 
-  it('a store opens to its last runs and their changes; an interrupted run says so', async () => {
+  it('shows each store\'s timelines; a store opens to its last runs and their changes; an interrupted run says so', async () => {
+    // The timelines, one mark a day: a drifting store's drift line ends in ◆; loja-009's last apply was killed (■).
+    await page.fill('#name', 'loja-010');
+    await matching(1);
+    const [applies010, drifts010] = await page.locator('#rows tr .tl').allTextContents();
+    expect(applies010).toContain('\u25cf');
+    expect(drifts010?.trimEnd().endsWith('\u25c6')).toBe(true);
+    expect(drifts010).toHaveLength(days);
     await page.fill('#name', 'loja-009');
     await matching(1);
+    expect(await page.locator('#rows tr .tl').first().textContent()).toContain('\u25a0');
     await page.click('#rows tr');
     await page.waitForSelector('#panel:not([hidden])');
     const panel = (await page.textContent('#panel')) ?? '';
