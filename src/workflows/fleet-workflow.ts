@@ -182,8 +182,8 @@ async function forEachStore<T>(names: readonly string[], width: Promise<number>,
   return stores;
 }
 
-/** Where a fleet apply's plans come from: planned now from the manifests, or saved by `plan --out DIR`. */
-export type FleetPlans = { type: 'manifests'; paths: readonly string[] } | { type: 'saved'; folder: string; shown: string; entries: readonly FleetIndexEntry[] };
+/** Where a fleet apply's plans come from: planned now (from the manifests, or a template store), or saved by `plan --out DIR`. */
+export type FleetPlans = { type: 'planned'; source: StoreSource } | { type: 'saved'; folder: string; shown: string; entries: readonly FleetIndexEntry[] };
 
 export interface FleetApplyRun {
   from: FleetPlans;
@@ -204,7 +204,7 @@ export interface FleetApplyRun {
  */
 export async function applyFleet(run: FleetApplyRun, io: RunIO): Promise<FleetOutcome & { reviewed: FleetStore[]; declined: boolean }> {
   const started = performance.now();
-  const reviewed = run.from.type === 'manifests' ? await planFleetStores(run, run.from.paths, io) : await readFleetStores(run, run.from, io);
+  const reviewed = run.from.type === 'planned' ? await planFleetStores(run, run.from.source, io) : await readFleetStores(run, run.from, io);
   const toApply = reviewed.filter((s) => s.result?.status === 'planned' && actionableChanges(s.result.plan).length > 0);
   const declined = toApply.length > 0 && !(await run.review(reviewed));
   if (declined || toApply.length === 0) return { reviewed, declined, stores: reviewed, report: reportOf('apply', reviewed, started) };
@@ -251,9 +251,9 @@ function skippedStore(store: FleetStore | undefined, name: string, stage: string
 /** Each store was reviewed with the whole fleet before any was applied: its own run asks no more. */
 const approvedSession: StartSession = () => ({ report: () => undefined, confirm: async () => true, stop: new AbortController().signal, close: async () => undefined });
 
-async function planFleetStores(run: FleetApplyRun, paths: readonly string[], io: RunIO): Promise<FleetStore[]> {
+async function planFleetStores(run: FleetApplyRun, source: StoreSource, io: RunIO): Promise<FleetStore[]> {
   const planned = await runFleet(
-    { command: 'plan', names: run.fleet.names, concurrency: run.concurrency, settings: run.settings, resolve: run.fleet.resolve, sourceOf: async () => ({ type: 'manifests', paths }), startSession: () => quietSession },
+    { command: 'plan', names: run.fleet.names, concurrency: run.concurrency, settings: run.settings, resolve: run.fleet.resolve, sourceOf: async () => source, startSession: () => quietSession },
     io,
   );
   // A store's plan is reviewed like `plan`'s, so its row counts changes, not an exit 2.
