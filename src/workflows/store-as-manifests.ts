@@ -7,7 +7,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { isMap, isScalar, isSeq, parseDocument, visit } from 'yaml';
+import { isMap, isSeq, parseDocument, visit } from 'yaml';
 import { buildExport } from '../export/build-export.js';
 import type { ExportedKind } from '../export/build-export.js';
 import { secretVariableOf } from '../export/manifest-record.js';
@@ -100,11 +100,12 @@ export function rewriteExported(text: string, variables: Readonly<Record<string,
   if (isMap(doc.contents)) {
     for (const pair of doc.contents.items) if (isSeq(pair.value)) for (const item of pair.value.items) if (isMap(item)) item.delete('id');
   }
+  // Every value, list items included (an option, a service's alias); never a key.
   visit(doc, {
-    Pair(_key, pair) {
-      if (!isScalar(pair.value) || typeof pair.value.value !== 'string') return;
-      const name = byValue.get(pair.value.value);
-      if (name !== undefined) pair.value.value = `\${${name}}`;
+    Scalar(key, node) {
+      if (key === 'key' || typeof node.value !== 'string') return;
+      const name = byValue.get(node.value);
+      if (name !== undefined) node.value = `\${${name}}`;
     },
   });
   return doc.toString({ lineWidth: 0 });
