@@ -2,7 +2,7 @@
 // per-store workflow — reviewed as a plan, saved, applied — after which `compare` finds no
 // difference. The template's own variables become the destination's: a warehouse named after
 // modelo's ${VITRINE} is made under each store's own value.
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +12,8 @@ import { runCli } from '../support/run-cli.js';
 
 const example = path.resolve(import.meta.dirname, '../../examples/loja-nova');
 let dir = '';
-const env: NodeJS.ProcessEnv = { CI: 'true', NFSE_SENHA_PREFEITURA: 'demo' };
+const secret = 'S3nh4-do-Modelo';
+const env: NodeJS.ProcessEnv = { CI: 'true', NFSE_SENHA_PREFEITURA: secret };
 const run = (args: string[]) => runCli(args, { cwd: dir, env });
 
 beforeAll(async () => {
@@ -104,8 +105,12 @@ describe('plan --from-target', () => {
     const index = JSON.parse(readFileSync(path.join(dir, 'frota-plans/index.json'), 'utf8')) as { stores: { target: string; changes: number }[] };
     expect(index.stores.map((s) => s.target)).toEqual(['frota-3', 'frota-4']);
     expect(index.stores.every((s) => s.changes > 0)).toBe(true);
+    // The saved plans name the secret's variable, never its value.
+    for (const file of readdirSync(path.join(dir, 'frota-plans'))) expect(readFileSync(path.join(dir, 'frota-plans', file), 'utf8')).not.toContain(secret);
+    expect(readFileSync(path.join(dir, 'copia.json'), 'utf8')).not.toContain(secret);
     const applied = await run(['apply', 'frota-plans', '--auto-approve']);
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(planned.stdout + applied.stdout).not.toContain(secret);
     await expectCopiedWithOwnVitrine(['frota-3', 'frota-4']);
   });
 
