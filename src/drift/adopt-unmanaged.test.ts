@@ -25,6 +25,12 @@ describe('insertRecords', () => {
     expect(result.text).toBe('version: 1\ndepositos:\n  - descricao: Vitrine\n\nconfiguracoesNfse:\n  envioEmail:\n    remetente: Loja\n');
   });
 
+  it('adds to a list written in flow style in flow style, the rest as written', () => {
+    const text = 'version: 1\ndepositos: [{descricao: A},   {descricao: B}]  # two\n';
+    const result = insertRecords(text, [insert('depositos', { descricao: 'C', desconsiderarSaldo: true })]);
+    expect(result.text).toBe('version: 1\ndepositos: [{descricao: A},   {descricao: B}, { descricao: C, desconsiderarSaldo: true }]  # two\n');
+  });
+
   it('refuses a file of several documents, and a singleton declared already', () => {
     expect(insertRecords('version: 1\n---\nversion: 1\n', [insert('depositos', { descricao: 'X' })]).refused).toHaveLength(1);
     const declared = insertRecords('version: 1\nconfiguracoesNfse:\n  basicas: {}\n', [insert('configuracoesNfse', {}, 'singleton')]);

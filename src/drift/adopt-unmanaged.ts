@@ -91,6 +91,10 @@ function insertRecord(text: string, insert: RecordInsert): string | NotAdopted {
     const at = lineEnd < 0 ? text.length : lineEnd;
     const items = indentLines(render(body), columnOf(text, pair.key.range[0]) + 2).replace(/\n$/, '');
     spliced = `${text.slice(0, colon)}${text.slice(cut, at)}\n${items}${text.slice(at)}`;
+  } else if (isSeq(value) && value.flow && insert.shape === 'list' && value.items.length > 0) {
+    // A list written in flow style takes the record in flow style, right after its last item.
+    const end = (value.items.at(-1) as Node).range?.[1];
+    if (end !== undefined) spliced = `${text.slice(0, end)}, ${new Document(insert.value).toString({ ...toStringOptions, collectionStyle: 'flow' }).trim()}${text.slice(end)}`;
   } else if (isSeq(value) && !value.flow && insert.shape === 'list' && value.range && value.items.length > 0) {
     const last = value.items.at(-1) as Node;
     const end = last.range?.[1] ?? value.range[1];
