@@ -40,9 +40,8 @@ export async function runApplyCommand(args: string[], io: RunIO): Promise<number
     return applyFleet({ type: 'saved', folder: planFolder, shown, entries: await readFleetIndex(planFolder, shown) }, flags, settings, io);
   }
   if (isFleetRun(flags)) {
-    if (flags['from-target'] !== undefined) throw new ErpsyncError('USAGE', 'apply --from-target runs on one store: plan the fleet with --from-target --out DIR, then apply DIR');
     if (planFile) throw new ErpsyncError('USAGE', 'a saved plan belongs to one target: apply it with --target NAME, or save a fleet\'s plans with `erpsync plan --out DIR` across the targets');
-    return applyFleet({ type: 'manifests', paths: positionals }, flags, settings, io);
+    return applyFleet({ type: 'planned', source: await readManifestSource({ ...flags, target: undefined }, positionals, io) }, flags, settings, io);
   }
   const target = await resolveRunTarget(targetFlagsOf(flags), io);
   const source: StoreSource = planFile ? { type: 'saved-plan', plan: await readSavedPlan(planFile, positionals[0] ?? planFile, await readVariableScope(target, io)) } : await readManifestSource(flags, positionals, io);

@@ -180,7 +180,7 @@ export const flagTable = {
   'from-target': defineFlag({
     type: 'string',
     value: 'NAME',
-    help: ['make the store match this target (a template store): its account read and', 'exported in memory as manifests, with the store\'s own variables'],
+    help: ['make the store match this target (a template store): its account read and', 'exported in memory as manifests, with the store\'s own variables (across a', 'fleet: every store but the template, each with its own)'],
     read: readText,
   }),
   base: defineFlag({ type: 'string', value: 'PATH', help: ["the base manifests (default: every layer of the target's `manifests` but", 'the last, which is the overlay written)'], read: readText }),

@@ -15,7 +15,7 @@ import type { applyFlags } from './flags.js';
 import type { FleetFormat } from './fleet-output.js';
 import { fleetProgress, printFleetPlans, printFleetReview } from './fleet-output.js';
 import type { ParsedFlags } from './flags.js';
-import { targetFlagsOf } from './run-settings.js';
+import { leaveOutTemplate, targetFlagsOf } from './run-settings.js';
 
 type ApplyCommandFlags = ParsedFlags<(typeof applyFlags)[number]>;
 
@@ -23,7 +23,7 @@ export async function applyFleet(from: FleetPlans, flags: ApplyCommandFlags, set
   const format: FleetFormat = flags.json ? 'json' : 'text';
   const targetFlags = targetFlagsOf(flags);
   // A folder applies the stores it holds, or those of them that --target / --all-targets select.
-  const fleet = await selectFleet(targetFlags, io, from.type === 'saved' ? from.entries.map((e) => e.target) : undefined);
+  const fleet = leaveOutTemplate(await selectFleet(targetFlags, io, from.type === 'saved' ? from.entries.map((e) => e.target) : undefined), from.type === 'planned' ? from.source : undefined);
   const outcome = await runFleetApply(
     {
       from,

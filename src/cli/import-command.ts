@@ -40,13 +40,13 @@ export async function runImportCommand(args: string[], io: RunIO): Promise<numbe
   }
   const suggestDir = flags['suggest-base'];
   if (suggestDir !== undefined) {
-    const proposal = await suggestBase(names, resolve, { dir: suggestDir, minShare: flags['min-share'], baseFlag: flags.base, debug: flags.debug }, io);
+    const proposal = await suggestBase(names, resolve, { dir: suggestDir, minShare: flags['min-share'], baseFlag: flags.base, debug: flags.debug, cap: flags.parallel }, io);
     for (const store of proposal.stores) printDiagnostics(store.diagnostics, io);
     if (flags.json) writeLine(io.stdout, JSON.stringify(describeProposalJson(suggestDir, proposal), null, 2));
     else for (const line of describeProposal(suggestDir, flags['min-share'], proposal)) writeLine(io.stdout, line);
     return proposal.stores.some((s) => s.error !== undefined || hasErrors(s.diagnostics)) ? exitCodes.error : exitCodes.ok;
   }
-  const stores = await importStores(names, resolve, { baseFlag: flags.base, debug: flags.debug, concurrency: flags.parallel ?? 4 }, io, (store) => {
+  const stores = await importStores(names, resolve, { baseFlag: flags.base, debug: flags.debug, cap: flags.parallel }, io, (store) => {
     printDiagnostics(store.diagnostics, io);
     if (!flags.json) writeLine(io.stdout, describeStore(store));
   });

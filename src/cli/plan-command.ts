@@ -27,7 +27,7 @@ import type { FleetFormat } from './fleet-output.js';
 import { fleetProgress, printFleetPlans } from './fleet-output.js';
 import type { ParsedFlags } from './flags.js';
 import { isCapableTerminal, isColorEnabled } from './output-mode.js';
-import { isFleetRun, readManifestSource, readStoreSettings, targetFlagsOf } from './run-settings.js';
+import { isFleetRun, leaveOutTemplate, readManifestSource, readStoreSettings, targetFlagsOf } from './run-settings.js';
 import { bannerSession, printDiagnostics } from './store-output.js';
 
 type PlanCommandFlags = ParsedFlags<(typeof planFlags)[number]>;
@@ -64,8 +64,8 @@ export async function runPlanCommand(args: string[], io: RunIO): Promise<number>
 }
 
 async function planFleet(flags: PlanCommandFlags, paths: readonly string[], settings: StoreSettings, format: FleetFormat, io: RunIO): Promise<number> {
-  const fleet = await selectFleet(targetFlagsOf(flags), io);
   const source = await readManifestSource({ ...flags, target: undefined }, paths, io);
+  const fleet = leaveOutTemplate(await selectFleet(targetFlagsOf(flags), io), source);
   const { stores, report } = await runFleet(
     {
       command: 'plan',

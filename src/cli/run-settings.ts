@@ -9,6 +9,8 @@ import type { StoreSettings } from '../workflows/store-settings.js';
 import type { StoreSource } from '../workflows/store-workflow.js';
 import type { RunIO } from '../workflows/run-io.js';
 import { resolveRunTarget } from '../workflows/open-target.js';
+import type { FleetSelection } from '../workflows/fleet-workflow.js';
+import { templateSourceOf } from '../workflows/store-as-manifests.js';
 import { ErpsyncError } from '../model/errors.js';
 import type { ParsedFlags } from './flags.js';
 import type { applyFlags, driftFlags, planFlags } from './flags.js';
@@ -69,5 +71,10 @@ export async function readManifestSource(flags: StoreFlags & { 'from-target'?: s
   if (from === undefined) return { type: 'manifests', paths };
   if (paths.length > 0) throw new ErpsyncError('USAGE', `--from-target takes the store ${from} as the manifests: pass no manifest paths beside it`);
   if (from === flags.target) throw new ErpsyncError('USAGE', `--from-target ${from} is the store itself: name another target`);
-  return { type: 'template', from: await resolveRunTarget({ ...targetFlagsOf(flags), target: from }, io) };
+  return templateSourceOf(await resolveRunTarget({ ...targetFlagsOf(flags), target: from }, io), io, flags.debug === true);
+}
+
+/** A fleet copied from a template leaves the template out: it is the source, not a store to make like itself. */
+export function leaveOutTemplate(fleet: FleetSelection, source: StoreSource | undefined): FleetSelection {
+  return source?.type === 'template' ? { ...fleet, names: fleet.names.filter((name) => name !== source.from.name) } : fleet;
 }

@@ -4,7 +4,7 @@
 // holds it (an overlay's record replaces the base's whole); a record of the base the store lacks
 // becomes a tombstone (`ensure: absent`), so applying base + overlay to this store changes nothing.
 // A value the base feeds from `${VAR}` stays that reference where the store holds the variable's
-// value, and a secret is only ever the base's variable or export's placeholder, never a value.
+// value — in a list too, the item that holds it found by value whatever the account's order —, and a secret is only ever the base's variable or export's placeholder, never a value.
 import { Document, isMap, isSeq, LineCounter, parseAllDocuments } from 'yaml';
 import type { Node } from 'yaml';
 import { compareIdentities, escapeInterpolation, toManifestEntry } from '../export/manifest-record.js';
@@ -13,7 +13,7 @@ import type { DesiredRecord, DesiredState, PathSegment } from '../model/desired.
 import type { DriftFinding, DriftReport } from '../model/drift.js';
 import type { KindKey } from '../model/kinds.js';
 import type { KindMatching, LiveRecord, LiveState } from '../model/live.js';
-import { parsePointer, readPath, writePath } from '../model/paths.js';
+import { isPlainRecord, parsePointer, readPath } from '../model/paths.js';
 
 export interface OverlayInput {
   base: DesiredState;
@@ -125,26 +125,64 @@ function baseRecordOf(base: DesiredState, kind: KindKey, identity: string): Desi
   return base.records.get(kind)?.find((r) => r.identity === identity);
 }
 
-const hasIndex = (path: readonly PathSegment[]) => path.some((segment) => typeof segment === 'number');
-
 /** The account's record in the manifest language, with the base's `${VAR}` references kept where the values agree. */
 function liveValueOf(adapter: KindAdapter, entry: Extract<Entry, { type: 'live' }>, input: OverlayInput): Record<string, unknown> {
   let value = toManifestEntry(adapter, entry.record, { adapters: input.adapters, live: input.live }).value;
   const definition = adapter.definition;
   const base = definition ? baseRecordOf(input.base, definition.key, entry.record.identity) : undefined;
   if (!base || !definition) return value;
+  // A secret field's path may run through lists (`*`); an interpolated path names the items.
   const secrets = new Set(definition.secretFields.map((p) => p.join('.')));
   for (const path of base.source.interpolatedPaths) {
-    if (hasIndex(path)) continue;
-    const dotted = path.join('.');
-    const secret = secrets.has(dotted);
-    const written = readPath(value, path);
-    if (written === undefined) continue;
-    const agrees = secret || (!entry.differing.has(dotted) && String(readPath(base.source.value, path)) === String(written));
-    const raw = agrees ? rawValueOf(base, path, input.baseTexts) : undefined;
-    if (raw !== undefined) value = writePath(value, path.map(String), raw);
+    const secret = secrets.has(path.map((segment) => (typeof segment === 'number' ? '*' : segment)).join('.'));
+    // Export writes a secret as its variable already: it only takes the base's own reference, at the same place.
+    const at = secret ? path : locateInWritten(base.source.value, value, path);
+    if (at === undefined || readPath(value, at) === undefined) continue;
+    if (!secret && entry.differing.has(at.join('.'))) continue;
+    const raw = rawValueOf(base, path, input.baseTexts);
+    if (raw !== undefined) value = replaceLeaf(value, at, raw) as Record<string, unknown>;
   }
   return value;
+}
+
+/**
+ * Where the base's value at `path` stands in the record as written from the account, when the
+ * account holds the same value there: each list index of the base mapped to the written item that
+ * holds that value at the rest of the path and most resembles the base's item (the same service,
+ * the same option), since the account may list them in another order. Undefined when none does.
+ */
+function locateInWritten(base: unknown, written: unknown, path: readonly PathSegment[]): PathSegment[] | undefined {
+  const [head, ...rest] = path;
+  if (head === undefined) return base !== undefined && written !== undefined && typeof base !== 'object' && String(base) === String(written) ? [] : undefined;
+  if (typeof head === 'number') {
+    if (!Array.isArray(base) || !Array.isArray(written)) return undefined;
+    const item: unknown = base[head];
+    let best: { at: PathSegment[]; score: number } | undefined;
+    written.forEach((candidate: unknown, index) => {
+      const tail = locateInWritten(item, candidate, rest);
+      if (tail === undefined) return;
+      const score = resemblance(item, candidate) + (index === head ? 0.5 : 0);
+      if (!best || score > best.score) best = { at: [index, ...tail], score };
+    });
+    return best?.at;
+  }
+  if (!isPlainRecord(base) || !isPlainRecord(written)) return undefined;
+  const tail = locateInWritten(base[head], written[head], rest);
+  return tail === undefined ? undefined : [head, ...tail];
+}
+
+/** `value` with its leaf at `path` replaced, list items by index. */
+function replaceLeaf(value: unknown, path: readonly PathSegment[], leaf: unknown): unknown {
+  const [head, ...rest] = path;
+  if (head === undefined) return leaf;
+  if (Array.isArray(value) && typeof head === 'number') return value.map((item: unknown, index) => (index === head ? replaceLeaf(item, rest, leaf) : item));
+  return isPlainRecord(value) ? { ...value, [head]: replaceLeaf(value[head], rest, leaf) } : value;
+}
+
+/** How many fields two list items share, by value. */
+function resemblance(a: unknown, b: unknown): number {
+  if (!isPlainRecord(a) || !isPlainRecord(b)) return 0;
+  return Object.keys(a).filter((key) => JSON.stringify(a[key]) === JSON.stringify(b[key])).length;
 }
 
 /** The keys that make a record's identity: its name, scope, parent, and what its composed name reads. */

@@ -65,7 +65,7 @@ async function readLeft(run: CompareRun, io: RunIO): Promise<{ desired?: Desired
   const opened = await openResolvedTarget(run.left.target, { debug: run.debug }, io);
   try {
     run.onBanner(opened.banner);
-    const read = await readStoreAsManifests(opened, { secrets: 'account', scope: { env: io.env } });
+    const read = await readStoreAsManifests(opened, { env: io.env });
     return { ...read, info: { target: opened.target.name, account: opened.account } };
   } finally {
     await opened.close();

@@ -1,5 +1,6 @@
 // A fleet: the per-store workflow looped over many targets of erpsync.config.yaml, as many at a
-// time as the process's request budget keeps busy (fleet-budget.ts; --parallel caps it). This file schedules and collects, nothing else: every store runs runStore with the
+// time as the process's request budget keeps busy (fleet-budget.ts; --parallel caps it). This file schedules and collects, nothing else (scheduleFleet is the
+// one scheduler; import runs through it too): every store runs runStore with the
 // same StoreSettings object a single target gets (handed through, never rebuilt), and a store
 // that fails becomes a row with its error while the others go on.
 import { performance } from 'node:perf_hooks';
@@ -77,13 +78,12 @@ export interface FleetOutcome {
 
 export async function runFleet(run: FleetRun, io: RunIO): Promise<FleetOutcome> {
   const started = performance.now();
-  const targets = await resolveAll(run.names, run.resolve);
-  const stores = await forEachStore(run.names, widthOf(targets, run.concurrency), async (name, index) => {
+  const stores = await scheduleFleet(run.names, run.resolve, run.concurrency, async (target, name) => {
     const began = performance.now();
     const seconds = () => (performance.now() - began) / 1000;
     const deadline = storeDeadline(io, run.settings.storeTimeoutMs);
     try {
-      const job = { command: run.command, target: await (targets[index] as Promise<ResolvedTarget>), source: await run.sourceOf(name), settings: run.settings, ...(run.readers ? { readers: run.readers } : {}) };
+      const job = { command: run.command, target: await target, source: await run.sourceOf(name), settings: run.settings, ...(run.readers ? { readers: run.readers } : {}) };
       const running = runStore(job, deadline.io, run.startSession(name));
       // A read-only run is left behind at its deadline; an apply is waited for, as it stops starting
       // changes at once and its requests in flight are bounded by --request-timeout.
@@ -117,12 +117,11 @@ function storeDeadline(io: RunIO, ms: number): { io: RunIO; expired: Promise<nev
 /** `targets --check`: opens each target and names its account, nothing more. */
 export async function checkFleet(names: readonly string[], concurrency: number | undefined, resolve: (name: string) => Promise<ResolvedTarget>, io: RunIO, onStore?: FleetRun['onStore']): Promise<FleetOutcome> {
   const started = performance.now();
-  const targets = await resolveAll(names, resolve);
-  const stores = await forEachStore(names, widthOf(targets, concurrency), async (name, index) => {
+  const stores = await scheduleFleet(names, resolve, concurrency, async (target, name) => {
     const began = performance.now();
     let opened: OpenedTarget | undefined;
     try {
-      opened = await openResolvedTarget(await (targets[index] as Promise<ResolvedTarget>), { debug: false }, io);
+      opened = await openResolvedTarget(await target, { debug: false }, io);
       return { name, row: { target: name, account: opened.account, changes: 0, exitCode: exitCodes.ok, seconds: (performance.now() - began) / 1000 } };
     } catch (error) {
       return { name, row: rowOfFailure(name, error, (performance.now() - began) / 1000) };
@@ -150,10 +149,25 @@ async function widthOf(targets: readonly Promise<ResolvedTarget>[], cap: number 
   return fleetWidth(rates, theProcessGovernor().requestRate(), cap);
 }
 
-/** Runs `work` for every name, `concurrency` at a time; results in the names' order. */
-async function forEachStore(names: readonly string[], width: Promise<number>, work: (name: string, index: number) => Promise<FleetStore>, onStore?: FleetRun['onStore']): Promise<FleetStore[]> {
+/**
+ * The fleet's one scheduler, for every command that runs store by store (plan, apply, drift,
+ * `targets --check`, import): every target resolved first, then `work` for each store, as many at a
+ * time as the request budget keeps busy (`cap`, --parallel, only lowers it); results in the names' order.
+ */
+export async function scheduleFleet<T>(
+  names: readonly string[],
+  resolve: (name: string) => Promise<ResolvedTarget>,
+  cap: number | undefined,
+  work: (target: Promise<ResolvedTarget>, name: string) => Promise<T>,
+  onDone?: (item: T, done: number, total: number) => void,
+): Promise<T[]> {
+  const targets = await resolveAll(names, resolve);
+  return forEachStore(names, widthOf(targets, cap), (name, index) => work(targets[index] as Promise<ResolvedTarget>, name), onDone);
+}
+
+async function forEachStore<T>(names: readonly string[], width: Promise<number>, work: (name: string, index: number) => Promise<T>, onStore?: (item: T, done: number, total: number) => void): Promise<T[]> {
   const concurrency = await width;
-  const stores = new Array<FleetStore>(names.length);
+  const stores = new Array<T>(names.length);
   let next = 0;
   let done = 0;
   const worker = async (): Promise<void> => {
@@ -168,8 +182,8 @@ async function forEachStore(names: readonly string[], width: Promise<number>, wo
   return stores;
 }
 
-/** Where a fleet apply's plans come from: planned now from the manifests, or saved by `plan --out DIR`. */
-export type FleetPlans = { type: 'manifests'; paths: readonly string[] } | { type: 'saved'; folder: string; shown: string; entries: readonly FleetIndexEntry[] };
+/** Where a fleet apply's plans come from: planned now (from the manifests, or a template store), or saved by `plan --out DIR`. */
+export type FleetPlans = { type: 'planned'; source: StoreSource } | { type: 'saved'; folder: string; shown: string; entries: readonly FleetIndexEntry[] };
 
 export interface FleetApplyRun {
   from: FleetPlans;
@@ -190,7 +204,7 @@ export interface FleetApplyRun {
  */
 export async function applyFleet(run: FleetApplyRun, io: RunIO): Promise<FleetOutcome & { reviewed: FleetStore[]; declined: boolean }> {
   const started = performance.now();
-  const reviewed = run.from.type === 'manifests' ? await planFleetStores(run, run.from.paths, io) : await readFleetStores(run, run.from, io);
+  const reviewed = run.from.type === 'planned' ? await planFleetStores(run, run.from.source, io) : await readFleetStores(run, run.from, io);
   const toApply = reviewed.filter((s) => s.result?.status === 'planned' && actionableChanges(s.result.plan).length > 0);
   const declined = toApply.length > 0 && !(await run.review(reviewed));
   if (declined || toApply.length === 0) return { reviewed, declined, stores: reviewed, report: reportOf('apply', reviewed, started) };
@@ -237,9 +251,9 @@ function skippedStore(store: FleetStore | undefined, name: string, stage: string
 /** Each store was reviewed with the whole fleet before any was applied: its own run asks no more. */
 const approvedSession: StartSession = () => ({ report: () => undefined, confirm: async () => true, stop: new AbortController().signal, close: async () => undefined });
 
-async function planFleetStores(run: FleetApplyRun, paths: readonly string[], io: RunIO): Promise<FleetStore[]> {
+async function planFleetStores(run: FleetApplyRun, source: StoreSource, io: RunIO): Promise<FleetStore[]> {
   const planned = await runFleet(
-    { command: 'plan', names: run.fleet.names, concurrency: run.concurrency, settings: run.settings, resolve: run.fleet.resolve, sourceOf: async () => ({ type: 'manifests', paths }), startSession: () => quietSession },
+    { command: 'plan', names: run.fleet.names, concurrency: run.concurrency, settings: run.settings, resolve: run.fleet.resolve, sourceOf: async () => source, startSession: () => quietSession },
     io,
   );
   // A store's plan is reviewed like `plan`'s, so its row counts changes, not an exit 2.

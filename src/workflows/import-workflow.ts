@@ -26,6 +26,7 @@ import { openResolvedTarget, readVariableScope } from './open-target.js';
 import { planTargetOf, readToday } from './read-and-plan.js';
 import type { RunIO } from './run-io.js';
 import { readWholeAccount } from './store-as-manifests.js';
+import { scheduleFleet } from './fleet-workflow.js';
 
 /** The published manifest schema inside this installation of erpsync. */
 const bundledSchema = fileURLToPath(new URL('../../schemas/manifest.schema.json', import.meta.url));
@@ -126,31 +127,21 @@ export async function importStore(target: ResolvedTarget, baseFlag: string | und
   }
 }
 
-/** Every store, `concurrency` at a time; a store that fails is reported and the others go on. Results in the names' order. */
+/** Every store through the fleet's scheduler (its budget-derived width; `cap`, --parallel, only lowers it); a store that fails is reported and the others go on. Results in the names' order. */
 export async function importStores(
   names: readonly string[],
   resolve: (name: string) => Promise<ResolvedTarget>,
-  options: { baseFlag: string | undefined; debug: boolean; concurrency: number },
+  options: { baseFlag: string | undefined; debug: boolean; cap: number | undefined },
   io: RunIO,
   onStore?: (store: ImportedStore) => void,
 ): Promise<ImportedStore[]> {
-  const stores: ImportedStore[] = new Array<ImportedStore>(names.length);
-  const importOne = async (name: string): Promise<ImportedStore> => {
+  const importOne = async (target: Promise<ResolvedTarget>, name: string): Promise<ImportedStore> => {
     try {
-      return await importStore(await resolve(name), options.baseFlag, io, options.debug);
+      return await importStore(await target, options.baseFlag, io, options.debug);
     } catch (error) {
       if (!(error instanceof ErpsyncError)) throw error;
       return { target: name, written: false, diagnostics: [], error: [error.message, ...error.details].join('; ') };
     }
   };
-  let next = 0;
-  const worker = async () => {
-    for (let index = next++; index < names.length; index = next++) {
-      const store = await importOne(names[index] ?? '');
-      stores[index] = store;
-      onStore?.(store);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(Math.max(1, options.concurrency), names.length) }, worker));
-  return stores;
+  return scheduleFleet(names, resolve, options.cap, importOne, onStore ? (store) => onStore(store) : undefined);
 }

@@ -7,7 +7,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { isMap, isScalar, isSeq, parseDocument, visit } from 'yaml';
+import { isMap, isSeq, parseDocument, visit } from 'yaml';
 import { buildExport } from '../export/build-export.js';
 import type { ExportedKind } from '../export/build-export.js';
 import { secretVariableOf } from '../export/manifest-record.js';
@@ -33,22 +33,6 @@ export interface StoreAsManifests {
   files: ExportedKind[];
 }
 
-export interface StoreExportOptions {
-  /**
-   * Where the secrets' `${VAR}` placeholders get their values: `account` — the store's own (a
-   * comparison of two stores compares their secrets too, never showing them); `variables` — the
-   * environment given (a template copied to another store takes that store's secrets).
-   */
-  secrets: 'account' | 'variables';
-  /** The variables the manifests are loaded with. */
-  scope: VariableScope;
-  /**
-   * The source store's own variables (its config `variables` and env file): a value of the store
-   * equal to one of them is written as that `${VAR}`, so it takes the other store's value.
-   */
-  templateVariables?: Readonly<Record<string, string>>;
-}
-
 /** Every unit kind of the registry, every record, every field: what export reads. */
 export async function readWholeAccount(opened: OpenedTarget): Promise<LiveState> {
   return fetchLive(opened.client, registry.units, { kinds: registry.units.map((u) => u.kind), desired: new Map(), complete: () => true, everyField: true });
@@ -59,13 +43,16 @@ export function exportAccount(live: LiveState, source: string): ExportedKind[] {
   return buildExport(live, registry.units, { kinds: registry.kinds.map((k) => k.key), schemaRef: 'manifest.schema.json', source });
 }
 
-export async function readStoreAsManifests(opened: OpenedTarget, options: StoreExportOptions): Promise<StoreAsManifests> {
+/**
+ * The store as manifests loaded with `scope`, the account's own secret values standing in for the
+ * secret fields' variables (a comparison of two stores compares their secrets too, never showing them).
+ */
+export async function readStoreAsManifests(opened: OpenedTarget, scope: VariableScope): Promise<StoreAsManifests> {
   const live = await readWholeAccount(opened);
   const files = exportAccount(live, `target ${opened.target.name}`);
-  // The account's own secret values stand in for the secret fields' variables, as the environment would.
-  const scope = options.secrets === 'account' ? { ...options.scope, env: { ...options.scope.env, ...secretValuesOf(live) } } : options.scope;
-  const texts = files.map((file) => ({ name: file.file, text: rewriteExported(file.text, options.templateVariables ?? {}) }));
-  const loaded = await loadTexts(texts, scope);
+  const withSecrets = { ...scope, env: { ...scope.env, ...secretValuesOf(live) } };
+  const texts = files.map((file) => ({ name: file.file, text: rewriteExported(file.text, {}) }));
+  const loaded = await loadTexts(texts, withSecrets);
   return { ...loaded, live, files };
 }
 
@@ -113,30 +100,45 @@ export function rewriteExported(text: string, variables: Readonly<Record<string,
   if (isMap(doc.contents)) {
     for (const pair of doc.contents.items) if (isSeq(pair.value)) for (const item of pair.value.items) if (isMap(item)) item.delete('id');
   }
+  // Every value, list items included (an option, a service's alias); never a key.
   visit(doc, {
-    Pair(_key, pair) {
-      if (!isScalar(pair.value) || typeof pair.value.value !== 'string') return;
-      const name = byValue.get(pair.value.value);
-      if (name !== undefined) pair.value.value = `\${${name}}`;
+    Scalar(key, node) {
+      if (key === 'key' || typeof node.value !== 'string') return;
+      const name = byValue.get(node.value);
+      if (name !== undefined) node.value = `\${${name}}`;
     },
   });
   return doc.toString({ lineWidth: 0 });
 }
 
-/**
- * A template store as the manifests of another (`plan --from-target`): read and exported in
- * memory, its own variables' values written back as `${VAR}`, then loaded with the other store's
- * variables (its secrets included), as its own manifests would be.
- */
-export async function loadTemplate(from: ResolvedTarget, to: ResolvedTarget, io: RunIO, debug: boolean): Promise<LoadedManifests> {
+/** A template store (`--from-target`) as the manifests of other stores: read and exported once per run, however many stores it is copied to. */
+export interface TemplateSource {
+  type: 'template';
+  from: ResolvedTarget;
+  /** The template's manifest texts, its own variables' values written back as `${VAR}`. */
+  read(): Promise<{ name: string; text: string }[]>;
+}
+
+export function templateSourceOf(from: ResolvedTarget, io: RunIO, debug: boolean): TemplateSource {
+  let texts: Promise<{ name: string; text: string }[]> | undefined;
+  return { type: 'template', from, read: () => (texts ??= readTemplateTexts(from, io, debug)) };
+}
+
+async function readTemplateTexts(from: ResolvedTarget, io: RunIO, debug: boolean): Promise<{ name: string; text: string }[]> {
   const opened = await openResolvedTarget(from, { debug }, io);
   try {
+    const live = await readWholeAccount(opened);
     const templateVariables = await readOwnVariables(from, io);
-    const read = await readStoreAsManifests(opened, { secrets: 'variables', scope: await readVariableScope(to, io), templateVariables });
-    return { ...(read.desired ? { desired: read.desired } : {}), diagnostics: read.diagnostics, files: [] };
+    return exportAccount(live, `target ${from.name}`).map((file) => ({ name: file.file, text: rewriteExported(file.text, templateVariables) }));
   } finally {
     await opened.close();
   }
+}
+
+/** The template loaded with the destination store's variables (its secrets included), as its own manifests would be. */
+export async function loadTemplate(source: TemplateSource, to: ResolvedTarget, io: RunIO): Promise<LoadedManifests> {
+  const loaded = await loadTexts(await source.read(), await readVariableScope(to, io));
+  return { ...loaded, files: [] };
 }
 
 /** A target's own variables (its config `variables` and env file), without the environment. */

@@ -33,12 +33,13 @@ import { loadReadBackMemory, recallReadBack, saveReadBackMemory, unkeptFields } 
 import type { RunIO } from './run-io.js';
 import type { StoreSettings } from './store-settings.js';
 import type { DesiredState } from '../model/desired.js';
+import type { TemplateSource } from './store-as-manifests.js';
 import { loadTemplate } from './store-as-manifests.js';
 
 export type StoreCommand = 'plan' | 'apply' | 'drift';
 
 /** `template`: another store, read and exported in memory as manifests (`--from-target`). */
-export type StoreSource = { type: 'manifests'; paths: readonly string[] } | { type: 'template'; from: ResolvedTarget } | { type: 'saved-plan'; plan: Plan } | RevertSource;
+export type StoreSource = { type: 'manifests'; paths: readonly string[] } | TemplateSource | { type: 'saved-plan'; plan: Plan } | RevertSource;
 
 export interface StoreJob {
   command: StoreCommand;
@@ -84,7 +85,7 @@ export const quietSession: StartSession = () => ({ report: () => undefined, conf
 
 export async function runStore(job: StoreJob, io: RunIO, startSession: StartSession): Promise<StoreResult> {
   const loaded =
-    job.source.type === 'manifests' ? await loadDesired(job.source.paths, io, job.target) : job.source.type === 'template' ? await loadTemplate(job.source.from, job.target, io, job.settings.debug) : undefined;
+    job.source.type === 'manifests' ? await loadDesired(job.source.paths, io, job.target) : job.source.type === 'template' ? await loadTemplate(job.source, job.target, io) : undefined;
   if (loaded && !loaded.desired) return { target: job.target, status: 'invalid', diagnostics: loaded.diagnostics };
   let lock: HeldLock | undefined;
   // Ctrl-C stops apply from starting changes while requests in flight finish (a second Ctrl-C

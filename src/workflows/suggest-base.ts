@@ -26,6 +26,7 @@ import { writeFileAtomically } from '../model/write-file-atomically.js';
 import { computeOverlay, layersOf, loadBase, readBaseTexts } from './import-workflow.js';
 import { openResolvedTarget, readVariableScope } from './open-target.js';
 import type { RunIO } from './run-io.js';
+import { scheduleFleet } from './fleet-workflow.js';
 import { exportAccount, loadTexts, readOwnVariables, readWholeAccount, rewriteExported } from './store-as-manifests.js';
 
 const bundledSchema = fileURLToPath(new URL('../../schemas/manifest.schema.json', import.meta.url));
@@ -55,10 +56,10 @@ interface ReadStore {
   records: Map<string, Record<string, unknown>[]>;
 }
 
-export async function suggestBase(names: readonly string[], resolve: (name: string) => Promise<ResolvedTarget>, options: { dir: string; minShare: number; baseFlag: string | undefined; debug: boolean }, io: RunIO): Promise<SuggestedBase> {
+export async function suggestBase(names: readonly string[], resolve: (name: string) => Promise<ResolvedTarget>, options: { dir: string; minShare: number; baseFlag: string | undefined; debug: boolean; cap: number | undefined }, io: RunIO): Promise<SuggestedBase> {
   if (names.length === 0) throw new ErpsyncError('USAGE', '--suggest-base needs the stores to compare: --all-targets, or --target with names or globs');
-  const stores: ReadStore[] = [];
-  for (const name of names) stores.push(await readStore(await resolve(name), io, options.debug));
+  // Read through the fleet's scheduler, as wide as the request budget keeps busy.
+  const stores = await scheduleFleet(names, resolve, options.cap, async (target) => readStore(await target, io, options.debug));
   const dir = path.resolve(io.cwd, options.dir);
   const texts = proposeFiles(stores, options.minShare, path.relative(dir, bundledSchema).split(path.sep).join('/'));
   const files: SuggestedBase['files'] = [];

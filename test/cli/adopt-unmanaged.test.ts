@@ -41,7 +41,7 @@ beforeAll(async () => {
   write('hand/estoque.yaml', overlay);
   write(
     'erpsync.config.yaml',
-    ['version: 1', 'targets:', '  loja-a:', '    sandbox: true', '    manifests: [base, overlays/loja-a]', '  loja-b:', '    sandbox: true', '    manifests: [base]', ''].join('\n'),
+    ['version: 1', 'targets:', '  loja-a:', '    sandbox: true', '    manifests: [base, overlays/loja-a]', '  loja-b:', '    sandbox: true', '    manifests: [base]', '  loja-c:', '    sandbox: true', '    manifests: [base, overlays/loja-c]', ''].join('\n'),
   );
   for (const [target, paths] of [['loja-a', ['hand']], ['loja-b', []]] as const) {
     const applied = await run(['apply', ...paths, '--target', target, '--auto-approve']);
@@ -74,6 +74,30 @@ describe('drift --adopt of unmanaged records', () => {
     expect(adopted.stdout).toContain('Adopted into overlays/loja-a/estoque.yaml: depositos "Vitrine" (unmanaged)');
     expect(read('overlays/loja-a/estoque.yaml')).toBe(`${overlay}  - descricao: Geral\n    padrao: true\n  - descricao: Vitrine\n\ngruposProdutos:\n  - nome: Outlet\n    grupoProdutoPai: Revenda\n`);
     expect((await run(['drift', '--target', 'loja-a'])).code).toBe(0);
+  });
+
+  it('edits only where the record goes: flow style, its spacing, quotes and comments stay byte for byte', async () => {
+    const styled = `version:   1   # spacing of the author's own
+# loja-c delivers itself
+logisticas:
+  - descricao: 'Entrega própria'
+    situacao: habilitada
+    servicos:
+      - {codigo: MOTO, descricao: "Motoboy", freteItem: 4.5, estimativaEntrega: 1, aliases: [Expressa, Moto]}
+depositos:
+  - {descricao: Consignado, desconsiderarSaldo: true}   # kept apart
+`;
+    write('overlays/loja-c/loja.yaml', styled);
+    write('hand-c/grupos.yaml', base);
+    write('hand-c/loja.yaml', `${styled}  - descricao: Vitrine\n`);
+    expect((await run(['apply', 'hand-c', '--target', 'loja-c', '--auto-approve'])).code).toBe(0);
+    const adopted = await run(['drift', '--target', 'loja-c', '--adopt']);
+    expect(adopted.stdout).toContain('Adopted into overlays/loja-c/loja.yaml: depositos "Geral" (unmanaged); depositos "Vitrine" (unmanaged)');
+    const after = read('overlays/loja-c/loja.yaml');
+    // Every line of the file as it was, unchanged and in order; the records only after them.
+    expect(after.slice(0, styled.length)).toBe(styled);
+    expect(after.slice(styled.length)).toBe('  - descricao: Geral\n    padrao: true\n  - descricao: Vitrine\n');
+    expect((await run(['drift', '--target', 'loja-c'])).code).toBe(0);
   });
 
   it('refuses a file other targets read, naming them', async () => {
