@@ -142,6 +142,7 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
     ...(session.hold ? { hold: session.hold } : {}),
     concurrency: job.settings.apply.concurrency,
     outcomeWindowMs: job.settings.apply.outcomeWindowMs,
+    ...(opened.dailyQuota ? { quota: opened.dailyQuota } : {}),
   }).finally(() => journal.close());
   return { ...facts, status: 'applied', plan, outcome };
 }
