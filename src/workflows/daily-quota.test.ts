@@ -42,7 +42,11 @@ describe('the request count', () => {
     await recordRequests(quota, 'acc-1', 3, true, beforeMidnight);
     const left = await readQuotaLeft(quota, 'acc-1', 0, beforeMidnight);
     expect(left).toMatchObject({ left: 0, spent: true });
-    expect(() => refuseWhenNothingLeft(left, beforeMidnight)).toThrow(expect.objectContaining({ code: 'DAILY_QUOTA', message: expect.stringContaining('the service answered 429 for the day') }));
+    expect(() => refuseWhenNothingLeft(left, 0, beforeMidnight)).toThrow(expect.objectContaining({ code: 'DAILY_QUOTA', message: expect.stringContaining('the service answered 429 for the day to a run today); nothing was sent') }));
+    const counted = { left: 0, limit: 10, counted: 10, spent: false, day: '2026-01-05' };
+    expect(() => refuseWhenNothingLeft(counted, 1)).toThrow(
+      expect.objectContaining({ message: "the account's daily request quota is used up (erpsync counted 10 requests to it today, of the 10 it may send); nothing was sent after the 1 request that named the account" }),
+    );
     expect(await readQuotaLeft(quota, 'acc-1', 0, afterMidnight)).toMatchObject({ left: 120_000, spent: false });
   });
 

@@ -132,13 +132,14 @@ export async function recordRequests(quota: DailyQuotaTarget, accountId: string,
   });
 }
 
-/** A run to an account with nothing left today sends nothing (more). */
-export function refuseWhenNothingLeft(quota: QuotaLeft, now = new Date()): void {
+/** A run to an account with nothing left today sends nothing more; `sent`: what it sent to name the account. */
+export function refuseWhenNothingLeft(quota: QuotaLeft, sent: number, now = new Date()): void {
   if (quota.left > 0) return;
   const why = quota.spent
     ? 'the service answered 429 for the day to a run today'
     : `erpsync counted ${formatCount(quota.counted)} requests to it today, of the ${formatCount(quota.limit)} it may send`;
-  throw new ErpsyncError('DAILY_QUOTA', `the account's daily request quota is used up (${why}); nothing was sent`, { details: renewalHint(now) });
+  const done = sent === 0 ? 'nothing was sent' : `nothing was sent after the ${sent} request${sent === 1 ? '' : 's'} that named the account`;
+  throw new ErpsyncError('DAILY_QUOTA', `the account's daily request quota is used up (${why}); ${done}`, { details: renewalHint(now) });
 }
 
 /**

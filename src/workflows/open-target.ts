@@ -151,7 +151,7 @@ async function openCountedAccount(target: RemoteTarget, io: RunIO, openClient: (
   const quota = target.dailyQuota;
   const key = quotaKeyOf(target);
   const known = await knownAccountOf(quota, key);
-  if (known !== undefined) refuseWhenNothingLeft(await readQuotaLeft(quota, known, 0));
+  if (known !== undefined) refuseWhenNothingLeft(await readQuotaLeft(quota, known, 0), 0);
   const client = await openClient();
   let accountId = known;
   const warnUnwritten = (error: unknown): void => {
@@ -171,7 +171,8 @@ async function openCountedAccount(target: RemoteTarget, io: RunIO, openClient: (
   accountId = named;
   try {
     await rememberAccount(quota, key, named).catch(warnUnwritten);
-    refuseWhenNothingLeft(await readQuotaLeft(quota, named, client.stats().total));
+    const sent = client.stats().total;
+    refuseWhenNothingLeft(await readQuotaLeft(quota, named, sent), sent);
   } catch (error) {
     await close();
     throw error;
