@@ -24,6 +24,8 @@ import type { Query } from './url.js';
 
 /** The account's limit, shared by every integration of the store (api-facts §5). */
 export const ACCOUNT_RATE_LIMIT = 3;
+/** The account's requests per day, shared the same way (api-facts §5). */
+export const ACCOUNT_DAILY_QUOTA = 120_000;
 /** Requests per second left unused by default, so a brief overlap with another integration does not meet a 429. */
 export const DEFAULT_RATE_RESERVE = 0.1;
 export const DEFAULT_RATE = ACCOUNT_RATE_LIMIT - DEFAULT_RATE_RESERVE;
@@ -90,6 +92,8 @@ export interface RequestStats {
   throttled: number;
   /** Error responses and failed connections (what the circuit breaker counts). */
   errors: number;
+  /** The service answered a daily 429: the account's quota is spent, and this client sends nothing more. */
+  dailyQuotaMet: boolean;
 }
 
 interface EventBase {
@@ -192,7 +196,7 @@ function openClientState(options: ApiClientOptions): ClientState {
       for (const secret of options.credentials.secrets()) redactor.add(secret);
       return redactor.redact(text);
     },
-    stats: { total: 0, byMethod: {}, byKind: {}, retries: 0, throttled: 0, errors: 0 },
+    stats: { total: 0, byMethod: {}, byKind: {}, retries: 0, throttled: 0, errors: 0, dailyQuotaMet: false },
     listNotes: [],
     nextRequestId: 1,
     closed: false,
@@ -222,6 +226,8 @@ function ensureMaySend(state: ClientState): void {
   const { options } = state;
   if (state.closed) throw new ErpsyncError('INTERNAL', 'the API client was used after close()');
   if (options.signal?.aborted) throw interrupted();
+  // Requests already waiting for their slot when a daily 429 came are not sent: each would be one more 429.
+  if (state.stats.dailyQuotaMet) throw dailyQuotaSpent();
   if (state.circuit.isOpen()) {
     throw new ErpsyncError('CIRCUIT_OPEN', `stopped: ${state.circuit.describe()}; the service blocks an IP address after 300 errors in 10 s`, {
       details: ['check the errors above, then run again'],
@@ -383,9 +389,8 @@ async function handleErrorStatus(state: ClientState, a: Attempts, outcome: Extra
     pacer.onThrottled(parseRetryAfter(outcome.retryAfter, Date.now()));
     options.onEvent?.({ type: 'throttled', ...tagOf(a), rate: pacer.currentRate() });
     if (body.period === 'day') {
-      throw new ErpsyncError('RATE_BUDGET_EXHAUSTED', "the account's daily request quota is used up (the service answered 429 per day)", {
-        details: ['the quota is shared by every integration of the account; try again tomorrow'],
-      });
+      state.stats.dailyQuotaMet = true;
+      throw dailyQuotaSpent();
     }
   }
   const verdict = judgeFailure(req.method, classifyStatus(status));
@@ -495,6 +500,13 @@ const failureText: Record<'connect-failed' | 'connection-lost' | 'timeout', stri
   'connection-lost': 'the connection broke',
   timeout: 'timed out',
 };
+
+/** A daily 429 cannot be waited out within a run (api-facts §5: "try again tomorrow"): never retried. */
+function dailyQuotaSpent(): ErpsyncError {
+  return new ErpsyncError('DAILY_QUOTA', "the account's daily request quota is used up (the service answered 429 for the day); this run stopped sending", {
+    details: ['the quota is shared by every integration of the account and renews the next day; run again then'],
+  });
+}
 
 function interrupted(): ErpsyncError {
   return new ErpsyncError('INTERRUPTED', 'interrupted');

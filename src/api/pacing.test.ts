@@ -70,6 +70,8 @@ describe('pacing', () => {
     expect(reserveSlot(reserveSlot(state, 5).state, 5).startAt).toBe(5);
     // Unpaced or not, a 429 without Retry-After waits for the next second's window: never a tight loop.
     expect(reserveSlot(slowDown(state, 5), 5).startAt).toBe(1_005);
+    // A Retry-After the service named is its word, even 0: the pause is that long, not a second.
+    expect(reserveSlot(slowDown(state, 5, 0), 5).startAt).toBe(5);
   });
 
   it('sleeps until aborted', async () => {

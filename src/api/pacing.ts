@@ -53,11 +53,12 @@ export function reserveSlot(state: PacingState, now: number): { state: PacingSta
 }
 
 /**
- * A 429 arrived: slow down (to a floor) and start nobody before one interval of the new rate, or
- * the `Retry-After` the service named, has passed — its window was full, so it needs time to drain.
+ * A 429 arrived: slow down (to a floor) and start nobody before one interval of the new rate, and
+ * the `Retry-After` the service named — or, when it named none, the next second's window — has
+ * passed: its window was full, so it needs time to drain.
  */
-export function slowDown(state: PacingState, now: number, retryAfterMs = 0): PacingState {
-  const pause = Math.max(THROTTLE_PAUSE_MS, retryAfterMs);
+export function slowDown(state: PacingState, now: number, retryAfterMs?: number): PacingState {
+  const pause = retryAfterMs ?? THROTTLE_PAUSE_MS;
   if (!Number.isFinite(state.nominalRate)) return { ...state, nextSlotAt: Math.max(state.nextSlotAt, now + pause) };
   const rate = Math.max(state.nominalRate * MIN_RATE_FRACTION, state.rate * DECREASE_FACTOR);
   return { ...state, rate, holdLeft: HOLD_SUCCESSES, nextSlotAt: Math.max(state.nextSlotAt, now + Math.max(intervalMs(rate), pause)) };

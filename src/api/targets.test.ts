@@ -15,7 +15,7 @@ const config: TargetsConfig = {
   dir: '/repo',
   targets: {
     producao: { baseUrl: 'https://api.bling.com.br/Api/v3', rate: 2, manifests: ['stores/main'], credentials: { tokenEnv: 'PROD_TOKEN' } },
-    filial: { credentials: { clientId: 'abc', clientSecretEnv: 'FILIAL_SECRET', file: 'secrets/filial.json' }, maxRequests: 500 },
+    filial: { credentials: { clientId: 'abc', clientSecretEnv: 'FILIAL_SECRET', file: 'secrets/filial.json' }, maxRequests: 500, dailyQuota: 5_000 },
     vitrine: { credentials: { tokenEnv: 'VITRINE_TOKEN' }, reserve: 1 },
     'lojas/centro': { sandbox: { state: defaultSandboxState('lojas/centro') }, manifests: ['base', 'overlays/centro'], variables: { LOJA: 'Centro' }, envFile: 'centro.env' },
     'lojas/sul': { sandbox: { state: 'sandboxes/sul.json' }, rate: 5, maxRequests: 900 },
@@ -51,6 +51,7 @@ describe('resolving the target', () => {
       credentials: { type: 'token', tokenEnv: 'BLING_ACCESS_TOKEN' },
       rate: 1.5,
       maxRequests: 100,
+      dailyQuota: { perDay: 120_000, countFile: '/repo/.erpsync/requests-per-day.json' },
     });
     expect(JSON.stringify(target)).not.toContain('tok-123456');
   });
@@ -79,10 +80,12 @@ describe('resolving the target', () => {
       name: 'filial',
       maxRequests: 500,
       rate: DEFAULT_RATE,
+      dailyQuota: { perDay: 5_000 },
       credentials: { type: 'oauth', clientId: 'abc', clientSecretEnv: 'FILIAL_SECRET', authorizeUrl: 'https://www.bling.com.br/Api/v3/oauth/authorize' },
     });
-    // A reserve leaves that much of the account's 3 req/s to its other integrations.
-    expect(resolveTarget(input({ flags: { target: 'vitrine' }, env: { VITRINE_TOKEN: 'v' }, config }))).toMatchObject({ rate: 2 });
+    // A reserve leaves that much of the account's 3 req/s to its other integrations, and as large a share of its day.
+    expect(resolveTarget(input({ flags: { target: 'vitrine' }, env: { VITRINE_TOKEN: 'v' }, config }))).toMatchObject({ rate: 2, dailyQuota: { perDay: 80_000 } });
+    expect(prod).toMatchObject({ dailyQuota: { perDay: 120_000, countFile: '/repo/.erpsync/requests-per-day.json' } });
     expect(() => resolveTarget(input({ flags: { target: 'producao' }, config }))).toThrow(expect.objectContaining({ code: 'AUTH_MISSING' }));
     expect(() => resolveTarget(input({ flags: { target: 'nope' }, config }))).toThrow(expect.objectContaining({ code: 'CONFIG' }));
   });

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import type { AccountIdentity } from '../model/account.js';
 import { describeAccount } from '../model/account.js';
 import { ErpsyncError } from '../model/errors.js';
-import { ACCOUNT_RATE_LIMIT, DEFAULT_RATE } from './client.js';
+import { ACCOUNT_DAILY_QUOTA, ACCOUNT_RATE_LIMIT, DEFAULT_RATE } from './client.js';
 import { BLING_API_BASE_URL, deriveOAuthEndpoints } from './oauth.js';
 import { parseSecureUrl } from './url.js';
 
@@ -16,6 +16,8 @@ export const DEFAULT_SANDBOX_STATE = '.erpsync/sandbox.json';
 export const DEFAULT_CONFIG_FILE = 'erpsync.config.yaml';
 /** The journal of applies (workflows/journal), beside the repository's other state. */
 export const DEFAULT_JOURNAL_DIR = '.erpsync/journal';
+/** The requests sent to each account per service day (workflows/daily-quota), beside the repository's other state. */
+export const DEFAULT_REQUEST_COUNT_FILE = '.erpsync/requests-per-day.json';
 
 /** The target flags, their environment twins already read (the flag table, src/cli/flags.ts). */
 export interface TargetFlags {
@@ -40,6 +42,8 @@ export interface TargetConfig {
   rate?: number;
   /** Requests per second left to the account's other integrations: the rate is the limit minus this. */
   reserve?: number;
+  /** Requests per service day erpsync may send to the account (default: the account's 120,000 less the reserve's share). */
+  dailyQuota?: number;
   maxRequests?: number;
   manifests?: string[];
   credentials?: CredentialsConfig;
@@ -124,6 +128,14 @@ export interface RemoteTarget extends TargetBase {
   mode: 'remote';
   baseUrl: string;
   credentials: TokenCredentials | OAuthCredentials;
+  dailyQuota: DailyQuotaTarget;
+}
+
+/** How much of the account's daily quota erpsync may use, and where it counts what it sent (a sandbox has no quota to keep). */
+export interface DailyQuotaTarget {
+  perDay: number;
+  /** Absolute path of the count, in the repository's state folder (beside the config file, else the working folder). */
+  countFile: string;
 }
 
 export interface SandboxTarget extends TargetBase {
@@ -194,6 +206,7 @@ function resolveTargetOf(input: ResolveInput): ResolvedTarget {
       credentials,
       rate: rateOverride ?? entry.rate ?? (entry.reserve === undefined ? DEFAULT_RATE : ACCOUNT_RATE_LIMIT - entry.reserve),
       maxRequests: maxRequestsOverride ?? entry.maxRequests,
+      dailyQuota: { perDay: entry.dailyQuota ?? dailyShareOf(entry.reserve), countFile: resolve(config.dir, DEFAULT_REQUEST_COUNT_FILE) },
       ...targetInputs(entry, config.dir),
     };
   }
@@ -201,7 +214,8 @@ function resolveTargetOf(input: ResolveInput): ResolvedTarget {
   const baseUrl = normalizeBaseUrl(explicitBaseUrl ?? DEFAULT_BASE_URL);
   const credentials = defaultCredentials(baseUrl, input);
   if (credentials) {
-    return { mode: 'remote', name: 'default', id: baseUrl, baseUrl, credentials, rate: rateOverride ?? DEFAULT_RATE, maxRequests: maxRequestsOverride };
+    const dailyQuota = { perDay: ACCOUNT_DAILY_QUOTA, countFile: resolve(input.cwd, DEFAULT_REQUEST_COUNT_FILE) };
+    return { mode: 'remote', name: 'default', id: baseUrl, baseUrl, credentials, rate: rateOverride ?? DEFAULT_RATE, maxRequests: maxRequestsOverride, dailyQuota };
   }
   if (explicitBaseUrl !== undefined) {
     throw new ErpsyncError('AUTH_MISSING', `no credentials for ${baseUrl}`, {
@@ -214,6 +228,15 @@ function resolveTargetOf(input: ResolveInput): ResolvedTarget {
     });
   }
   return sandboxTarget(input, 'no-credentials', rateOverride, maxRequestsOverride);
+}
+
+/**
+ * The requests a day erpsync may send to an account: all of them, or, when the target leaves a
+ * `reserve` of the per-second limit to the account's other integrations, as large a share of the
+ * day as of the second — they spend the same daily quota, unseen by erpsync's count.
+ */
+function dailyShareOf(reserve: number | undefined): number {
+  return reserve === undefined ? ACCOUNT_DAILY_QUOTA : Math.floor((ACCOUNT_DAILY_QUOTA * (ACCOUNT_RATE_LIMIT - reserve)) / ACCOUNT_RATE_LIMIT);
 }
 
 /** A target of the config that is a sandbox account: its own state file, no credentials, allowed under CI (it is explicit). */

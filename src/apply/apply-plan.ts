@@ -77,9 +77,15 @@ interface ApplyRun {
   settleCarrier: (id: string, result: CarrierResult) => void;
   requestsSent: () => number;
   interrupted: boolean;
-  /** Set once a write was refused because another run took the account's lock: nothing more starts. */
-  lockLost?: string;
+  /** Set once a write was refused because another run took the account's lock, or the account's daily quota is spent: nothing more starts. */
+  stopped?: string;
 }
+
+/** Failures after which no change may start: what follows them would meet the same refusal. */
+const stoppingCodes: Readonly<Record<string, string>> = {
+  LOCK_LOST: 'the account lock was lost: not sent',
+  DAILY_QUOTA: "the account's daily request quota is used up: not sent",
+};
 
 function startRun(plan: Plan, options: ApplyOptions): ApplyRun {
   const ids = new Map<string, number>();
@@ -140,7 +146,7 @@ async function runWave(run: ApplyRun, inWave: readonly Change[], wave: number): 
 
 function recordOutcome(run: ApplyRun, change: Change, outcome: ChangeOutcome, result: CarrierResult = { outcome, included: new Set() }): void {
   run.outcomes.set(change.id, outcome);
-  if (outcome.status === 'failed' && outcome.code === 'LOCK_LOST') run.lockLost ??= outcome.error;
+  if (outcome.status === 'failed') run.stopped ??= stoppingCodes[outcome.code];
   if (change.carries) run.settleCarrier(change.id, result);
   run.options.onEvent?.({ type: 'change-end', change, outcome, requests: run.requestsSent() });
 }
@@ -159,7 +165,7 @@ function outcomeWithoutRunning(run: ApplyRun, change: Change): ChangeOutcome | u
     run.interrupted = true;
     return { status: 'skipped', because: 'interrupted' };
   }
-  if (run.lockLost !== undefined) return { status: 'skipped', because: 'the account lock was lost: not sent' };
+  if (run.stopped !== undefined) return { status: 'skipped', because: run.stopped };
   if (change.action === 'blocked') return { status: 'blocked', because: change.note ?? change.reason };
   const failedDependency = failedDependencyOf(run, change);
   if (failedDependency) return { status: 'skipped', because: `${failedDependency} did not apply` };

@@ -237,6 +237,7 @@ export const flagTable = {
   state: defineFlag({ type: 'string', value: 'FILE', env: 'ERPSYNC_SANDBOX_STATE', help: 'state file, reloaded on start (default .erpsync/sandbox.json)', read: readText }),
   seed: defineFlag({ type: 'string', value: 'S', env: 'ERPSYNC_SANDBOX_SEED', help: 'fresh | empty | FILE: first state when the state file does not exist (default fresh)', read: readText }),
   'rate-limit': defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_SANDBOX_RATE_LIMIT', help: 'requests per second, 0 = off (default 3)', read: readText }),
+  'daily-limit': defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_SANDBOX_DAILY_LIMIT', help: 'requests per day, 0 = off (default 120000)', read: readText }),
   faults: defineFlag({
     type: 'string',
     value: 'SPEC',
@@ -338,7 +339,7 @@ export const doctorFlags = ['json', 'help', ...targetFlags] as const satisfies r
 export const validateFlags = ['target', 'config', 'json', 'quiet', 'help', 'debug'] as const satisfies readonly FlagKey[];
 export const targetsFlags = ['check', 'target', 'json', 'parallel', 'ip-runners', 'config', 'help', 'debug'] as const satisfies readonly FlagKey[];
 export const loginFlags = ['target', 'base-url', 'config', 'client-id', 'redirect-uri', 'timeout', 'help', 'debug'] as const satisfies readonly FlagKey[];
-export const sandboxFlags = ['port', 'state', 'seed', 'rate-limit', 'faults', 'token', 'scopes', 'help', 'debug'] as const satisfies readonly FlagKey[];
+export const sandboxFlags = ['port', 'state', 'seed', 'rate-limit', 'daily-limit', 'faults', 'token', 'scopes', 'help', 'debug'] as const satisfies readonly FlagKey[];
 export const completionFlags = ['help'] as const satisfies readonly FlagKey[];
 export const historyFlags = ['json', 'target', 'config', 'help'] as const satisfies readonly FlagKey[];
 export const reportFlags = ['html', 'drift', 'days', 'target', 'config', 'help'] as const satisfies readonly FlagKey[];

@@ -62,5 +62,8 @@ describe('erpsync sandbox', () => {
     const options = readSandboxOptions(['--port', '4100'], { ERPSYNC_SANDBOX_PORT: '4200', ERPSYNC_SANDBOX_RATE_LIMIT: '5', ERPSYNC_SANDBOX_FAULTS: '#1=http503' }, '/w');
     expect(options.emulator).toMatchObject({ port: 4100, rateLimit: 5, stateFile: '/w/.erpsync/sandbox.json', seed: 'fresh' });
     expect(options.emulator.faults).toEqual({ schedule: [{ nth: 1, fault: 'http503' }] });
+    expect(options.emulator.dailyLimit).toBe(120_000);
+    expect(readSandboxOptions(['--daily-limit', '50'], { ERPSYNC_SANDBOX_DAILY_LIMIT: '9' }, '/w').emulator.dailyLimit).toBe(50);
+    expect(readSandboxOptions([], { ERPSYNC_SANDBOX_DAILY_LIMIT: '9' }, '/w').emulator.dailyLimit).toBe(9);
   });
 });

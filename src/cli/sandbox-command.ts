@@ -42,6 +42,7 @@ export function readSandboxOptions(args: string[], env: NodeJS.ProcessEnv, cwd: 
     stateFile: resolve(cwd, flags.state ?? '.erpsync/sandbox.json'),
     seed: seed === 'fresh' || seed === 'empty' ? seed : resolve(cwd, seed),
     rateLimit: readNumber('rate-limit', flags['rate-limit'], 3),
+    dailyLimit: readNumber('daily-limit', flags['daily-limit'], 120_000),
   };
   if (flags.faults !== undefined) {
     try {

@@ -124,7 +124,14 @@ describe('rate and daily limits', () => {
     const third = await call(emulator, 'GET', '/formas-pagamentos');
     expect(third.status).toBe(429);
     expect(third.json).toMatchObject({ error: { type: 'TOO_MANY_REQUESTS', limit: 2, period: 'day' } });
+    expect(third.headers.get('retry-after')).toBeNull();
+    // The refused request spent nothing; raised, the limit lets the day go on from its count.
+    expect(emulator.requestsToday()).toBe(2);
+    emulator.setDailyLimit(3);
+    expect((await call(emulator, 'GET', '/formas-pagamentos')).status).toBe(200);
+    expect((await call(emulator, 'GET', '/formas-pagamentos')).status).toBe(429);
     clock += 86_400_000;
+    expect(emulator.requestsToday()).toBe(0);
     expect((await call(emulator, 'GET', '/formas-pagamentos')).status).toBe(200);
   });
 });
@@ -142,6 +149,13 @@ describe('faults', () => {
     expect((await call(emulator, 'GET', '/formas-pagamentos')).status).toBe(502);
     expect((await call(emulator, 'GET', '/formas-pagamentos')).status).toBe(200);
     expect(emulator.requestLog().map((e) => e.fault)).toEqual(['http500', 'http429-html', 'http502', undefined]);
+  });
+
+  it('gives injected 429s the Retry-After the spec names, and none otherwise', async () => {
+    const emulator = await start({ faults: 'retryAfter=0,#1=http429,#2=http429-html' });
+    for (let i = 0; i < 2; i += 1) expect((await call(emulator, 'GET', '/formas-pagamentos')).headers.get('retry-after')).toBe('0');
+    emulator.setFaults('#1=http429');
+    expect((await call(emulator, 'GET', '/formas-pagamentos')).headers.get('retry-after')).toBeNull();
   });
 
   it('reset-before loses the request; reset-after commits the write and loses the answer', async () => {

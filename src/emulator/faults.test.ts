@@ -19,10 +19,11 @@ describe('parseFaultSpec', () => {
   it('accepts a JSON spec and an empty text', () => {
     expect(parseFaultSpec('{"probability":1,"kinds":["http429"]}')).toEqual({ probability: 1, kinds: ['http429'] });
     expect(parseFaultSpec('  ')).toEqual({});
+    expect(parseFaultSpec('p=0.2,retryAfter=0')).toEqual({ probability: 0.2, retryAfterSeconds: 0 });
   });
 
   it('refuses unknown kinds, keys and out-of-range values with a CONFIG error', () => {
-    for (const text of ['kinds=boom', 'x=1', 'p=2', '#0=http500', '#1=nope', 'seed=1.5', '{bad json']) {
+    for (const text of ['kinds=boom', 'x=1', 'p=2', '#0=http500', '#1=nope', 'seed=1.5', 'retryAfter=-1', 'retryAfter=0.5', '{bad json']) {
       expect(() => parseFaultSpec(text), text).toThrow(expect.objectContaining({ code: 'CONFIG' }));
     }
   });

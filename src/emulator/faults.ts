@@ -33,7 +33,7 @@ function isFaultKind(value: string): value is FaultKind {
 function invalid(message: string): ErpsyncError {
   return new ErpsyncError('CONFIG', `invalid fault spec: ${message}`, {
     details: [
-      'syntax: p=0.2,seed=7,kinds=http500+late-commit,latency=300,hold=1500,methods=POST,POST/formas-pagamentos#2=reset-after,drop=PUT/formas-pagamentos:juros',
+      'syntax: p=0.2,seed=7,kinds=http500+late-commit,latency=300,hold=1500,retryAfter=0,methods=POST,POST/formas-pagamentos#2=reset-after,drop=PUT/formas-pagamentos:juros',
       `fault kinds: ${faultKinds.join(', ')}`,
     ],
   });
@@ -42,8 +42,8 @@ function invalid(message: string): ErpsyncError {
 /**
  * Parses `--faults`. Either JSON (a FaultSpec) or comma-separated items:
  * `p=0.2` (or `probability=`), `seed=7`, `kinds=http500+http503`, `latency=300`, `hold=1500`,
- * `methods=POST+PUT`, `drop=PUT/formas-pagamentos:juros` (members dropped from matching writes,
- * several joined by `+`), and schedule
+ * `retryAfter=0` (on injected 429s), `methods=POST+PUT`, `drop=PUT/formas-pagamentos:juros`
+ * (members dropped from matching writes, several joined by `+`), and schedule
  * items `[METHOD][/path]#N=kind`, e.g. `POST/formas-pagamentos#2=reset-after` or `#5=http503`.
  */
 export function parseFaultSpec(text: string): FaultSpec {
@@ -88,6 +88,10 @@ export function parseFaultSpec(text: string): FaultSpec {
       case 'hold':
       case 'holdMs':
         spec.holdMs = Number(value);
+        break;
+      case 'retryAfter':
+      case 'retryAfterSeconds':
+        spec.retryAfterSeconds = Number(value);
         break;
       case 'methods':
         spec.methods = value.split('+').map((m) => m.toUpperCase());
@@ -146,6 +150,7 @@ export function checkFaultSpec(spec: FaultSpec): FaultSpec {
     throw invalid('latency must be a non-negative number of milliseconds');
   }
   if (spec.holdMs !== undefined && !(Number.isFinite(spec.holdMs) && spec.holdMs >= 0)) throw invalid('hold must be a non-negative number of milliseconds');
+  if (spec.retryAfterSeconds !== undefined && !(Number.isInteger(spec.retryAfterSeconds) && spec.retryAfterSeconds >= 0)) throw invalid('retryAfter must be a whole number of seconds ≥ 0');
   for (const kind of spec.kinds ?? []) if (!isFaultKind(kind)) throw invalid(`unknown fault kind '${String(kind)}'`);
   if (spec.kinds?.length === 0) throw invalid('kinds must not be empty');
   for (const entry of spec.schedule ?? []) {

@@ -16,7 +16,7 @@ import { defaultOAuthClient, jsonResponse } from './oauth.js';
 import type { StateFile } from './persistence.js';
 import { parseStateDocument, readStateFile, writeStateFile } from './persistence.js';
 import { createIpLedger } from './ip-rules.js';
-import { createBucket, createDailyCounter, setBucketRate } from './rate-limit.js';
+import { createBucket, createDailyCounter, requestsCountedToday, setBucketRate } from './rate-limit.js';
 import { countRequests } from './request-log.js';
 import { emulatorRoutes } from './routes.js';
 import { activeReadings, readingsFromEnvironment } from './readings.js';
@@ -194,6 +194,10 @@ function emulatorHandle(runtime: EmulatorRuntime, server: Server, token: string)
       runtime.faults = createFaultPlan(spec);
     },
     setRateLimit: (perSecond) => setBucketRate(runtime.bucket, checkLimit('rateLimit', perSecond), performance.now()),
+    setDailyLimit: (perDay) => {
+      runtime.daily.limit = checkLimit('dailyLimit', perDay);
+    },
+    requestsToday: () => requestsCountedToday(runtime.daily, runtime.now()),
     snapshot: () => cloneState(runtime.state),
     ipViolations: () => runtime.ip.violations(),
     issueToken: (opts) => {

@@ -51,13 +51,22 @@ export function createDailyCounter(limit: number, at: number): DailyCounter {
   return { limit, day: dayOf(at), count: 0 };
 }
 
+/** Requests counted on the day of `at` (a new day starts at 0). */
+export function requestsCountedToday(counter: DailyCounter, at: number): number {
+  turnDay(counter, at);
+  return counter.count;
+}
+
+function turnDay(counter: DailyCounter, at: number): void {
+  const day = dayOf(at);
+  if (day === counter.day) return;
+  counter.day = day;
+  counter.count = 0;
+}
+
 /** Counts one request against the day; false when the day's budget is already spent. */
 export function countDailyRequest(counter: DailyCounter, at: number): boolean {
-  const day = dayOf(at);
-  if (day !== counter.day) {
-    counter.day = day;
-    counter.count = 0;
-  }
+  turnDay(counter, at);
   if (counter.limit > 0 && counter.count >= counter.limit) return false;
   counter.count += 1;
   return true;

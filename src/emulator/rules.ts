@@ -357,6 +357,11 @@ export const emulatorRules = {
     source: 'api-facts §5 (thresholds and block durations). What a blocked IP receives is undocumented (api-facts §8): the 403 and its body are our choice, a refusal no client retries',
     applies: 'both',
   },
+  'daily-quota': {
+    does: 'per account: past its requests of the day (default 120,000; `createEmulator({ dailyLimit })`, `setDailyLimit(n)`, `erpsync sandbox --daily-limit N`, 0 = off) every request gets 429 `TOO_MANY_REQUESTS` with `"limit"` (the day\'s limit) and `"period":"day"`, and no `Retry-After`, until the day turns at midnight in São Paulo (UTC−3). Counted: authenticated API requests the per-second limit let through; not counted: token calls, requests refused by the per-second limit or the daily limit itself',
+    source: 'api-facts §5 (120,000 requests a day per account; the daily 429 body). When the day turns is undocumented: midnight in São Paulo is our choice (Bling\'s accounts are Brazilian companies); what counts toward the day is inference (the references are silent)',
+    applies: 'both',
+  },
   'read-only-resources': {
     does: 'sales channels, operation natures, financial accounts, contact types, contacts and the company record are read only',
     source: 'more-config.md, OpenAPI (only GET documented)',

@@ -90,7 +90,7 @@ export async function serveRequest(runtime: EmulatorRuntime, req: IncomingMessag
     return;
   }
   if (fault === 'latency') await delay(runtime.faults?.spec.latencyMs ?? defaultLatencyMs);
-  const injected = fault ? faultResponse(fault, runtime.bucket.perSecond) : undefined;
+  const injected = fault ? faultResponse(fault, runtime.bucket.perSecond, runtime.faults?.spec.retryAfterSeconds) : undefined;
   if (injected) {
     entry.status = injected.status;
     if (injected.status >= 400) runtime.ip.recordError(ip);
@@ -156,6 +156,7 @@ async function dispatch(
   if (!takeToken(runtime.bucket, performance.now())) {
     return jsonResponse(429, errorEnvelope(tooManyRequestsPayload('second', runtime.bucket.perSecond)));
   }
+  // Rule daily-quota: counted after the per-second limit, so a request it refused spends no part of the day.
   if (!countDailyRequest(runtime.daily, runtime.now())) {
     return jsonResponse(429, errorEnvelope(tooManyRequestsPayload('day', runtime.daily.limit)));
   }
@@ -230,7 +231,8 @@ function htmlPage(title: string, heading: string, text: string): string {
  * What an injected fault answers. 5xx from the edge (502/503) come as the CDN's HTML pages, not
  * the JSON envelope, as does its 1015 rate-limit page: clients must not assume a JSON body.
  */
-function faultResponse(kind: FaultKind, perSecond: number): RawResponse | undefined {
+function faultResponse(kind: FaultKind, perSecond: number, retryAfterSeconds: number | undefined): RawResponse | undefined {
+  const retryAfter: Record<string, string> = retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) };
   switch (kind) {
     case 'http500':
       return jsonResponse(500, errorEnvelope(serverErrorPayload()));
@@ -239,9 +241,9 @@ function faultResponse(kind: FaultKind, perSecond: number): RawResponse | undefi
     case 'http503':
       return { status: 503, headers: htmlHeaders, body: htmlPage('503 Service unavailable', 'Error 503: Service temporarily unavailable', 'The origin is temporarily unable to handle the request.') };
     case 'http429':
-      return jsonResponse(429, errorEnvelope(tooManyRequestsPayload('second', perSecond > 0 ? perSecond : 3)));
+      return jsonResponse(429, errorEnvelope(tooManyRequestsPayload('second', perSecond > 0 ? perSecond : 3)), retryAfter);
     case 'http429-html':
-      return { status: 429, headers: htmlHeaders, body: htmlPage('Access denied | api.bling.com.br used Cloudflare to restrict access', 'Error 1015: You are being rate limited', 'The owner of this website has banned you temporarily from accessing it.') };
+      return { status: 429, headers: { ...htmlHeaders, ...retryAfter }, body: htmlPage('Access denied | api.bling.com.br used Cloudflare to restrict access', 'Error 1015: You are being rate limited', 'The owner of this website has banned you temporarily from accessing it.') };
     default:
       return undefined;
   }

@@ -50,6 +50,11 @@ export interface FaultSpec {
   latencyMs?: number;
   /** How long `late-commit` holds a write before committing it, and `slow-response` its answer. Default 1000. */
   holdMs?: number;
+  /**
+   * A `Retry-After` (seconds) on injected 429s, JSON and HTML. Absent: none, as the service documents
+   * none (api-facts §5); tests that inject many 429s give 0, so each costs no pause of a second.
+   */
+  retryAfterSeconds?: number;
   /** Methods `probability` draws faults for (e.g. only POST, to fault creates); default: every method. */
   methods?: string[];
   schedule?: FaultScheduleEntry[];
@@ -80,7 +85,7 @@ export interface EmulatorOptions {
   port?: number;
   /** Requests per second per account (token bucket); 0 turns the limit off. Default 3. */
   rateLimit?: number;
-  /** Requests per day per account. Default 120000. */
+  /** Requests per service day per account (rule daily-quota); 0 turns the limit off. Default 120000. */
   dailyLimit?: number;
   /** A spec or the CLI's `--faults` text. */
   faults?: FaultSpec | string;
@@ -134,6 +139,10 @@ export interface Emulator {
   clearLog(): void;
   setFaults(spec: FaultSpec | string | undefined): void;
   setRateLimit(perSecond: number): void;
+  /** The account's requests per service day (rule daily-quota; 0 = off); the requests counted today stay counted. */
+  setDailyLimit(perDay: number): void;
+  /** Requests counted toward the account's daily limit this service day. */
+  requestsToday(): number;
   /** Deep copy of every record, for assertions. */
   snapshot(): EmulatorState;
   /** Every time a source IP broke one of the service's per-IP rules (rule ip-blocks). */

@@ -92,6 +92,12 @@ export const configSchema: JsonSchema = {
           exclusiveMaximum: 3,
           description: 'Requests per second left to the account\'s other integrations (storefront, marketplace hub …): the rate becomes 3 minus this. Ignored when rate is set.',
         },
+        dailyQuota: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 120000,
+          description: 'Requests per day erpsync may send to this account (the account allows 120,000, shared by every integration; default: that, less the reserve\'s share). A run that would exceed what is left stops before writing.',
+        },
         maxRequests: { type: 'integer', minimum: 1, description: 'Stop before sending more requests than this in one run.' },
         manifests: { ...paths, description: 'Manifest paths used when none are given on the command line; a list is layered: later paths override earlier ones record by record.' },
         variables: {

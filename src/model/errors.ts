@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'AUTH_SCOPE'
   | 'CREDENTIALS_MISMATCH'
   | 'RATE_BUDGET_EXHAUSTED'
+  | 'DAILY_QUOTA'
   | 'CIRCUIT_OPEN'
   | 'INSECURE_URL'
   | 'CONFIG'
@@ -46,7 +47,8 @@ export type ErrorCode =
  * - 3 `refused`: erpsync would not go on — a stale or unverifiable saved plan, the delete
  *   budget, another run holding the account's lock (or taking it over from a paused run), confirmation missing without a terminal,
  *   another account, credentials issued for another base URL, the sandbox under CI, a sandbox
- *   state another run owns, a file to write whose path is a symbolic link.
+ *   state another run owns, a file to write whose path is a symbolic link, the account's daily
+ *   request quota (what is left cannot carry the run, or the service answered its daily 429).
  */
 export const exitCodes = { ok: 0, error: 1, changes: 2, refused: 3 } as const;
 
@@ -64,6 +66,7 @@ const refusedCodes: ReadonlySet<ErrorCode> = new Set([
   'SANDBOX_REFUSED',
   'SANDBOX_BUSY',
   'UNSAFE_PATH',
+  'DAILY_QUOTA',
 ]);
 
 export class ErpsyncError extends Error {

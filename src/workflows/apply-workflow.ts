@@ -2,6 +2,7 @@
 // in this order: the plan's target and account against the ones this run opened (refused before
 // anything is read or written when they differ), a saved plan's preconditions re-read and re-checked (refused when anything it
 // relies on changed), the delete budget as the plan decided it (refused when exceeded), the
+// account's daily quota (refused when what is left cannot carry the plan's requests), the
 // confirmation (injected: a prompt, the terminal UI, or --auto-approve), the writes, and the
 // re-read that tells whether what was written took. It decides nothing the plan decided and
 // prints nothing: events go to the injected reporter; the CLI only wires arguments to it.
@@ -18,6 +19,8 @@ import { findStalePreconditions } from '../apply/check-stale.js';
 import type { ReadBackCheck } from '../apply/check-convergence.js';
 import { checkReadBack, describeReadBack } from '../apply/check-convergence.js';
 import { recheckRequest, verifyRequest } from '../apply/read-requests.js';
+import type { AccountQuota } from './daily-quota.js';
+import { requireQuotaFor } from './daily-quota.js';
 
 export interface ApplyWorkflowOptions {
   client: ApiClient;
@@ -43,6 +46,8 @@ export interface ApplyWorkflowOptions {
    * again. Absent: as this run alone saw them.
    */
   recallReadBack?: (check: ReadBackCheck) => Promise<{ notConverged: string[]; notes: string[] }>;
+  /** What is left of the account's daily quota: a plan that needs more is refused before its first write. Absent: a sandbox. */
+  quota?: AccountQuota;
 }
 
 export type ApplyOutcome =
@@ -60,6 +65,7 @@ export async function runApplyWorkflow(plan: Plan, options: ApplyWorkflowOptions
       details: [plan.budget.source === 'flag' ? 'plan again with a larger --max-deletes if that is intended' : 'raise policy.maxDeletes, or plan again with --max-deletes, if that is intended'],
     });
   }
+  if (options.quota) requireQuotaFor(plan, await options.quota.left());
   if (options.signal.aborted) throw new ErpsyncError('INTERRUPTED', 'interrupted before applying; nothing was changed');
   if (!(await options.confirm(plan))) {
     options.report({ type: 'cancelled' });
@@ -75,7 +81,7 @@ export async function runApplyWorkflow(plan: Plan, options: ApplyWorkflowOptions
     onEvent: options.report,
     ...(options.outcomeWindowMs === undefined ? {} : { outcomeWindowMs: options.outcomeWindowMs }),
   });
-  stopIfLockLost(result);
+  stopIfRunStopped(result);
   let notConverged: string[] = [];
   if (!result.interrupted && result.applied > 0) {
     options.report({ type: 'verify-start' });
@@ -116,20 +122,22 @@ async function recheckSavedPlan(plan: Plan, options: ApplyWorkflowOptions): Prom
 }
 
 /**
- * A run whose lock another run took over stopped writing at its next write: it is refused (exit 3)
- * with what it had sent, so nobody mistakes its partial work for a finished apply.
+ * A run whose lock another run took over, or whose account's daily quota ran out, stopped writing
+ * at that write: it is refused (exit 3) with what it had sent, so nobody mistakes its partial work
+ * for a finished apply.
  */
-function stopIfLockLost(result: ApplyResult): void {
-  const lost = result.outcomes.find((o) => o.outcome.status === 'failed' && o.outcome.code === 'LOCK_LOST');
-  if (!lost || lost.outcome.status !== 'failed') return;
+function stopIfRunStopped(result: ApplyResult): void {
+  const stopped = result.outcomes.find((o) => o.outcome.status === 'failed' && (o.outcome.code === 'LOCK_LOST' || o.outcome.code === 'DAILY_QUOTA'));
+  if (!stopped || stopped.outcome.status !== 'failed') return;
+  const code = stopped.outcome.code === 'LOCK_LOST' ? 'LOCK_LOST' : 'DAILY_QUOTA';
   const sent = result.outcomes.filter((o) => o.outcome.status === 'applied').map((o) => `  ${o.change.action} ${o.change.kind} ${o.change.key}`);
   const unsent = result.outcomes.filter((o) => o.outcome.status !== 'applied').length;
-  throw new ErpsyncError('LOCK_LOST', lost.outcome.error, {
+  throw new ErpsyncError(code, stopped.outcome.error, {
     details: [
       sent.length === 0 ? 'no change had been sent' : `sent before it stopped (${sent.length}):`,
       ...sent,
       `not sent: ${unsent} change${unsent === 1 ? '' : 's'}`,
-      'another run may be changing the account now: plan again once it is done',
+      code === 'LOCK_LOST' ? 'another run may be changing the account now: plan again once it is done' : 'plan and apply again once the quota renews: the plan then holds only what is left',
     ],
   });
 }

@@ -27,10 +27,12 @@ import type { AccountIdentity } from '../model/account.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import { hasErrors } from '../model/diagnostics.js';
 import { renderDiagnosticsText } from '../report/diagnostics-report.js';
-import { ErpsyncError } from '../model/errors.js';
+import { ErpsyncError, isErpsyncError } from '../model/errors.js';
 import type { VariableScope } from '../model/variables.js';
 import type { RunIO } from './run-io.js';
 import { writeLine } from './run-io.js';
+import type { AccountQuota } from './daily-quota.js';
+import { knownAccountOf, readQuotaLeft, recordRequests, refuseWhenNothingLeft, rememberAccount } from './daily-quota.js';
 
 export interface OpenedTarget {
   client: ApiClient;
@@ -41,6 +43,8 @@ export interface OpenedTarget {
   banner: string;
   /** Requests spent reading the account's identity; a plan counts them in its read cost. */
   identityReads: number;
+  /** What is left of the account's daily quota (daily-quota.ts); absent for a sandbox, which has none to keep. */
+  dailyQuota?: AccountQuota;
   /** Closes the client; for the sandbox, also saves its state file. */
   close(): Promise<void>;
 }
@@ -76,8 +80,10 @@ export async function openResolvedTarget(target: ResolvedTarget, flags: Pick<Tar
   if (target.mode === 'remote') {
     // Every request to a service, and every token refresh, passes the process's one governor (per-IP rules).
     const governor = theProcessGovernor();
-    client = createApiClient({ governor, ...common, baseUrl: target.baseUrl, credentials: await createCredentialProvider(target, io.env, governor) });
-    return nameAccount(client, target, io.cwd, () => (client as ApiClient).close());
+    return openCountedAccount(target, io, async () => {
+      client = createApiClient({ governor, ...common, baseUrl: target.baseUrl, credentials: await createCredentialProvider(target, io.env, governor) });
+      return client;
+    });
   }
 
   // The debug trace redacts with the client it traces, whichever one the sandbox ends up using.
@@ -128,6 +134,50 @@ async function openSandbox(target: SandboxTarget, common: Omit<ApiClientOptions,
     await running.close();
     await claim.release();
   });
+}
+
+/** A target's key in the request count: the same name may reach another account through another base URL. */
+function quotaKeyOf(target: RemoteTarget): string {
+  return `${target.name} ${target.baseUrl}`;
+}
+
+/**
+ * A real account's client, whose requests are added to the account's count for the day when it
+ * closes (with a daily 429, if one came); refused before its first request when the count says the
+ * account has nothing left today, and once the account is named. A count that cannot be written is
+ * a warning: the run itself went as it went, and the service still answers its own daily 429.
+ */
+async function openCountedAccount(target: RemoteTarget, io: RunIO, openClient: () => Promise<ApiClient>): Promise<OpenedTarget> {
+  const quota = target.dailyQuota;
+  const key = quotaKeyOf(target);
+  const known = await knownAccountOf(quota, key);
+  if (known !== undefined) refuseWhenNothingLeft(await readQuotaLeft(quota, known, 0), 0);
+  const client = await openClient();
+  let accountId = known;
+  const warnUnwritten = (error: unknown): void => {
+    if (!isErpsyncError(error) || (error.code !== 'FILE_UNWRITABLE' && error.code !== 'UNSAFE_PATH')) throw error;
+    writeLine(io.stderr, `erpsync: warning: the daily request count was not updated: ${error.message}`);
+  };
+  const close = async (): Promise<void> => {
+    try {
+      const { total, dailyQuotaMet } = client.stats();
+      if (accountId !== undefined) await recordRequests(quota, accountId, total, dailyQuotaMet).catch(warnUnwritten);
+    } finally {
+      await client.close();
+    }
+  };
+  const opened = await nameAccount(client, target, io.cwd, close);
+  const named = opened.account.id;
+  accountId = named;
+  try {
+    await rememberAccount(quota, key, named).catch(warnUnwritten);
+    const sent = client.stats().total;
+    refuseWhenNothingLeft(await readQuotaLeft(quota, named, sent), sent);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { ...opened, dailyQuota: { left: () => readQuotaLeft(quota, named, client.stats().total) } };
 }
 
 /** Reads the account's identity before anything else; a target that cannot name its account is closed again. */

@@ -151,6 +151,7 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
       if (changed) await saveReadBackMemory(memory);
       return recalled;
     },
+    ...(opened.dailyQuota ? { quota: opened.dailyQuota } : {}),
   }).finally(() => journal.close());
   return { ...facts, status: 'applied', plan, outcome };
 }

@@ -283,8 +283,11 @@ describe('guards', () => {
     const emulator = await startEmulator({ dailyLimit: 1 });
     const client = clientFor(emulator);
     await client.request({ method: 'GET', path: '/formas-pagamentos' });
-    await expect(client.request({ method: 'GET', path: '/formas-pagamentos' })).rejects.toMatchObject({ code: 'RATE_BUDGET_EXHAUSTED' });
+    await expect(client.request({ method: 'GET', path: '/formas-pagamentos' })).rejects.toMatchObject({ code: 'DAILY_QUOTA' });
+    // Nothing more leaves this client: a later request fails without reaching the service.
+    await expect(client.request({ method: 'GET', path: '/formas-pagamentos' })).rejects.toMatchObject({ code: 'DAILY_QUOTA' });
     expect(emulator.requestLog()).toHaveLength(2);
+    expect(client.stats()).toMatchObject({ total: 2, dailyQuotaMet: true });
   });
 
   it('stops when the run is interrupted', async () => {

@@ -4,6 +4,9 @@
 // Every seeded run must: leave no duplicate records, change nothing its plan does not list, and
 // converge within two applies (the second one runs without faults; a re-plan is then empty).
 // Each run's seed drives both the emulator's fault sequence and the client's retry jitter.
+// The injected 429s carry `Retry-After: 0`: a bare 429 holds every request of the run for a second
+// (test/api/throttle-pause.test.ts proves that), which across the 35 runs' hundreds of 429s made
+// the suite wait minutes for nothing it checks; with the service's own word the client goes on at once.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -66,7 +69,7 @@ async function chaosRun(store: Store, seed: number): Promise<void> {
   expect(actionable(preview).length).toBeGreaterThan(0);
 
   emulator.clearLog();
-  emulator.setFaults({ probability: 0.2, seed, latencyMs: 3, holdMs: 3 });
+  emulator.setFaults({ probability: 0.2, seed, latencyMs: 3, holdMs: 3, retryAfterSeconds: 0 });
   const first = await applyOnce(emulator, desired, { random: createRandom(seed).next });
   const log = emulator.requestLog();
   for (const entry of log) if (entry.fault) faultsMet.add(entry.fault);
@@ -108,7 +111,7 @@ async function chaosCliRun(seed: number): Promise<void> {
   const before = emulator.snapshot();
   const preview = await planNow(emulator, desired);
 
-  emulator.setFaults({ probability: 0.2, seed, latencyMs: 3, holdMs: 3 });
+  emulator.setFaults({ probability: 0.2, seed, latencyMs: 3, holdMs: 3, retryAfterSeconds: 0 });
   const first = await runCli(['apply', example, '--auto-approve'], { cwd: dir, env: cliEnv });
   expect([0, 1]).toContain(first.code);
   expect(first.stderr).not.toMatch(/internal error|\n\s+at /);
