@@ -28,11 +28,15 @@ export interface IpBudget {
   tokenWindowMs: number;
 }
 
-/** This process's share of the IP: the rules with the margin, divided among the runners that share the egress IP. */
-export function ipBudgetOf(runnersSharingIp = 1): IpBudget {
+/**
+ * This process's share of the IP: the rules with the margin, divided among the runners that share
+ * the egress IP. `windowScale` shortens both windows alike (the bench's emulated service scales its
+ * own the same way, so a run of minutes takes seconds); the service's windows are scale 1.
+ */
+export function ipBudgetOf(runnersSharingIp = 1, windowScale = 1): IpBudget {
   const share = IP_MARGIN / Math.max(1, Math.floor(runnersSharingIp));
   const { requests, errors, windowMs, tokenCalls, tokenWindowMs } = SERVICE_IP_RULES;
-  return { requests: Math.floor(requests * share), errors: Math.floor(errors * share), windowMs, tokenCalls: Math.max(1, Math.floor(tokenCalls * share)), tokenWindowMs };
+  return { requests: Math.floor(requests * share), errors: Math.floor(errors * share), windowMs: windowMs * windowScale, tokenCalls: Math.max(1, Math.floor(tokenCalls * share)), tokenWindowMs: tokenWindowMs * windowScale };
 }
 
 export interface GovernorStats {
@@ -123,12 +127,19 @@ export function theProcessGovernor(): Governor {
   return processGovernor;
 }
 
-/** Sets this process's share of its egress IP (`--ip-runners N`, a whole number ≥ 1) before its first request. */
-export function configureProcessGovernor(runnersSharingIp: string | undefined): Governor {
-  if (runnersSharingIp === undefined) return theProcessGovernor();
-  const runners = Number(runnersSharingIp);
+/**
+ * Sets this process's share of its egress IP (`--ip-runners N`, a whole number ≥ 1) before its first
+ * request. `windowScale` is ERPSYNC_IP_WINDOW_SCALE, for benches against an emulator whose per-IP
+ * windows are scaled alike (a number in (0, 1]); unset, the service's own windows.
+ */
+export function configureProcessGovernor(runnersSharingIp: string | undefined, windowScale?: string): Governor {
+  if (runnersSharingIp === undefined && windowScale === undefined) return theProcessGovernor();
+  const runners = Number(runnersSharingIp ?? 1);
   if (!Number.isInteger(runners) || runners < 1) throw new ErpsyncError('USAGE', `--ip-runners takes a whole number ≥ 1, not \`${runnersSharingIp}\``);
-  const budget = ipBudgetOf(runners);
-  if (processGovernor?.budget.requests !== budget.requests) processGovernor = createGovernor(budget);
-  return processGovernor;
+  const scale = Number(windowScale ?? 1);
+  if (!(scale > 0 && scale <= 1)) throw new ErpsyncError('USAGE', `ERPSYNC_IP_WINDOW_SCALE takes a number above 0 and at most 1, not \`${windowScale}\``);
+  const budget = ipBudgetOf(runners, scale);
+  const current = processGovernor?.budget;
+  if (current?.requests !== budget.requests || current.windowMs !== budget.windowMs) processGovernor = createGovernor(budget);
+  return processGovernor as Governor;
 }
