@@ -51,8 +51,12 @@ export interface Governor {
   readonly budget: IpBudget;
   /** Resolves when one more request may start; rejects with the signal's reason when aborted. */
   acquireRequest(signal?: AbortSignal): Promise<void>;
-  /** Resolves when one more call to the token endpoint may start (it is a request too). */
-  acquireTokenCall(signal?: AbortSignal): Promise<void>;
+  /**
+   * Resolves when one more call to the token endpoint may start (it is a request too), with what to
+   * call when its answer (or failure) is in: the call then counts from that moment, the latest the
+   * service can have seen it, so a call slowed on its way cannot share the next window's turn.
+   */
+  acquireTokenCall(signal?: AbortSignal): Promise<() => void>;
   /** An error answer (status ≥ 400, 429s included) or a failed connection. */
   recordError(): void;
   /** Requests per second the budget allows. */
@@ -100,15 +104,23 @@ export function createGovernor(budget: IpBudget = ipBudgetOf(), now: () => numbe
     acquireRequest,
     async acquireTokenCall(signal) {
       // One at a time through the window, in arrival order: a fleet's refreshes queue, none is starved.
+      let admitted = 0;
       const turn = tokenQueue.then(async () => {
         await waitForRoom(tokenTimes, budget.tokenCalls, budget.tokenWindowMs, signal);
-        tokenTimes.push(now());
-        allTokenTimes.push(now());
+        admitted = now();
+        tokenTimes.push(admitted);
+        allTokenTimes.push(admitted);
       });
       tokenQueue = turn.catch(() => undefined);
       await turn;
       counts.tokenCalls += 1;
       await acquireRequest(signal);
+      return () => {
+        // Every mark is at most now: taking one out and adding now at the end keeps them in order.
+        const index = tokenTimes.indexOf(admitted);
+        if (index >= 0) tokenTimes.splice(index, 1);
+        tokenTimes.push(now());
+      };
     },
     recordError() {
       counts.errors += 1;
