@@ -29,6 +29,16 @@ describe('the process request governor', () => {
     expect((times[3] ?? 0) - (times[1] ?? 0)).toBeGreaterThanOrEqual(299);
   });
 
+  it('counts a token call from its answer: a call slow on its way holds the window longer', async () => {
+    const governor = createGovernor({ requests: 1_000, errors: 100, windowMs: 1_000, tokenCalls: 1, tokenWindowMs: 300 });
+    const answered = await governor.acquireTokenCall();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    answered();
+    const answeredAt = performance.now();
+    await governor.acquireTokenCall();
+    expect(performance.now() - answeredAt).toBeGreaterThanOrEqual(299);
+  });
+
   it('starts nobody while the window holds its budget of errors', async () => {
     const governor = createGovernor({ requests: 1_000, errors: 3, windowMs: 300, tokenCalls: 5, tokenWindowMs: 1_000 });
     for (let i = 0; i < 3; i += 1) governor.recordError();

@@ -28,11 +28,15 @@ export interface IpBudget {
   tokenWindowMs: number;
 }
 
-/** This process's share of the IP: the rules with the margin, divided among the runners that share the egress IP. */
-export function ipBudgetOf(runnersSharingIp = 1): IpBudget {
+/**
+ * This process's share of the IP: the rules with the margin, divided among the runners that share
+ * the egress IP. `windowScale` shortens both windows alike (the bench's emulated service scales its
+ * own the same way, so a run of minutes takes seconds); the service's windows are scale 1.
+ */
+export function ipBudgetOf(runnersSharingIp = 1, windowScale = 1): IpBudget {
   const share = IP_MARGIN / Math.max(1, Math.floor(runnersSharingIp));
   const { requests, errors, windowMs, tokenCalls, tokenWindowMs } = SERVICE_IP_RULES;
-  return { requests: Math.floor(requests * share), errors: Math.floor(errors * share), windowMs, tokenCalls: Math.max(1, Math.floor(tokenCalls * share)), tokenWindowMs };
+  return { requests: Math.floor(requests * share), errors: Math.floor(errors * share), windowMs: windowMs * windowScale, tokenCalls: Math.max(1, Math.floor(tokenCalls * share)), tokenWindowMs: tokenWindowMs * windowScale };
 }
 
 export interface GovernorStats {
@@ -47,8 +51,12 @@ export interface Governor {
   readonly budget: IpBudget;
   /** Resolves when one more request may start; rejects with the signal's reason when aborted. */
   acquireRequest(signal?: AbortSignal): Promise<void>;
-  /** Resolves when one more call to the token endpoint may start (it is a request too). */
-  acquireTokenCall(signal?: AbortSignal): Promise<void>;
+  /**
+   * Resolves when one more call to the token endpoint may start (it is a request too), with what to
+   * call when its answer (or failure) is in: the call then counts from that moment, the latest the
+   * service can have seen it, so a call slowed on its way cannot share the next window's turn.
+   */
+  acquireTokenCall(signal?: AbortSignal): Promise<() => void>;
   /** An error answer (status ≥ 400, 429s included) or a failed connection. */
   recordError(): void;
   /** Requests per second the budget allows. */
@@ -96,15 +104,23 @@ export function createGovernor(budget: IpBudget = ipBudgetOf(), now: () => numbe
     acquireRequest,
     async acquireTokenCall(signal) {
       // One at a time through the window, in arrival order: a fleet's refreshes queue, none is starved.
+      let admitted = 0;
       const turn = tokenQueue.then(async () => {
         await waitForRoom(tokenTimes, budget.tokenCalls, budget.tokenWindowMs, signal);
-        tokenTimes.push(now());
-        allTokenTimes.push(now());
+        admitted = now();
+        tokenTimes.push(admitted);
+        allTokenTimes.push(admitted);
       });
       tokenQueue = turn.catch(() => undefined);
       await turn;
       counts.tokenCalls += 1;
       await acquireRequest(signal);
+      return () => {
+        // Every mark is at most now: taking one out and adding now at the end keeps them in order.
+        const index = tokenTimes.indexOf(admitted);
+        if (index >= 0) tokenTimes.splice(index, 1);
+        tokenTimes.push(now());
+      };
     },
     recordError() {
       counts.errors += 1;
@@ -123,12 +139,19 @@ export function theProcessGovernor(): Governor {
   return processGovernor;
 }
 
-/** Sets this process's share of its egress IP (`--ip-runners N`, a whole number ≥ 1) before its first request. */
-export function configureProcessGovernor(runnersSharingIp: string | undefined): Governor {
-  if (runnersSharingIp === undefined) return theProcessGovernor();
-  const runners = Number(runnersSharingIp);
+/**
+ * Sets this process's share of its egress IP (`--ip-runners N`, a whole number ≥ 1) before its first
+ * request. `windowScale` is ERPSYNC_IP_WINDOW_SCALE, for benches against an emulator whose per-IP
+ * windows are scaled alike (a number in (0, 1]); unset, the service's own windows.
+ */
+export function configureProcessGovernor(runnersSharingIp: string | undefined, windowScale?: string): Governor {
+  if (runnersSharingIp === undefined && windowScale === undefined) return theProcessGovernor();
+  const runners = Number(runnersSharingIp ?? 1);
   if (!Number.isInteger(runners) || runners < 1) throw new ErpsyncError('USAGE', `--ip-runners takes a whole number ≥ 1, not \`${runnersSharingIp}\``);
-  const budget = ipBudgetOf(runners);
-  if (processGovernor?.budget.requests !== budget.requests) processGovernor = createGovernor(budget);
-  return processGovernor;
+  const scale = Number(windowScale ?? 1);
+  if (!(scale > 0 && scale <= 1)) throw new ErpsyncError('USAGE', `ERPSYNC_IP_WINDOW_SCALE takes a number above 0 and at most 1, not \`${windowScale}\``);
+  const budget = ipBudgetOf(runners, scale);
+  const current = processGovernor?.budget;
+  if (current?.requests !== budget.requests || current.windowMs !== budget.windowMs) processGovernor = createGovernor(budget);
+  return processGovernor as Governor;
 }

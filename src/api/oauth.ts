@@ -77,7 +77,7 @@ export async function requestToken(options: TokenRequestOptions): Promise<TokenS
   // Loaded here, not at the top: a command that never asks for a token starts without undici.
   const { Agent, request } = await import('undici');
   const ownAgent = options.dispatcher ? undefined : new Agent({ connect: { timeout: 10_000 }, headersTimeout: TOKEN_REQUEST_TIMEOUT_MS, bodyTimeout: TOKEN_REQUEST_TIMEOUT_MS });
-  await options.governor?.acquireTokenCall(options.signal).catch(() => {
+  const answered = await options.governor?.acquireTokenCall(options.signal).catch(() => {
     throw new ErpsyncError('INTERRUPTED', 'interrupted while waiting to request an access token');
   });
   const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(TOKEN_REQUEST_TIMEOUT_MS)]) : AbortSignal.timeout(TOKEN_REQUEST_TIMEOUT_MS);
@@ -104,6 +104,7 @@ export async function requestToken(options: TokenRequestOptions): Promise<TokenS
     if (options.signal?.aborted) throw new ErpsyncError('INTERRUPTED', 'interrupted while requesting an access token');
     throw new ErpsyncError('API_UNREACHABLE', redactor.redact(`could not reach the token endpoint ${url.origin}${url.pathname}: ${describeNetworkError(error)}`));
   } finally {
+    answered?.();
     await ownAgent?.close();
   }
   if (status < 200 || status >= 300) {

@@ -84,7 +84,7 @@ export async function runSandboxCommand(args: string[], io: RunIO): Promise<numb
   let emulator;
   try {
     emulator = await createEmulator({ ...options.emulator, ipRules: createIpLedger() });
-    await claim.publish(emulator.baseUrl, emulator.token);
+    await claim.publish(emulator.baseUrl, emulator.token, options.emulator.rateLimit);
   } catch (error) {
     await emulator?.close();
     await claim.release();

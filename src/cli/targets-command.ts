@@ -20,7 +20,7 @@ export async function runTargetsCommand(args: string[], io: RunIO): Promise<numb
     writeLine(io.stdout, renderHelp('targets'));
     return 0;
   }
-  configureProcessGovernor(flags['ip-runners']);
+  configureProcessGovernor(flags['ip-runners'], io.env.ERPSYNC_IP_WINDOW_SCALE);
   const fleet = await selectFleet({ target: flags.target, config: flags.config, 'ip-runners': flags['ip-runners'], 'all-targets': flags.target === undefined }, io);
   const { config, names } = fleet;
   const format = flags.json ? 'json' : 'text';

@@ -15,11 +15,13 @@ export interface StateOwner {
   /** Where a server listens, and the token it accepts (the owner file is mode 0600). */
   baseUrl?: string;
   token?: string;
+  /** A server's requests per second (its rate limit; 0 = off), so runs that talk to it pace themselves. */
+  rateLimit?: number;
 }
 
 export interface StateClaim {
   /** Tells later runs where this owner's server listens. */
-  publish(baseUrl: string, token: string): Promise<void>;
+  publish(baseUrl: string, token: string, rateLimit?: number): Promise<void>;
   release(): Promise<void>;
 }
 
@@ -45,9 +47,9 @@ export async function claimStateFile(stateFile: string, role: StateOwner['role']
 function claimOf(file: string, role: StateOwner['role']): StateClaim {
   let released = false;
   return {
-    async publish(baseUrl, token) {
+    async publish(baseUrl, token, rateLimit) {
       // Holds the server's token: never through a link planted at a guessable temporary name.
-      await writeFileAtomically(file, `${JSON.stringify({ pid: process.pid, role, baseUrl, token } satisfies StateOwner)}\n`, { mode: 0o600 });
+      await writeFileAtomically(file, `${JSON.stringify({ pid: process.pid, role, baseUrl, token, ...(rateLimit === undefined ? {} : { rateLimit }) } satisfies StateOwner)}\n`, { mode: 0o600 });
     },
     async release() {
       if (released) return;

@@ -28,7 +28,7 @@ import { buildManifestSchema, schemaAtPath } from './manifest-schema.js';
 import type { JsonSchema } from '../kinds/kind.js';
 import { isCredentialVariable } from '../model/secret-mask.js';
 import { parseYamlFileOnce } from './parse-once.js';
-import type { ParsedDocument } from './parse-yaml.js';
+import type { ParsedDocument, ParsedFile } from './parse-yaml.js';
 import { diagnosticsOf, manifestValidator } from './validate-schema.js';
 import type { SchemaValidator } from './validate-schema.js';
 
@@ -98,7 +98,7 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
       const shown = displayPath(file, options.cwd);
       const bytes = readManifestFile(file, shown, gathered.diagnostics);
       if (!bytes) continue;
-      if (!gatherFile(shown, bytes, language, options, gathered, { layer, scanned: found.scanned.has(file) })) continue;
+      if (!gatherFileOnce(shown, parseYamlFileOnce(shown, bytes), language, options, gathered, { layer, scanned: found.scanned.has(file) })) continue;
       files.push(shown);
       hash.update(shown).update('\u0000').update(bytes).update('\u0000');
     }
@@ -214,9 +214,77 @@ function looksLikeManifest(documents: readonly ParsedDocument[], registry: Regis
   return documents.some((doc) => isPlainRecord(doc.value) && Object.keys(doc.value).some((key) => keys.has(key)));
 }
 
-/** Reads one file into `gathered`; false when a scanned file is skipped for not being a manifest. */
-function gatherFile(shown: string, bytes: Uint8Array, language: Language, options: LoadOptions, gathered: Gathered, from: { layer: number; scanned: boolean }): boolean {
-  const parsed = parseYamlFileOnce(shown, bytes);
+interface FileContribution {
+  registry: Registry;
+  part: Gathered;
+  read: boolean;
+}
+
+/** What a file without variables adds to a load, per parse (so per file and bytes), layer and whether it was scanned. */
+const contributions = new WeakMap<ParsedFile, Map<string, FileContribution>>();
+const mentionsVariables = new WeakMap<ParsedFile, boolean>();
+
+/** Whether any scalar of the file holds `${` (a variable, or the `$${` escape): only then does a store's scope change what the file gives. */
+function hasVariables(parsed: ParsedFile): boolean {
+  let known = mentionsVariables.get(parsed);
+  if (known === undefined) {
+    const holds = (value: unknown): boolean => {
+      if (typeof value === 'string') return value.includes('${');
+      if (Array.isArray(value)) return value.some(holds);
+      return isPlainRecord(value) && Object.values(value).some(holds);
+    };
+    known = parsed.documents.some((doc) => holds(doc.value));
+    mentionsVariables.set(parsed, known);
+  }
+  return known;
+}
+
+/**
+ * Reads one file into `gathered`. A file without variables gives every store of a fleet the same
+ * records, diagnostics and declarations (interpolation leaves it as parsed, and the schema is the
+ * registry's), so it is interpolated, validated and gathered once per parse and layer, and each
+ * later load only appends that part; a file with variables is gathered for each load's own scope.
+ */
+function gatherFileOnce(shown: string, parsed: ParsedFile, language: Language, options: LoadOptions, gathered: Gathered, from: { layer: number; scanned: boolean }): boolean {
+  if (hasVariables(parsed)) return gatherFile(shown, parsed, language, options, gathered, from);
+  let byPlace = contributions.get(parsed);
+  if (!byPlace) contributions.set(parsed, (byPlace = new Map()));
+  const key = `${from.layer}\u0000${from.scanned}`;
+  let known = byPlace.get(key);
+  if (known?.registry !== language.registry) {
+    const part: Gathered = { diagnostics: [], byKind: new Map(), declaredKinds: new Set(), policies: [], emptyFiles: [], references: [], layerOf: new Map() };
+    known = { registry: language.registry, part, read: gatherFile(shown, parsed, language, options, part, from) };
+    // Every store of a fleet now holds these very values: frozen, so no stage can change one store's through another's.
+    for (const records of part.byKind.values()) for (const { record } of records) deepFreeze(record.value);
+    byPlace.set(key, known);
+  }
+  appendGathered(gathered, known.part);
+  return known.read;
+}
+
+function deepFreeze(value: unknown): void {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const item of Object.values(value)) deepFreeze(item);
+}
+
+/** Appends one file's part to a load's, in the order gathering it in place would have. */
+function appendGathered(into: Gathered, part: Gathered): void {
+  for (const diagnostic of part.diagnostics) into.diagnostics.push(diagnostic);
+  for (const [kind, records] of part.byKind) {
+    let ofKind = into.byKind.get(kind);
+    if (!ofKind) into.byKind.set(kind, (ofKind = []));
+    for (const record of records) ofKind.push(record);
+  }
+  for (const kind of part.declaredKinds) into.declaredKinds.add(kind);
+  into.policies.push(...part.policies);
+  into.emptyFiles.push(...part.emptyFiles);
+  into.references.push(...part.references);
+  for (const [record, layer] of part.layerOf) into.layerOf.set(record, layer);
+}
+
+/** Reads one parsed file into `gathered`; false when a scanned file is skipped for not being a manifest. */
+function gatherFile(shown: string, parsed: ParsedFile, language: Language, options: LoadOptions, gathered: Gathered, from: { layer: number; scanned: boolean }): boolean {
   const clean = parsed.diagnostics.length === 0 && parsed.documents.every((d) => d.problems.length === 0);
   // A folder may hold other YAML (CI workflows, compose files): only what looks like a manifest is read.
   if (from.scanned && clean && parsed.documents.some((d) => !d.empty) && !looksLikeManifest(parsed.documents, language.registry)) {

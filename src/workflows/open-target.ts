@@ -13,6 +13,7 @@ import {
   createOAuthProvider,
   createStaticTokenProvider,
   DEFAULT_CONFIG_FILE,
+  DEFAULT_RATE_RESERVE,
   describeTarget,
   readAccountIdentity,
   readCredentialsFile,
@@ -105,7 +106,9 @@ async function openSandbox(target: SandboxTarget, common: Omit<ApiClientOptions,
         details: ['wait for it to finish, or pass --sandbox-state with another file'],
       });
     }
-    const client = track(createApiClient({ ...common, baseUrl: claim.baseUrl, credentials: createStaticTokenProvider(claim.token) }));
+    // A server with its limit on is paced like the service, less the same reserve, unless --rate says otherwise.
+    const rate = Number.isFinite(target.rate) || !(Number(claim.rateLimit) > 0) ? common.rate : Math.max(Number(claim.rateLimit) - DEFAULT_RATE_RESERVE, Number(claim.rateLimit) / 2);
+    const client = track(createApiClient({ ...common, rate, baseUrl: claim.baseUrl, credentials: createStaticTokenProvider(claim.token) }));
     const served: SandboxTarget = { ...target, server: claim.baseUrl };
     return nameAccount(client, served, io.cwd, () => client.close()).catch((error: unknown) => {
       throw new ErpsyncError('SANDBOX_BUSY', `the sandbox server that owns ${state} (pid ${claim.pid}, ${claim.baseUrl}) does not answer`, {
@@ -194,7 +197,7 @@ async function nameAccount(client: ApiClient, target: ResolvedTarget, cwd: strin
 /** Resolves the target without opening anything; a fleet passes the config it read once. */
 export async function resolveRunTarget(flags: TargetFlags, io: RunIO, config?: TargetsConfig): Promise<ResolvedTarget> {
   // Every run resolves its targets before it sends anything: the process's IP share is set here.
-  configureProcessGovernor(flags['ip-runners']);
+  configureProcessGovernor(flags['ip-runners'], io.env.ERPSYNC_IP_WINDOW_SCALE);
   return resolveTarget({ flags, env: io.env, cwd: io.cwd, config: config ?? (await loadTargetsConfig(flags, io)), fileExists: existsSync });
 }
 

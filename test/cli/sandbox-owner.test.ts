@@ -45,6 +45,23 @@ describe('the sandbox state has one owner', () => {
     expect(again.code).toBe(0);
   });
 
+  it('a run against a server with its limit on paces itself at that limit: no 429s', async () => {
+    writeFileSync(path.join(dir, 'many.yaml'), groupsManifest(Array.from({ length: 12 }, (_, i) => `Grupo ${i}`)));
+    const stop = new AbortController();
+    const server = liveIO({}, dir, stop.signal);
+    const serving = main(['sandbox', '--state', 'state.json', '--rate-limit', '3'], server);
+    await waitForOutput(server.out, /Press Ctrl-C/);
+
+    const applied = await runCli(['apply', 'many.yaml', '--sandbox', '--sandbox-state', 'state.json', '--auto-approve', '--debug'], { cwd: dir, env: {} });
+    stop.abort();
+    expect(await serving).toBe(0);
+    expect(applied.code, applied.stderr).toBe(0);
+    const answers = applied.stderr.split('\n').filter((line) => / ← \d{3} /.test(line));
+    expect(answers.length).toBeGreaterThan(12);
+    expect(answers.filter((line) => / ← 429 /.test(line))).toEqual([]);
+    expect(savedGroups('state.json')).toHaveLength(12);
+  });
+
   it('takes over a claim left by a process that is gone', async () => {
     mkdirSync(path.join(dir, '.erpsync'));
     writeFileSync(path.join(dir, '.erpsync', 'sandbox.json.owner'), JSON.stringify({ pid: 2 ** 22 + 12345, role: 'cli' }));

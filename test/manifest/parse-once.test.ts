@@ -19,6 +19,8 @@ function write(file: string, text: string): void {
 
 write('base/grupos.yaml', 'version: 1\ngruposProdutos:\n  - nome: Revenda\n  - nome: Loja ${LOJA}\n');
 write('base/formas.yaml', 'version: 1\nformasPagamentos:\n  - descricao: Pix\n    tipoPagamento: pix-dinamico\n    finalidade: recebimentos\n    destino: caixa-e-bancos\n    taxas:\n      aliquota: ${TAXA:-0}\n');
+// Without variables: gathered once and shared by every store.
+write('base/categorias.yaml', 'version: 1\ncategoriasProdutos:\n  - descricao: Cabelos\n  - descricao: Shampoos\n    categoriaPai: Cabelos\n');
 write('lojas/a/overlay.yaml', 'version: 1\ngruposProdutos:\n  - nome: Só da A\n');
 write('lojas/b/overlay.yaml', 'version: 1\nformasPagamentos:\n  - descricao: Pix\n    tipoPagamento: pix-estatico\n    finalidade: recebimentos\n    destino: caixa-e-bancos\n');
 write('lojas/c/overlay.yaml', 'version: 1\n');
@@ -58,6 +60,18 @@ describe('shared manifests parsed once per fleet', () => {
     expect(alone.get('a')?.desired?.records.get('gruposProdutos')?.map((r) => r.fields)).toEqual([{ nome: 'Revenda' }, { nome: 'Loja A' }, { nome: 'Só da A' }]);
     expect(alone.get('c')?.desired).toBeUndefined();
     expect(alone.get('c')?.diagnostics.some((d) => d.severity === 'error' && d.position?.file === 'base/formas.yaml')).toBe(true);
+  });
+
+  it('gathers a file without variables once: every store holds the same values, frozen', async () => {
+    forgetParsedFiles();
+    const raw = async (store: keyof typeof stores) => loadManifests(['base', stores[store].overlay], { cwd: dir, env: {}, variables: stores[store].env, layers: true });
+    const [a, b] = [await raw('a'), await raw('b')];
+    const valuesOf = (loaded: typeof a) => loaded.desired?.records.get('categoriasProdutos')?.map((r) => r.source.value) ?? [];
+    expect(valuesOf(a)).toHaveLength(2);
+    valuesOf(a).forEach((value, i) => expect(value).toBe(valuesOf(b)[i]));
+    expect(valuesOf(a).every((value) => Object.isFrozen(value))).toBe(true);
+    // A file with variables is each store's own.
+    expect(a.desired?.records.get('gruposProdutos')?.[1]?.source.value).not.toBe(b.desired?.records.get('gruposProdutos')?.[1]?.source.value);
   });
 
   it('parses a file again when its bytes change', async () => {
