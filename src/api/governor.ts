@@ -47,6 +47,17 @@ export interface GovernorStats {
   tokenCallTimes: readonly number[];
 }
 
+/**
+ * What the IP's windows hold, in wall-clock ms (Date.now): a process hands it on to the next one on
+ * the machine (workflows/ip-ledger), which would otherwise start with empty windows — a fleet's
+ * `plan` then its `apply` back to back sent 780 requests in 10 s.
+ */
+export interface IpLedger {
+  requests: number[];
+  errors: number[];
+  tokenCalls: number[];
+}
+
 export interface Governor {
   readonly budget: IpBudget;
   /** Resolves when one more request may start; rejects with the signal's reason when aborted. */
@@ -62,6 +73,10 @@ export interface Governor {
   /** Requests per second the budget allows. */
   requestRate(): number;
   stats(): GovernorStats;
+  /** What this process's windows hold now (its own requests only). */
+  ledger(): IpLedger;
+  /** Counts what other processes on this IP sent (their ledgers) in the windows, as if sent here. */
+  absorb(others: IpLedger): void;
 }
 
 export function createGovernor(budget: IpBudget = ipBudgetOf(), now: () => number = () => performance.now()): Governor {
@@ -71,6 +86,10 @@ export function createGovernor(budget: IpBudget = ipBudgetOf(), now: () => numbe
   const allTokenTimes: number[] = [];
   const counts = { requests: 0, tokenCalls: 0, errors: 0 };
   let tokenQueue: Promise<void> = Promise.resolve();
+  // Marks absorbed from other processes: in the windows, never in this process's own ledger.
+  const foreign = new Set<number>();
+  // The clock's origin in wall-clock ms, so marks can cross processes.
+  const origin = Date.now() - now();
 
   const trim = (times: number[], windowMs: number, at: number): void => {
     while (times.length > 0 && (times[0] ?? at) <= at - windowMs) times.shift();
@@ -128,6 +147,26 @@ export function createGovernor(budget: IpBudget = ipBudgetOf(), now: () => numbe
     },
     requestRate: () => (budget.requests * 1000) / budget.windowMs,
     stats: () => ({ ...counts, tokenCallTimes: [...allTokenTimes] }),
+    ledger() {
+      const at = now();
+      trim(requestTimes, budget.windowMs, at);
+      trim(errorTimes, budget.windowMs, at);
+      trim(tokenTimes, budget.tokenWindowMs, at);
+      const own = (times: readonly number[]) => times.filter((t) => !foreign.has(t)).map((t) => Math.round(origin + t));
+      return { requests: own(requestTimes), errors: own(errorTimes), tokenCalls: own(tokenTimes) };
+    },
+    absorb(others) {
+      const at = now();
+      const merge = (times: number[], marks: readonly number[], windowMs: number): void => {
+        const local = marks.map((mark) => mark - origin).filter((t) => t > at - windowMs && t <= at);
+        for (const t of local) foreign.add(t);
+        times.push(...local);
+        times.sort((a, b) => a - b);
+      };
+      merge(requestTimes, others.requests, budget.windowMs);
+      merge(errorTimes, others.errors, budget.windowMs);
+      merge(tokenTimes, others.tokenCalls, budget.tokenWindowMs);
+    },
   };
 }
 
