@@ -218,6 +218,8 @@ function serverLines(results: readonly ServerApplyResult[]): string[] {
     ...results.map((r) => `| ${r.label} | ${r.neighbour ? `yes (${r.neighbourSent} sent)` : 'no'} | ${r.reserve ?? '0.1 (default)'} | ${r.requests} | ${r.throttled} | ${((100 * r.throttled) / Math.max(1, r.requests)).toFixed(1)}% | ${r.failed} | ${r.exit} | ${(r.wallMs / 1000).toFixed(1)} s | ${(r.wallMs / ((1000 * r.requests) / storeRate)).toFixed(2)}× |`),
     '',
     "erpsync's requests and answers as its own `--debug` trace shows them (the server is another process); the neighbour is a GET a second with the server's token. Failed requests: answers of 400 or more other than 429. The floor is erpsync's requests at the default pace, 2.9 req/s; wall includes the CLI's start and its local work. A row with a reserve runs through a sandbox target of a config that sets it (`reserve: 1`: erpsync paces at 2 req/s).",
+    '',
+    "Why the default rows cannot reach ≤ 1% on a short run: the service answers with no count of what is left (no `Retry-After`, no remaining-requests header; `real-observations.md` #8), so a 429 is the only sign that a neighbour exists. At 2.9 req/s beside 1 req/s the account's budget runs out within seconds, so the first 429 comes whatever the pacer does afterwards; starting slower to avoid it would cost every run alone (at 2 req/s, 1.45× its floor). A run of fewer than 100 requests is then above 1% with that one 429. A known neighbour is declared with `reserve`, and the rows with `reserve: 1` show its cost and effect.",
   ];
 }
 
