@@ -6,6 +6,8 @@
 //   minutes of 60 s windows take seconds; counts and limits are the service's.
 // - A running `erpsync sandbox` server at 3 req/s: applies through it alone and beside a neighbour
 //   sending 1 req/s with the same token; erpsync's answers are read from its own --debug trace.
+//   With a `reserve`, the apply goes through a sandbox target of a config that sets it (the
+//   documented remedy for a known neighbour), instead of `--sandbox`.
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -108,6 +110,8 @@ export async function measureOAuthFleet(dir: string, stores: number, windowScale
 export interface ServerApplyResult {
   label: string;
   neighbour: boolean;
+  /** The target's `reserve` (req/s left to others), when the apply ran through a target that sets one. */
+  reserve?: number;
   requests: number;
   throttled: number;
   failed: number;
@@ -141,8 +145,10 @@ async function startSandboxServer(dir: string, state: string, seed: string): Pro
 }
 
 /** One apply of `manifests` through a sandbox server at 3 req/s opened from `seed`, with or without a 1 req/s neighbour. */
-export async function measureServerApply(dir: string, label: string, manifests: string, seed: string, neighbour: boolean, env: NodeJS.ProcessEnv): Promise<ServerApplyResult> {
+export async function measureServerApply(dir: string, label: string, manifests: string, seed: string, neighbour: boolean, env: NodeJS.ProcessEnv, reserve?: number): Promise<ServerApplyResult> {
   mkdirSync(dir, { recursive: true });
+  if (reserve !== undefined) writeFileSync(path.join(dir, 'erpsync.config.yaml'), `version: 1\ntargets:\n  shared:\n    sandbox: { state: state.json }\n    reserve: ${reserve}\n`);
+  const how = reserve === undefined ? ['--sandbox', '--sandbox-state', 'state.json'] : ['--target', 'shared'];
   const server = await startSandboxServer(dir, 'state.json', seed);
   let neighbourSent = 0;
   const timer = neighbour
@@ -152,11 +158,12 @@ export async function measureServerApply(dir: string, label: string, manifests: 
       }, 1_000)
     : undefined;
   try {
-    const run = await runBuiltCli(['apply', manifests, '--sandbox', '--sandbox-state', 'state.json', '--auto-approve', '--debug'], { ...env, ERPSYNC_LOCK_DIR: path.join(dir, '.locks') }, dir);
+    const run = await runBuiltCli(['apply', manifests, ...how, '--auto-approve', '--debug'], { ...env, ERPSYNC_LOCK_DIR: path.join(dir, '.locks') }, dir);
     const answers = run.stderr.split('\n').filter((line) => / ← \d{3} /.test(line));
     return {
       label,
       neighbour,
+      ...(reserve === undefined ? {} : { reserve }),
       requests: answers.length,
       throttled: answers.filter((line) => / ← 429 /.test(line)).length,
       failed: answers.filter((line) => / ← [45]\d\d /.test(line) && !/ ← 429 /.test(line)).length,

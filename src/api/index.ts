@@ -2,7 +2,7 @@
 // CLI's target handling) imports from here, never from the files behind it. This layer knows no
 // resource kind and never prints; it must not import the emulator (that is the CLI's business).
 export { ACCOUNT_PATH, readAccountIdentity } from './account.js';
-export { ACCOUNT_DAILY_QUOTA, createApiClient, DEFAULT_PAGE_SIZE, DEFAULT_RATE, DEFAULT_RATE_RESERVE } from './client.js';
+export { ACCOUNT_DAILY_QUOTA, ACCOUNT_RATE_LIMIT, createApiClient, DEFAULT_PAGE_SIZE, DEFAULT_RATE, DEFAULT_RATE_RESERVE } from './client.js';
 export type { ApiClient, ApiClientOptions, ApiEvent, ApiRequest, ApiResponse, ListNote, PageVerdict, RequestStats } from './client.js';
 export { describeListNote, judgePage } from './client.js';
 export { ApiError, ApiOutcomeUnknownError } from './errors.js';

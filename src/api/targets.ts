@@ -146,6 +146,8 @@ export interface SandboxTarget extends TargetBase {
   reason: 'requested' | 'target' | 'no-credentials';
   /** Base URL of the running `erpsync sandbox` that owns the state file, when this run talks to it. */
   server?: string;
+  /** The target's `reserve`: against such a server with its limit on, the share of it left to others. */
+  reserve?: number;
 }
 
 export type ResolvedTarget = RemoteTarget | SandboxTarget;
@@ -251,6 +253,7 @@ function configuredSandboxTarget(name: string, entry: TargetConfig, dir: string,
     reason: 'target',
     rate: rate ?? entry.rate ?? Number.POSITIVE_INFINITY,
     maxRequests: maxRequests ?? entry.maxRequests,
+    ...(entry.reserve === undefined ? {} : { reserve: entry.reserve }),
     ...targetInputs(entry, dir),
   };
 }

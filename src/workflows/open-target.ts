@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import {
+  ACCOUNT_RATE_LIMIT,
   checkCredentialsBaseUrl,
   configureProcessGovernor,
   createApiClient,
@@ -108,8 +109,7 @@ async function openSandbox(target: SandboxTarget, common: Omit<ApiClientOptions,
         details: ['wait for it to finish, or pass --sandbox-state with another file'],
       });
     }
-    // A server with its limit on is paced like the service, less the same reserve, unless --rate says otherwise.
-    const rate = Number.isFinite(target.rate) || !(Number(claim.rateLimit) > 0) ? common.rate : Math.max(Number(claim.rateLimit) - DEFAULT_RATE_RESERVE, Number(claim.rateLimit) / 2);
+    const rate = Number.isFinite(target.rate) || !(Number(claim.rateLimit) > 0) ? common.rate : serverPace(Number(claim.rateLimit), target.reserve);
     const client = track(createApiClient({ ...common, rate, baseUrl: claim.baseUrl, credentials: createStaticTokenProvider(claim.token) }));
     const served: SandboxTarget = { ...target, server: claim.baseUrl };
     return nameAccount(client, served, io.cwd, () => client.close()).catch((error: unknown) => {
@@ -263,6 +263,16 @@ async function createCredentialProvider(target: RemoteTarget, env: NodeJS.Proces
     tokenUrl: credentials.tokenUrl,
     governor,
   });
+}
+
+/**
+ * A server with its limit on is paced like the service (unless --rate or the target's `rate` says
+ * otherwise): less the default reserve, or less the target's own `reserve` — the share of a 3 req/s
+ * account it leaves to others, so at 3 req/s exactly `3 − reserve`, as against a real account.
+ */
+function serverPace(limit: number, reserve: number | undefined): number {
+  if (reserve === undefined) return Math.max(limit - DEFAULT_RATE_RESERVE, limit / 2);
+  return (limit * (ACCOUNT_RATE_LIMIT - reserve)) / ACCOUNT_RATE_LIMIT;
 }
 
 function emptyToUndefined(value: string | undefined): string | undefined {

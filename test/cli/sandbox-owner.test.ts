@@ -62,6 +62,28 @@ describe('the sandbox state has one owner', () => {
     expect(savedGroups('state.json')).toHaveLength(12);
   });
 
+  it('a sandbox target with `reserve: 1` leaves 1 req/s of a server at 3 req/s to others: its requests arrive at 2 req/s', async () => {
+    writeFileSync(path.join(dir, 'many.yaml'), groupsManifest(Array.from({ length: 8 }, (_, i) => `Grupo ${i}`)));
+    writeFileSync(path.join(dir, 'erpsync.config.yaml'), 'version: 1\ntargets:\n  shared:\n    sandbox: { state: state.json }\n    reserve: 1\n');
+    const stop = new AbortController();
+    const server = liveIO({}, dir, stop.signal);
+    const serving = main(['sandbox', '--state', 'state.json', '--rate-limit', '3'], server);
+    await waitForOutput(server.out, /Press Ctrl-C/);
+    const root = (/listening on (\S+)/.exec(server.out())?.[1] ?? '').replace('/Api/v3', '');
+
+    const applied = await runCli(['apply', 'many.yaml', '--target', 'shared', '--auto-approve'], { cwd: dir, env: {} });
+    const log = ((await (await fetch(`${root}/__sandbox/log`)).json()) as { data: { status: number; at: number }[] }).data;
+    stop.abort();
+    expect(await serving).toBe(0);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(log.length).toBeGreaterThan(8);
+    expect(log.filter((entry) => entry.status === 429)).toEqual([]);
+    // Slots 1/2 s apart: no three arrivals within 0.9 s (at the default 2.9 req/s three take 0.7 s).
+    const spans = log.slice(2).map((entry, i) => entry.at - (log[i]?.at ?? 0));
+    expect(Math.min(...spans)).toBeGreaterThanOrEqual(900);
+    expect(savedGroups('state.json')).toHaveLength(8);
+  });
+
   it('takes over a claim left by a process that is gone', async () => {
     mkdirSync(path.join(dir, '.erpsync'));
     writeFileSync(path.join(dir, '.erpsync', 'sandbox.json.owner'), JSON.stringify({ pid: 2 ** 22 + 12345, role: 'cli' }));
