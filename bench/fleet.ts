@@ -205,10 +205,19 @@ function serverLines(results: readonly ServerApplyResult[]): string[] {
   ];
 }
 
+/** `npm run bench:fleet -- parse` measures the shared parse alone (seconds, not minutes), printing its figures and writing nothing. */
+async function mainParseOnly(dir: string): Promise<void> {
+  for (const layered of [false, true]) {
+    const { oneMs, hundredMs } = await measureSharedParse(dir, layered);
+    process.stdout.write(`${layered ? 'base without variables + overlay' : "store's record in the base"}: ${hundredMs.toFixed(0)} ms ÷ ${oneMs.toFixed(0)} ms = ${(hundredMs / oneMs).toFixed(2)}×\n`);
+  }
+}
+
 const workDir = mkdtempSync(path.join(tmpdir(), 'erpsync-bench-fleet-'));
 try {
   mkdirSync(path.join(workDir, 'fleet'));
-  await main(workDir);
+  if (process.argv[2] === 'parse') await mainParseOnly(workDir);
+  else await main(workDir);
 } finally {
   rmSync(workDir, { recursive: true, force: true });
 }
