@@ -44,9 +44,8 @@ interface SharedKindState {
   desired: readonly DesiredRecord[];
 }
 
-/** States kept; a fleet shares a few prefixes per kind, so the oldest is forgotten past this. */
-const MAX_STATES = 64;
-const states = new Map<string, SharedKindState>();
+/** By the prefix's first part (held by its parse, so a forgotten parse takes its states along), then by kind and the other parts. */
+const states = new WeakMap<readonly LocatedRecord[], Map<string, SharedKindState>>();
 const segmentIds = new WeakMap<readonly LocatedRecord[], number>();
 let nextSegmentId = 0;
 
@@ -108,8 +107,11 @@ function replacedOwn(
 }
 
 function stateOf(definition: KindDefinition, prefix: SharedPrefix, shared: readonly LocatedRecord[], layerOf: LayerOf): SharedKindState {
-  const key = `${definition.key}\u0000${prefix.segments.map(segmentId).join(',')}`;
-  const known = states.get(key);
+  const [first = [], ...rest] = prefix.segments;
+  let ofFirst = states.get(first);
+  if (!ofFirst) states.set(first, (ofFirst = new Map()));
+  const key = `${definition.key}\u0000${rest.map(segmentId).join(',')}`;
+  const known = ofFirst.get(key);
   if (known) return known;
   const pre = identifySharedRecords(definition, shared);
   const top = new Map<string, number>();
@@ -129,8 +131,7 @@ function stateOf(definition: KindDefinition, prefix: SharedPrefix, shared: reado
   const layers = new Set(shared.map((r) => layerOf(r.record)));
   const files = new Set(shared.map((r) => r.record.file));
   const state: SharedKindState = { pre, top, firstAtTop, layers, files, kept, overlayNotes, secretDiagnostics, post, pinned, pinnedDiagnostics, desired };
-  if (states.size >= MAX_STATES) states.delete(states.keys().next().value as string);
-  states.set(key, state);
+  ofFirst.set(key, state);
   return state;
 }
 
