@@ -122,7 +122,8 @@ function stateOf(definition: KindDefinition, prefix: SharedPrefix, shared: reado
   const kept = applyOverlays(definition, shared, layerOf, overlayNotes, pre.identified);
   const secretDiagnostics: Diagnostic[] = [];
   checkSecrets(definition, kept, secretDiagnostics);
-  const post = identifySharedRecords(definition, kept);
+  // Nothing replaced (one layer, as a base usually is): the records kept are identified as before, so the same base serves.
+  const post = kept.length === shared.length ? pre : identifySharedRecords(definition, kept);
   const pinnedDiagnostics: Diagnostic[] = [];
   const pinned = checkPinnedIds(definition, post.identified, pinnedDiagnostics);
   const secretPaths = definition.secretFields.map((p) => p.join('.'));
