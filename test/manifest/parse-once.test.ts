@@ -1,7 +1,9 @@
 // A fleet parses its shared base once: every store after the first reuses the parse, and applies
 // its own variables and overlay to it. The result for each store must be exactly what parsing it
 // alone gives — records, digest, policy, diagnostics — including a store whose overlay replaces
-// base records and one whose variables make a base record invalid.
+// base records and one whose variables make a base record invalid. Alone means also with every
+// kind checked whole: the stores' records that duplicate, tombstone, name or are named by shared
+// ones, and a kind's own whole-set check, give what checking against the shared records gives.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -23,6 +25,8 @@ write('base/formas.yaml', 'version: 1\nformasPagamentos:\n  - descricao: Pix\n  
 // Without variables: gathered once and shared by every store.
 write('base/categorias.yaml', 'version: 1\ncategoriasProdutos:\n  - descricao: Cabelos\n  - descricao: Shampoos\n    categoriaPai: Cabelos\n  - descricao: Coloração\n    categoriaPai: Tintas\n  - descricao: Escovas\n');
 write('base/lojas.yaml', 'version: 1\ncategoriasLojas:\n  - loja: Loja Virtual\n    categoriaProduto: Condicionadores\n    descricao: Condicionadores\n    codigo: "7"\n');
+// A kind whose own check reads the whole set (one default warehouse).
+write('base/depositos.yaml', 'version: 1\ndepositos:\n  - descricao: Central\n    padrao: true\n');
 // With a variable, after the shared categories in the same layer: a store's value can duplicate one of them.
 write('base/extra.yaml', 'version: 1\ncategoriasProdutos:\n  - descricao: ${EXTRA:-Extra}\n');
 write('lojas/a/overlay.yaml', 'version: 1\ngruposProdutos:\n  - nome: Só da A\n');
@@ -34,6 +38,7 @@ write('lojas/d/overlay.yaml', 'version: 1\ncategoriasProdutos:\n  - descricao: C
 write('lojas/e/overlay.yaml', 'version: 1\ncategoriasProdutos:\n  - descricao: Cabelos\n    ensure: absent\n');
 // The parent a shared category names, declared by this store only.
 write('lojas/f/overlay.yaml', 'version: 1\ncategoriasProdutos:\n  - descricao: Tintas\n');
+write('lojas/h/overlay.yaml', 'version: 1\ndepositos:\n  - descricao: Loja ${LOJA}\n    padrao: true\n');
 // The same identity as a shared record within the overlay's layer: replaced once, a duplicate within the layer.
 write('lojas/g/overlay.yaml', 'version: 1\ncategoriasProdutos:\n  - descricao: Shampoos\n    categoriaPai: Cabelos\n  - descricao: Extra\n  - descricao: Extra\n');
 
@@ -47,6 +52,8 @@ const stores = {
   e: { env: { LOJA: 'E' }, overlay: 'lojas/e' },
   f: { env: { LOJA: 'F' }, overlay: 'lojas/f' },
   g: { env: { LOJA: 'G' }, overlay: 'lojas/g' },
+  // A second default warehouse: the kind's own check sees the shared one beside it.
+  h: { env: { LOJA: 'H' }, overlay: 'lojas/h' },
 } as const;
 const storeNames = Object.keys(stores) as (keyof typeof stores)[];
 
@@ -93,6 +100,8 @@ describe('shared manifests parsed once per fleet', () => {
     expect(found('f', 'unresolved-reference', 'base/categorias.yaml')).toBe(false);
     expect(found('g', 'overlay-replaces', 'base/categorias.yaml')).toBe(true);
     expect(found('g', 'duplicate-record', 'lojas/g/overlay.yaml')).toBe(true);
+    expect(found('h', 'multiple-defaults', 'lojas/h/overlay.yaml')).toBe(true);
+    expect(found('a', 'multiple-defaults', 'lojas/h/overlay.yaml')).toBe(false);
   });
 
   it('gathers a file without variables once: every store holds the same values, frozen', async () => {
