@@ -30,6 +30,8 @@ export interface KindChecked {
 interface SharedKindState {
   /** The shared records identified before overlays, and the top layer of each identity among them. */
   pre: IdentifiedBase;
+  /** The same, without the shared records' problems: a store's records are identified against it for their identities only. */
+  preIdentities: IdentifiedBase;
   top: ReadonlyMap<string, number>;
   firstAtTop: ReadonlyMap<string, IdentifiedRecord>;
   layers: ReadonlySet<number>;
@@ -67,7 +69,7 @@ export function checkAgainstShared(definition: KindDefinition, records: readonly
   if (!sharing || definition.shape !== 'list' || prefix.count === 0) return undefined;
   const state = stateOf(definition, prefix, records.slice(0, prefix.count), layerOf);
   const own = records.slice(prefix.count);
-  const ownIds = identifyRecords(definition, own, [], state.pre);
+  const ownIds = identifyRecords(definition, own, [], state.preIdentities);
   if (ownIds.some((r) => state.pre.parentNames.has(r.name) || state.files.has(r.record.file))) return undefined;
   const ownTop = new Map<string, number>();
   for (const r of ownIds) ownTop.set(r.identity, Math.max(ownTop.get(r.identity) ?? 0, layerOf(r.record)));
@@ -131,7 +133,8 @@ function stateOf(definition: KindDefinition, prefix: SharedPrefix, shared: reado
   const desired = post.identified.map((r) => deepFreeze(toDesiredRecord(r, secretPaths)));
   const layers = new Set(shared.map((r) => layerOf(r.record)));
   const files = new Set(shared.map((r) => r.record.file));
-  const state: SharedKindState = { pre, top, firstAtTop, layers, files, kept, overlayNotes, secretDiagnostics, post, pinned, pinnedDiagnostics, desired };
+  const preIdentities: IdentifiedBase = { ...pre, unresolved: new Map(), unresolvedNotes: [], diagnostics: [] };
+  const state: SharedKindState = { pre, preIdentities, top, firstAtTop, layers, files, kept, overlayNotes, secretDiagnostics, post, pinned, pinnedDiagnostics, desired };
   ofFirst.set(key, state);
   return state;
 }
