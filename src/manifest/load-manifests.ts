@@ -29,7 +29,7 @@ import type { VariableReference } from './interpolate.js';
 import { buildManifestSchema, schemaAtPath } from './manifest-schema.js';
 import type { JsonSchema } from '../kinds/kind.js';
 import { isCredentialVariable } from '../model/secret-mask.js';
-import { digestFile, parseYamlFileOnce } from './parse-once.js';
+import { parseYamlFileOnce } from './parse-once.js';
 import type { ParsedDocument, ParsedFile } from './parse-yaml.js';
 import { diagnosticsOf, manifestValidator } from './validate-schema.js';
 import type { SchemaValidator } from './validate-schema.js';
@@ -100,10 +100,9 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
       const shown = displayPath(file, options.cwd);
       const bytes = readManifestFile(file, shown, gathered.diagnostics);
       if (!bytes) continue;
-      const digest = digestFile(bytes);
-      if (!gatherFileOnce(shown, parseYamlFileOnce(shown, bytes, digest), language, options, gathered, { layer, scanned: found.scanned.has(file) })) continue;
+      if (!gatherFileOnce(shown, parseYamlFileOnce(shown, bytes), language, options, gathered, { layer, scanned: found.scanned.has(file) })) continue;
       files.push(shown);
-      hash.update(shown).update('\u0000').update(digest).update('\u0000');
+      hash.update(shown).update('\u0000').update(bytes).update('\u0000');
     }
   }
   const diagnostics = gathered.diagnostics;

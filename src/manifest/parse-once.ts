@@ -11,13 +11,8 @@ const MAX_FILES = 4_096;
 
 const parsed = new Map<string, ParsedFile>();
 
-/** A file's bytes by their SHA-256: the parse's key, and what a manifest set's digest commits to (hashing each file once). */
-export function digestFile(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('base64');
-}
-
-export function parseYamlFileOnce(shown: string, bytes: Uint8Array, digest: string = digestFile(bytes)): ParsedFile {
-  const key = `${shown}\u0000${digest}`;
+export function parseYamlFileOnce(shown: string, bytes: Uint8Array): ParsedFile {
+  const key = `${shown}\u0000${createHash('sha256').update(bytes).digest('base64')}`;
   const known = parsed.get(key);
   if (known) return known;
   const fresh = parseYamlFile(shown, bytes);
