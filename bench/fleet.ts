@@ -223,10 +223,24 @@ function serverLines(results: readonly ServerApplyResult[]): string[] {
   ];
 }
 
+/**
+ * `npm run bench:fleet -- parse [inline|layered]` measures the shared parse alone (seconds, not
+ * minutes), one layout or both, printing its figures and writing nothing. One layout per process
+ * leaves the other's garbage out of its window.
+ */
+async function mainParseOnly(dir: string, layout: string | undefined): Promise<void> {
+  for (const layered of layout === 'inline' ? [false] : layout === 'layered' ? [true] : [false, true]) {
+    const { oneMs, hundredMs } = await measureSharedParse(dir, layered);
+    process.stdout.write(`${layered ? 'base without variables + overlay' : "store's record in the base"}: ${hundredMs.toFixed(0)} ms ÷ ${oneMs.toFixed(0)} ms = ${(hundredMs / oneMs).toFixed(2)}×\n`);
+  }
+}
+
 const workDir = mkdtempSync(path.join(tmpdir(), 'erpsync-bench-fleet-'));
 try {
   mkdirSync(path.join(workDir, 'fleet'));
-  if (process.argv.includes('--only')) {
+  if (process.argv[2] === 'parse') {
+    await mainParseOnly(workDir, process.argv[3]);
+  } else if (process.argv.includes('--only')) {
     const only = process.argv[process.argv.indexOf('--only') + 1];
     if (only !== 'server') throw new Error(`--only takes: server (got ${String(only)})`);
     await mainServerOnly(workDir);

@@ -39,41 +39,94 @@ export interface IdentifiedRecord extends LocatedRecord {
 }
 
 /**
- * Computes identities and reports the generic problems of one kind's records. The identity rule
- * is model/names' composeIdentity, the one the planner uses: scope, parent path, name.
+ * What identifying the records a fleet's stores share found (names, parent paths, the first
+ * declaration of each identity), kept so that a store identifies only its own records against it.
  */
-export function identifyRecords(definition: KindDefinition, records: readonly LocatedRecord[], diagnostics: Diagnostic[]): IdentifiedRecord[] {
+export interface IdentifiedBase {
+  identified: readonly IdentifiedRecord[];
+  names: ReadonlyMap<LocatedRecord, string>;
+  byName: ReadonlyMap<string, LocatedRecord[]>;
+  paths: ReadonlyMap<LocatedRecord, string[]>;
+  unresolved: ReadonlyMap<LocatedRecord, UnresolvedParent>;
+  declaredPaths: readonly string[];
+  /** The names the shared records' parent references look for: a store's record with one of them changes what they resolve to. */
+  parentNames: ReadonlySet<string>;
+  seen: ReadonlyMap<string, IdentifiedRecord>;
+  folded: ReadonlyMap<string, IdentifiedRecord>;
+  /** The unresolved-parent notes as the shared records alone hint them. */
+  unresolvedNotes: readonly Diagnostic[];
+  /** Every other problem identifying the shared records found. */
+  diagnostics: readonly Diagnostic[];
+}
+
+interface UnresolvedParent {
+  segments: string[];
+  matching: string[][];
+}
+
+/**
+ * Computes identities and reports the generic problems of one kind's records. The identity rule
+ * is model/names' composeIdentity, the one the planner uses: scope, parent path, name. With a
+ * base, `records` follow the base's records, whose names none of them is a parent reference of.
+ */
+export function identifyRecords(definition: KindDefinition, records: readonly LocatedRecord[], diagnostics: Diagnostic[], base?: IdentifiedBase): IdentifiedRecord[] {
+  return identify(definition, records, diagnostics, base).identified;
+}
+
+/** Identifies the records a fleet's stores share, once, as the base of each store's own. */
+export function identifySharedRecords(definition: KindDefinition, records: readonly LocatedRecord[]): IdentifiedBase {
+  const diagnostics: Diagnostic[] = [];
+  const found = identify(definition, records, diagnostics);
+  const unresolvedNotes = diagnostics.filter((d) => d.code === 'unresolved-reference' || d.code === 'ambiguous-reference');
+  return { ...found, unresolvedNotes, diagnostics: diagnostics.filter((d) => !unresolvedNotes.includes(d)) };
+}
+
+function identify(definition: KindDefinition, records: readonly LocatedRecord[], diagnostics: Diagnostic[], base?: IdentifiedBase): Omit<IdentifiedBase, 'unresolvedNotes' | 'diagnostics' | 'identified'> & { identified: IdentifiedRecord[] } {
   const nameField = definition.nameField;
-  if (!nameField) return records.map((r) => ({ ...r, identity: definition.key, name: '' }));
+  const empty = { names: new Map(), byName: new Map(), paths: new Map(), unresolved: new Map(), declaredPaths: [], parentNames: new Set<string>(), seen: new Map(), folded: new Map() };
+  if (!nameField) return { ...empty, identified: records.map((r) => ({ ...r, identity: definition.key, name: '' })) };
   // Each name is normalized once: the parent paths ask for the same names many times over.
   const names = new Map(records.map((r) => [r, normalizeName(definition.composeName ? definition.composeName(r.record.value) : String(r.record.value[nameField] ?? ''))]));
-  const nameOf = (r: LocatedRecord) => names.get(r) ?? '';
-  const parentPaths = resolveParentPaths(definition, records, nameOf, diagnostics);
+  const nameOf = (r: LocatedRecord) => names.get(r) ?? base?.names.get(r) ?? '';
+  const resolved = resolveParentPaths(definition, records, nameOf, diagnostics, base);
   const identified = records.map((r) => {
     const scope = definition.scopeField ? normalizeName(String(r.record.value[definition.scopeField] ?? '')) : undefined;
     const name = nameOf(r);
-    return { ...r, name, identity: composeIdentity({ ...(scope ? { scope } : {}), parentPath: parentPaths.get(r) ?? [], name }) };
+    return { ...r, name, identity: composeIdentity({ ...(scope ? { scope } : {}), parentPath: resolved.paths.get(r) ?? [], name }) };
   });
-  reportDuplicates(definition, nameField, identified, diagnostics);
+  if (base) diagnostics.push(...base.diagnostics);
+  const firsts = reportDuplicates(definition, nameField, identified, diagnostics, base);
   checkNameHazards(definition, records, diagnostics);
-  return identified;
+  return { identified, names, ...resolved, ...firsts };
 }
 
 /**
  * The parent path of every record of a tree kind, from the parent references (a bare name must
  * name one declared record; an undeclared parent keeps the path as written). Loops are reported.
  */
-function resolveParentPaths(definition: KindDefinition, records: readonly LocatedRecord[], nameOf: (r: LocatedRecord) => string, diagnostics: Diagnostic[]): Map<LocatedRecord, string[]> {
+function resolveParentPaths(
+  definition: KindDefinition,
+  records: readonly LocatedRecord[],
+  nameOf: (r: LocatedRecord) => string,
+  diagnostics: Diagnostic[],
+  base?: IdentifiedBase,
+): Pick<IdentifiedBase, 'byName' | 'paths' | 'unresolved' | 'declaredPaths' | 'parentNames'> {
   const parentRef = definition.references.find((ref) => ref.parent && ref.target === definition.key);
   const byName = new Map<string, LocatedRecord[]>();
   for (const r of records) appendTo(byName, nameOf(r), r);
+  const candidatesOf = (name: string): LocatedRecord[] => {
+    const own = byName.get(name) ?? [];
+    const shared = base?.byName.get(name);
+    return shared ? [...shared, ...own] : own;
+  };
   const paths = new Map<LocatedRecord, string[]>();
   const inProgress = new Set<LocatedRecord>();
   const cyclic = new Set<LocatedRecord>();
-  const unresolved = new Map<LocatedRecord, { segments: string[]; matching: string[][] }>();
+  const unresolved = new Map<LocatedRecord, UnresolvedParent>();
+  const parentNames = new Set<string>();
   const fullPath = (r: LocatedRecord): string[] => [...parentPathOf(r), nameOf(r)];
   const parentPathOf = (r: LocatedRecord): string[] => {
-    const known = paths.get(r);
+    const known = paths.get(r) ?? base?.paths.get(r);
     if (known) return known;
     if (inProgress.has(r)) {
       cyclic.add(r);
@@ -85,7 +138,8 @@ function resolveParentPaths(definition: KindDefinition, records: readonly Locate
     if (parentRef && typeof reference === 'string' && reference.trim() !== '') {
       const segments = splitPath(reference);
       const leaf = segments[segments.length - 1] ?? '';
-      const candidates = byName.get(leaf) ?? [];
+      parentNames.add(leaf);
+      const candidates = candidatesOf(leaf);
       const matching = segments.length === 1 ? candidates : candidates.filter((c) => fullPath(c).join('\u0000') === segments.join('\u0000'));
       if (matching.length === 1 && matching[0]) result = fullPath(matching[0]);
       else {
@@ -100,8 +154,12 @@ function resolveParentPaths(definition: KindDefinition, records: readonly Locate
   for (const r of records) parentPathOf(r);
   // Close names are looked for once every path is known: a typo is likely close to a full path —
   // of a declared record, or of one every account holds (the default chart), as `plan` hints them.
-  const declaredPaths = records.filter((r) => nameOf(r) !== '' && !cyclic.has(r)).map((r) => joinPath(fullPath(r)));
+  const ownPaths = records.filter((r) => nameOf(r) !== '' && !cyclic.has(r)).map((r) => joinPath(fullPath(r)));
+  const declaredPaths = base ? [...base.declaredPaths, ...ownPaths] : ownPaths;
   const closeTo = memoize((written: string) => suggestClose(written, [...declaredPaths, ...(definition.accountRecords ?? []).filter((own) => own !== written)]));
+  // The shared records' notes hint the declared paths: a store that declares more hints them anew.
+  if (base && ownPaths.length > 0) for (const [r, { segments, matching }] of base.unresolved) reportParent(r, segments, matching, parentRef?.path ?? [], closeTo, diagnostics);
+  else if (base) diagnostics.push(...base.unresolvedNotes);
   for (const [r, { segments, matching }] of unresolved) reportParent(r, segments, matching, parentRef?.path ?? [], closeTo, diagnostics);
   for (const r of cyclic) {
     diagnostics.push({
@@ -113,7 +171,7 @@ function resolveParentPaths(definition: KindDefinition, records: readonly Locate
       path: r.record.pointer,
     });
   }
-  return paths;
+  return { byName, paths, unresolved, declaredPaths, parentNames };
 }
 
 function reportParent(
@@ -170,13 +228,19 @@ function unknownAccountNameNote(name: string, title: string, close: readonly str
 }
 
 /** The same identity twice is an error; identities that differ only in case or accents, a warning. */
-function reportDuplicates(definition: KindDefinition, nameField: string, identified: readonly IdentifiedRecord[], diagnostics: Diagnostic[]): void {
+function reportDuplicates(
+  definition: KindDefinition,
+  nameField: string,
+  identified: readonly IdentifiedRecord[],
+  diagnostics: Diagnostic[],
+  base?: IdentifiedBase,
+): Pick<IdentifiedBase, 'seen' | 'folded'> {
   const seen = new Map<string, IdentifiedRecord>();
   const folded = new Map<string, IdentifiedRecord>();
   for (const r of identified) {
     // A record whose name is missing or has an error of its own has no identity to compare.
     if (r.name === '') continue;
-    const first = seen.get(r.identity);
+    const first = seen.get(r.identity) ?? base?.seen.get(r.identity);
     if (first) {
       diagnostics.push({
         severity: 'error',
@@ -190,7 +254,7 @@ function reportDuplicates(definition: KindDefinition, nameField: string, identif
     }
     seen.set(r.identity, r);
     const fold = foldLookalikeName(r.identity);
-    const similar = folded.get(fold);
+    const similar = folded.get(fold) ?? base?.folded.get(fold);
     if (similar) {
       diagnostics.push({
         severity: 'warning',
@@ -214,6 +278,7 @@ function reportDuplicates(definition: KindDefinition, nameField: string, identif
       });
     }
   }
+  return { seen, folded };
 }
 
 /**
@@ -312,12 +377,17 @@ export function checkCrossReferences(
  * kind is an error offline, where the manifests say it (the planner keeps the same rule for a
  * desired state that did not come through this loader).
  */
-export function checkPinnedIds(definition: KindDefinition, records: readonly IdentifiedRecord[], diagnostics: Diagnostic[]): void {
+export function checkPinnedIds(
+  definition: KindDefinition,
+  records: readonly IdentifiedRecord[],
+  diagnostics: Diagnostic[],
+  pinnedBefore?: ReadonlyMap<number, IdentifiedRecord>,
+): ReadonlyMap<number, IdentifiedRecord> {
   const pinnedBy = new Map<number, IdentifiedRecord>();
   for (const r of records) {
     const id = r.record.value.id;
     if (typeof id !== 'number') continue;
-    const first = pinnedBy.get(id);
+    const first = pinnedBy.get(id) ?? pinnedBefore?.get(id);
     if (!first) {
       pinnedBy.set(id, r);
       continue;
@@ -331,4 +401,5 @@ export function checkPinnedIds(definition: KindDefinition, records: readonly Ide
       path: `${r.record.pointer}/id`,
     });
   }
+  return pinnedBy;
 }

@@ -194,7 +194,8 @@ export function readManifestFile(file: string, shown: string, diagnostics: Diagn
     for (;;) {
       const chunk = Buffer.allocUnsafe(chunkSize);
       const bytesRead = readSync(fd, chunk, 0, chunk.length, total);
-      if (bytesRead === 0) return Buffer.concat(chunks, total);
+      // A file read in one go is that chunk: copying it again cost more than parsing a shared one.
+      if (bytesRead === 0) return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
       total += bytesRead;
       if (total > maxFileBytes) return tooLarge();
       chunks.push(chunk.subarray(0, bytesRead));

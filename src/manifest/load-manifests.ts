@@ -9,7 +9,7 @@ import { normalizeEnumLabels } from '../kinds/enum-labels.js';
 import type { KindDefinition } from '../kinds/kind.js';
 import { registry as defaultRegistry } from '../kinds/registry.js';
 import type { Registry } from '../kinds/registry.js';
-import type { DesiredRecord, DesiredState, ManifestRecord, PathSegment, Policy, ToolKeys } from '../model/desired.js';
+import type { DesiredRecord, DesiredState, ManifestRecord, PathSegment, Policy } from '../model/desired.js';
 import { defaultPolicy } from '../model/desired.js';
 import type { Diagnostic, SourcePosition } from '../model/diagnostics.js';
 import { compareDiagnostics, hasErrors } from '../model/diagnostics.js';
@@ -20,6 +20,8 @@ import { normalizeName, pathSeparator } from '../model/names.js';
 import { suggestClose } from '../model/suggest.js';
 import { isPlainRecord, parsePointer, removePath, toPointer } from '../model/paths.js';
 import { checkCrossReferences, checkPinnedIds, checkSecrets, identifyRecords } from './check-records.js';
+import { applyOverlays, checkAgainstShared, deepFreeze, findingsOf, toDesiredRecord } from './shared-kinds.js';
+import type { LayerOf, SharedPrefix } from './shared-kinds.js';
 import type { DeclaredNames, IdentifiedRecord, LocatedRecord } from './check-records.js';
 import { displayPath, findManifestFiles, readManifestFile } from './find-files.js';
 import { interpolateDocument } from './interpolate.js';
@@ -31,8 +33,6 @@ import { parseYamlFileOnce } from './parse-once.js';
 import type { ParsedDocument, ParsedFile } from './parse-yaml.js';
 import { diagnosticsOf, manifestValidator } from './validate-schema.js';
 import type { SchemaValidator } from './validate-schema.js';
-
-const toolKeys = new Set(['id', 'ensure', 'protect', 'previousNames']);
 
 export interface LoadOptions {
   cwd: string;
@@ -82,15 +82,17 @@ interface Gathered {
   emptyFiles: { position: SourcePosition; what: string }[];
   /** Every `${NAME}` of the set, for the checks of which variable may go where. */
   references: VariableReference[];
-  /** The layer (index of the path given) each record comes from; all 0 without layers. */
+  /** The layer (index of the path given) each record comes from; all 0 without layers. A shared part's records are in sharedLayers. */
   layerOf: Map<ManifestRecord, number>;
+  /** Per kind, the records taken from shared parts before any of the load's own. */
+  sharedPrefix: Map<KindKey, SharedPrefix>;
 }
 
 export async function loadManifests(paths: readonly string[], options: LoadOptions): Promise<LoadResult> {
   const registry = options.registry ?? defaultRegistry;
   const language: Language = { registry, schema: manifestSchemaOf(registry.kinds), validate: await manifestValidator(registry.kinds) };
   const layers = options.layers === true ? await Promise.all(paths.map((p) => findManifestFiles([p], options.cwd))) : [await findManifestFiles(paths, options.cwd)];
-  const gathered: Gathered = { diagnostics: layers.flatMap((l) => l.diagnostics), byKind: new Map(), declaredKinds: new Set(), policies: [], emptyFiles: [], references: [], layerOf: new Map() };
+  const gathered: Gathered = { diagnostics: layers.flatMap((l) => l.diagnostics), byKind: new Map(), declaredKinds: new Set(), policies: [], emptyFiles: [], references: [], layerOf: new Map(), sharedPrefix: new Map() };
   const hash = createHash('sha256');
   const files: string[] = [];
   for (const [layer, found] of layers.entries()) {
@@ -109,13 +111,15 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   const topLayer = Math.max(-1, ...gathered.policies.map((d) => d.layer));
   const policy = mergePolicies(gathered.policies.filter((d) => d.layer === topLayer), diagnostics);
   checkPruneDeclarations(policy, gathered, diagnostics);
-  const identified = checkKinds(registry, gathered.byKind, diagnostics, gathered.layerOf);
+  const layerOf: LayerOf = (record) => gathered.layerOf.get(record) ?? sharedLayers.get(record) ?? 0;
+  const { identified, sharedDesired } = checkKinds(registry, gathered, diagnostics, layerOf);
   diagnostics.sort(compareDiagnostics);
   if (hasErrors(diagnostics)) return { diagnostics, files };
   const records = new Map<KindKey, DesiredRecord[]>();
   for (const [kind, list] of identified) {
     const secretPaths = registry.kind(kind).secretFields.map((p) => p.join('.'));
-    records.set(kind, list.map((r) => toDesiredRecord(r, secretPaths)));
+    const shared = sharedDesired.get(kind) ?? [];
+    records.set(kind, [...shared, ...list.slice(shared.length).map((r) => toDesiredRecord(r, secretPaths))]);
   }
   return { desired: { files, digest: hash.digest('hex'), declaredKinds: gathered.declaredKinds, records, policy }, diagnostics, files };
 }
@@ -223,6 +227,8 @@ interface FileContribution {
 /** What a file without variables adds to a load, per parse (so per file and bytes), layer and whether it was scanned. */
 const contributions = new WeakMap<ParsedFile, Map<string, FileContribution>>();
 const mentionsVariables = new WeakMap<ParsedFile, boolean>();
+/** The layer of each record of a shared part (a part is per layer), so that no load copies them. */
+const sharedLayers = new WeakMap<ManifestRecord, number>();
 
 /** Whether any scalar of the file holds `${` (a variable, or the `$${` escape): only then does a store's scope change what the file gives. */
 function hasVariables(parsed: ParsedFile): boolean {
@@ -252,20 +258,15 @@ function gatherFileOnce(shown: string, parsed: ParsedFile, language: Language, o
   const key = `${from.layer}\u0000${from.scanned}`;
   let known = byPlace.get(key);
   if (known?.registry !== language.registry) {
-    const part: Gathered = { diagnostics: [], byKind: new Map(), declaredKinds: new Set(), policies: [], emptyFiles: [], references: [], layerOf: new Map() };
+    const part: Gathered = { diagnostics: [], byKind: new Map(), declaredKinds: new Set(), policies: [], emptyFiles: [], references: [], layerOf: new Map(), sharedPrefix: new Map() };
     known = { registry: language.registry, part, read: gatherFile(shown, parsed, language, options, part, from) };
     // Every store of a fleet now holds these very values: frozen, so no stage can change one store's through another's.
     for (const records of part.byKind.values()) for (const { record } of records) deepFreeze(record.value);
+    for (const [record, layer] of part.layerOf) sharedLayers.set(record, layer);
     byPlace.set(key, known);
   }
   appendGathered(gathered, known.part);
   return known.read;
-}
-
-function deepFreeze(value: unknown): void {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
-  Object.freeze(value);
-  for (const item of Object.values(value)) deepFreeze(item);
 }
 
 /** Appends one file's part to a load's, in the order gathering it in place would have. */
@@ -274,13 +275,14 @@ function appendGathered(into: Gathered, part: Gathered): void {
   for (const [kind, records] of part.byKind) {
     let ofKind = into.byKind.get(kind);
     if (!ofKind) into.byKind.set(kind, (ofKind = []));
+    const prefix = into.sharedPrefix.get(kind) ?? { segments: [], count: 0 };
+    if (prefix.count === ofKind.length) into.sharedPrefix.set(kind, { segments: [...prefix.segments, records], count: prefix.count + records.length });
     for (const record of records) ofKind.push(record);
   }
   for (const kind of part.declaredKinds) into.declaredKinds.add(kind);
   into.policies.push(...part.policies);
   into.emptyFiles.push(...part.emptyFiles);
   into.references.push(...part.references);
-  for (const [record, layer] of part.layerOf) into.layerOf.set(record, layer);
 }
 
 /** Reads one parsed file into `gathered`; false when a scanned file is skipped for not being a manifest. */
@@ -468,11 +470,26 @@ function checkPruneDeclarations(policy: Policy, gathered: Gathered, diagnostics:
   });
 }
 
-/** The checks of each kind: singletons declared once, secrets, identities, the kind's own checks, references. */
-function checkKinds(registry: Registry, byKind: Map<KindKey, LocatedRecord[]>, diagnostics: Diagnostic[], layerOf: ReadonlyMap<ManifestRecord, number>): Map<KindKey, IdentifiedRecord[]> {
+/**
+ * The checks of each kind: singletons declared once, secrets, identities, the kind's own checks,
+ * references. A kind whose first records are shared by a fleet's stores is checked against what
+ * they give once (shared-kinds), when the load's own records cannot change that.
+ */
+function checkKinds(registry: Registry, gathered: Gathered, diagnostics: Diagnostic[], layerOf: LayerOf): { identified: Map<KindKey, IdentifiedRecord[]>; sharedDesired: Map<KindKey, readonly DesiredRecord[]> } {
+  const { byKind } = gathered;
   const identified = new Map<KindKey, IdentifiedRecord[]>();
+  const sharedDesired = new Map<KindKey, readonly DesiredRecord[]>();
   for (const definition of registry.kinds) {
-    const records = applyOverlays(definition, byKind.get(definition.key) ?? [], layerOf, diagnostics);
+    const all = byKind.get(definition.key) ?? [];
+    const prefix = gathered.sharedPrefix.get(definition.key);
+    const checked = prefix ? checkAgainstShared(definition, all, prefix, layerOf, diagnostics) : undefined;
+    if (checked) {
+      byKind.set(definition.key, checked.records);
+      identified.set(definition.key, checked.identified);
+      sharedDesired.set(definition.key, checked.desired);
+      continue;
+    }
+    const records = applyOverlays(definition, all, layerOf, diagnostics);
     if (records.length > 0) byKind.set(definition.key, records);
     if (records.length === 0) continue;
     if (definition.shape === 'singleton') {
@@ -491,21 +508,11 @@ function checkKinds(registry: Registry, byKind: Map<KindKey, LocatedRecord[]>, d
     const ofKind = identifyRecords(definition, records, diagnostics);
     identified.set(definition.key, ofKind);
     checkPinnedIds(definition, ofKind, diagnostics);
-    for (const finding of definition.checkRecords?.(records.map((r) => r.record)) ?? []) {
-      const located = records.find((r) => r.record === finding.record);
-      diagnostics.push({
-        severity: finding.severity,
-        code: finding.code,
-        message: finding.message,
-        ...(finding.hint ? { hint: finding.hint } : {}),
-        position: located ? located.locate(finding.path ?? []) : { file: finding.record.file, line: 1, col: 1 },
-        path: `${finding.record.pointer}${finding.path?.length ? `/${finding.path.join('/')}` : ''}`,
-      });
-    }
+    diagnostics.push(...findingsOf(definition, records));
   }
   const declaredNames = declaredNamesOf(registry, identified);
   for (const definition of registry.kinds) checkCrossReferences(definition, byKind.get(definition.key) ?? [], declaredNames, diagnostics);
-  return identified;
+  return { identified, sharedDesired };
 }
 
 /**
@@ -539,48 +546,6 @@ function declaredNamesOf(registry: Registry, identified: ReadonlyMap<KindKey, re
     built.set(key, declared);
     return declared;
   };
-}
-
-/**
- * Layers: a record of a later layer replaces every record with the same identity (the planner's
- * rule: scope, parent path, name; the kind itself for a singleton) of the earlier layers. Within
- * one layer, the same identity twice stays an error.
- */
-function applyOverlays(definition: KindDefinition, records: readonly LocatedRecord[], layerOf: ReadonlyMap<ManifestRecord, number>, diagnostics: Diagnostic[]): LocatedRecord[] {
-  const layerOfRecord = (r: LocatedRecord): number => layerOf.get(r.record) ?? 0;
-  if (new Set(records.map(layerOfRecord)).size < 2) return [...records];
-  // Identities only: the problems identifying finds are reported once, on the records kept.
-  const identities = identifyRecords(definition, records, []);
-  const top = new Map<string, number>();
-  for (const r of identities) top.set(r.identity, Math.max(top.get(r.identity) ?? 0, layerOfRecord(r)));
-  return records.filter((record, index) => {
-    const identity = identities[index]?.identity ?? '';
-    const replaced = layerOfRecord(record) < (top.get(identity) ?? 0);
-    if (replaced) {
-      const by = identities.find((r) => r.identity === identity && layerOfRecord(r) === top.get(identity));
-      diagnostics.push({
-        severity: 'note',
-        code: 'overlay-replaces',
-        message: `\`${identity}\` is replaced by the overlay's declaration${by ? ` at ${by.record.file}` : ''}`,
-        position: record.locate([]),
-        path: record.record.pointer,
-      });
-    }
-    return !replaced;
-  });
-}
-
-function toDesiredRecord(r: IdentifiedRecord, secretPaths: readonly string[]): DesiredRecord {
-  const { value } = r.record;
-  const fields = Object.fromEntries(Object.entries(value).filter(([key]) => !toolKeys.has(key)));
-  const tool: ToolKeys = {
-    ...(typeof value.id === 'number' ? { id: value.id } : {}),
-    ensure: value.ensure === 'absent' ? 'absent' : 'present',
-    protect: value.protect === true,
-    previousNames: Array.isArray(value.previousNames) ? value.previousNames.map((n) => normalizeName(String(n))) : [],
-  };
-  const secretVariables = Object.fromEntries(secretPaths.flatMap((p) => (r.variables.has(p) ? [[p, r.variables.get(p) as string]] : [])));
-  return { kind: r.record.kind, identity: r.identity, name: r.name, fields, tool, secretVariables, position: r.locate([]), source: r.record, locate: r.locate };
 }
 
 function mergePolicies(declarations: readonly PolicyDeclaration[], diagnostics: Diagnostic[]): Policy {

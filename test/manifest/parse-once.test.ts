@@ -1,13 +1,16 @@
 // A fleet parses its shared base once: every store after the first reuses the parse, and applies
 // its own variables and overlay to it. The result for each store must be exactly what parsing it
 // alone gives — records, digest, policy, diagnostics — including a store whose overlay replaces
-// base records and one whose variables make a base record invalid.
+// base records and one whose variables make a base record invalid. Alone means also with every
+// kind checked whole: the stores' records that duplicate, tombstone, name or are named by shared
+// ones, and a kind's own whole-set check, give what checking against the shared records gives.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifest/load-manifests.js';
 import { forgetParsedFiles } from '../../src/manifest/parse-once.js';
+import { shareKindChecks } from '../../src/manifest/shared-kinds.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'erpsync-parse-once-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -20,17 +23,39 @@ function write(file: string, text: string): void {
 write('base/grupos.yaml', 'version: 1\ngruposProdutos:\n  - nome: Revenda\n  - nome: Loja ${LOJA}\n');
 write('base/formas.yaml', 'version: 1\nformasPagamentos:\n  - descricao: Pix\n    tipoPagamento: pix-dinamico\n    finalidade: recebimentos\n    destino: caixa-e-bancos\n    taxas:\n      aliquota: ${TAXA:-0}\n');
 // Without variables: gathered once and shared by every store.
-write('base/categorias.yaml', 'version: 1\ncategoriasProdutos:\n  - descricao: Cabelos\n  - descricao: Shampoos\n    categoriaPai: Cabelos\n');
+write('base/categorias.yaml', 'version: 1\ncategoriasProdutos:\n  - descricao: Cabelos\n  - descricao: Shampoos\n    categoriaPai: Cabelos\n  - descricao: Coloração\n    categoriaPai: Tintas\n  - descricao: Escovas\n');
+write('base/lojas.yaml', 'version: 1\ncategoriasLojas:\n  - loja: Loja Virtual\n    categoriaProduto: Condicionadores\n    descricao: Condicionadores\n    codigo: "7"\n');
+// A kind whose own check reads the whole set (one default warehouse).
+write('base/depositos.yaml', 'version: 1\ndepositos:\n  - descricao: Central\n    padrao: true\n');
+// With a variable, after the shared categories in the same layer: a store's value can duplicate one of them.
+write('base/extra.yaml', 'version: 1\ncategoriasProdutos:\n  - descricao: ${EXTRA:-Extra}\n');
 write('lojas/a/overlay.yaml', 'version: 1\ngruposProdutos:\n  - nome: Só da A\n');
 write('lojas/b/overlay.yaml', 'version: 1\nformasPagamentos:\n  - descricao: Pix\n    tipoPagamento: pix-estatico\n    finalidade: recebimentos\n    destino: caixa-e-bancos\n');
 write('lojas/c/overlay.yaml', 'version: 1\n');
+// A child of a shared category, named by a shared store link.
+write('lojas/d/overlay.yaml', 'version: 1\ncategoriasProdutos:\n  - descricao: Condicionadores\n    categoriaPai: Cabelos\n');
+// A tombstone over a shared category (its shared child then names a parent no record declares).
+write('lojas/e/overlay.yaml', 'version: 1\ncategoriasProdutos:\n  - descricao: Cabelos\n    ensure: absent\n');
+// The parent a shared category names, declared by this store only.
+write('lojas/f/overlay.yaml', 'version: 1\ncategoriasProdutos:\n  - descricao: Tintas\n');
+write('lojas/h/overlay.yaml', 'version: 1\ndepositos:\n  - descricao: Loja ${LOJA}\n    padrao: true\n');
+// The same identity as a shared record within the overlay's layer: replaced once, a duplicate within the layer.
+write('lojas/g/overlay.yaml', 'version: 1\ncategoriasProdutos:\n  - descricao: Shampoos\n    categoriaPai: Cabelos\n  - descricao: Extra\n  - descricao: Extra\n');
 
 const stores = {
   a: { env: { LOJA: 'A' }, overlay: 'lojas/a' },
-  b: { env: { LOJA: 'B', TAXA: '1.5' }, overlay: 'lojas/b' },
+  b: { env: { LOJA: 'B', TAXA: '1.5', EXTRA: 'cabelos' }, overlay: 'lojas/b' },
   // A rate that is not a number: the shared base gives this store (only) an error.
   c: { env: { LOJA: 'C', TAXA: 'muita' }, overlay: 'lojas/c' },
+  // A duplicate of a shared category in the base's own layer.
+  d: { env: { LOJA: 'D', EXTRA: 'Escovas' }, overlay: 'lojas/d' },
+  e: { env: { LOJA: 'E' }, overlay: 'lojas/e' },
+  f: { env: { LOJA: 'F' }, overlay: 'lojas/f' },
+  g: { env: { LOJA: 'G' }, overlay: 'lojas/g' },
+  // A second default warehouse: the kind's own check sees the shared one beside it.
+  h: { env: { LOJA: 'H' }, overlay: 'lojas/h' },
 } as const;
+const storeNames = Object.keys(stores) as (keyof typeof stores)[];
 
 const load = async (store: keyof typeof stores) => settle(await loadManifests(['base', stores[store].overlay], { cwd: dir, env: {}, variables: stores[store].env, layers: true }));
 
@@ -48,28 +73,49 @@ type Loaded = { desired?: { records: Map<string, { fields: unknown }[]> }; diagn
 describe('shared manifests parsed once per fleet', () => {
   it('gives every store what parsing it alone gives', async () => {
     const alone = new Map<string, Loaded>();
-    for (const store of ['a', 'b', 'c'] as const) {
+    // Alone: nothing parsed before, and every kind checked whole (not against its shared records).
+    shareKindChecks(false);
+    for (const store of storeNames) {
       forgetParsedFiles();
       alone.set(store, (await load(store)) as Loaded);
     }
+    shareKindChecks(true);
     forgetParsedFiles();
     for (const round of [1, 2]) {
-      for (const store of ['c', 'b', 'a'] as const) expect(await load(store), `${store}, round ${round}`).toEqual(alone.get(store));
+      for (const store of [...storeNames].reverse()) expect(await load(store), `${store}, round ${round}`).toEqual(alone.get(store));
+      for (const store of storeNames) expect(await load(store), `${store}, round ${round}, in order`).toEqual(alone.get(store));
     }
     expect(alone.get('a')?.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
     expect(alone.get('a')?.desired?.records.get('gruposProdutos')?.map((r) => r.fields)).toEqual([{ nome: 'Revenda' }, { nome: 'Loja A' }, { nome: 'Só da A' }]);
     expect(alone.get('c')?.desired).toBeUndefined();
     expect(alone.get('c')?.diagnostics.some((d) => d.severity === 'error' && d.position?.file === 'base/formas.yaml')).toBe(true);
+    // What each store's own records do to the shared ones, as loading it alone tells it.
+    const found = (store: keyof typeof stores, code: string, file: string) => alone.get(store)?.diagnostics.some((d) => (d as { code?: string }).code === code && d.position?.file === file);
+    expect(found('a', 'unresolved-reference', 'base/lojas.yaml')).toBe(true);
+    expect(found('d', 'unresolved-reference', 'base/lojas.yaml')).toBe(false);
+    expect(found('d', 'duplicate-record', 'base/extra.yaml')).toBe(true);
+    expect(found('b', 'near-duplicate', 'base/extra.yaml')).toBe(true);
+    expect(found('e', 'overlay-replaces', 'base/categorias.yaml')).toBe(true);
+    expect(found('a', 'unresolved-reference', 'base/categorias.yaml')).toBe(true);
+    expect(found('f', 'unresolved-reference', 'base/categorias.yaml')).toBe(false);
+    expect(found('g', 'overlay-replaces', 'base/categorias.yaml')).toBe(true);
+    expect(found('g', 'duplicate-record', 'lojas/g/overlay.yaml')).toBe(true);
+    expect(found('h', 'multiple-defaults', 'lojas/h/overlay.yaml')).toBe(true);
+    expect(found('a', 'multiple-defaults', 'lojas/h/overlay.yaml')).toBe(false);
   });
 
   it('gathers a file without variables once: every store holds the same values, frozen', async () => {
     forgetParsedFiles();
     const raw = async (store: keyof typeof stores) => loadManifests(['base', stores[store].overlay], { cwd: dir, env: {}, variables: stores[store].env, layers: true });
     const [a, b] = [await raw('a'), await raw('b')];
-    const valuesOf = (loaded: typeof a) => loaded.desired?.records.get('categoriasProdutos')?.map((r) => r.source.value) ?? [];
-    expect(valuesOf(a)).toHaveLength(2);
-    valuesOf(a).forEach((value, i) => expect(value).toBe(valuesOf(b)[i]));
-    expect(valuesOf(a).every((value) => Object.isFrozen(value))).toBe(true);
+    // The first four are base/categorias.yaml's; the fifth, base/extra.yaml's (with a variable).
+    const sharedOf = (loaded: typeof a) => loaded.desired?.records.get('categoriasProdutos')?.slice(0, 4) ?? [];
+    expect(sharedOf(a)).toHaveLength(4);
+    sharedOf(a).forEach((record, i) => expect(record.source.value).toBe(sharedOf(b)[i]?.source.value));
+    expect(sharedOf(a).every((record) => Object.isFrozen(record.source.value))).toBe(true);
+    // Checked once for the fleet: the very desired records, frozen.
+    sharedOf(a).forEach((record, i) => expect(record).toBe(sharedOf(b)[i]));
+    expect(sharedOf(a).every((record) => Object.isFrozen(record) && Object.isFrozen(record.fields) && Object.isFrozen(record.tool))).toBe(true);
     // A file with variables is each store's own.
     expect(a.desired?.records.get('gruposProdutos')?.[1]?.source.value).not.toBe(b.desired?.records.get('gruposProdutos')?.[1]?.source.value);
   });
