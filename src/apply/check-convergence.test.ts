@@ -55,6 +55,6 @@ describe('checkReadBack', () => {
     const live = { records: new Map([['situacoes' as const, [record(1, 'Vendas > A', { codigo: '8501.10.19' })]]]), reads: 1 };
     const check = describeReadBack(checkReadBack(applied, live, [adapter]));
     expect(check.notConverged).toEqual([]);
-    expect(check.notes).toEqual(['the service stores "8501.10.19" for "85011019" (situacoes "Vendas > A" codigo); they mean the same, so it is no change']);
+    expect(check.notes).toEqual(['the account holds "8501.10.19" where the manifest has "85011019" (situacoes "Vendas > A" codigo); they mean the same, so it is no change']);
   });
 });

@@ -82,5 +82,5 @@ export function describeReadBack(check: ReadBackCheck): { notConverged: string[]
 
 /** The note a restated field gets: the form the service keeps for the form sent. */
 export function describeRestated(field: FieldMiss): string {
-  return `the service stores ${showValue(field.stored)} for ${showValue(field.sent)} (${field.kind} "${field.key}" ${field.path}); they mean the same, so it is no change`;
+  return `the account holds ${showValue(field.stored)} where the manifest has ${showValue(field.sent)} (${field.kind} "${field.key}" ${field.path}); they mean the same, so it is no change`;
 }

@@ -91,9 +91,9 @@ for (const mode of emulatorModes) {
       expect(applied.stderr).toBe('');
       expect(applied.code).toBe(0);
       // The service answers what it holds in its own form; the apply says so, and converges.
-      expect(applied.stdout).toContain('note: the service stores 2.490000009536743 for 2.49');
-      expect(applied.stdout).toContain('note: the service stores "9602-5/01" for "9602501"');
-      expect(applied.stdout).toContain('note: the service stores "11.222.333/0001-81" for "11222333000181"');
+      expect(applied.stdout).toContain('note: the account holds 2.490000009536743 where the manifest has 2.49');
+      expect(applied.stdout).toContain('note: the account holds "9602-5/01" where the manifest has "9602501"');
+      expect(applied.stdout).toContain('note: the account holds "11.222.333/0001-81" where the manifest has "11222333000181"');
       expect(applied.stdout).not.toContain('not converged');
       const entryIds = account.emulator.snapshot().nfseConfiguracoes.ISS.tributos.map((t) => t.id);
 
