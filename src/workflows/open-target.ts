@@ -84,7 +84,7 @@ export async function openResolvedTarget(target: ResolvedTarget, flags: Pick<Tar
     // Every request to a service, and every token refresh, passes the process's one governor (per-IP rules).
     const governor = theProcessGovernor();
     await absorbEarlierProcesses(governor, io.env);
-    return openCountedAccount(target, io, async () => {
+    return openCountedAccount(target, io, governor, async () => {
       client = createApiClient({ governor, ...common, baseUrl: target.baseUrl, credentials: await createCredentialProvider(target, io.env, governor) });
       return client;
     });
@@ -152,7 +152,7 @@ function quotaKeyOf(target: RemoteTarget): string {
  * account has nothing left today, and once the account is named. A count that cannot be written is
  * a warning: the run itself went as it went, and the service still answers its own daily 429.
  */
-async function openCountedAccount(target: RemoteTarget, io: RunIO, openClient: () => Promise<ApiClient>): Promise<OpenedTarget> {
+async function openCountedAccount(target: RemoteTarget, io: RunIO, governor: Governor, openClient: () => Promise<ApiClient>): Promise<OpenedTarget> {
   const quota = target.dailyQuota;
   const key = quotaKeyOf(target);
   const known = await knownAccountOf(quota, key);
@@ -167,7 +167,7 @@ async function openCountedAccount(target: RemoteTarget, io: RunIO, openClient: (
     try {
       const { total, dailyQuotaMet } = client.stats();
       if (accountId !== undefined) await recordRequests(quota, accountId, total, dailyQuotaMet).catch(warnUnwritten);
-      await handOnIpLedger(theProcessGovernor(), io.env);
+      await handOnIpLedger(governor, io.env);
     } finally {
       await client.close();
     }
