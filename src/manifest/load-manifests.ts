@@ -20,12 +20,14 @@ import { normalizeName, pathSeparator } from '../model/names.js';
 import { suggestClose } from '../model/suggest.js';
 import { isPlainRecord, parsePointer, removePath, toPointer } from '../model/paths.js';
 import { checkCrossReferences, checkPinnedIds, checkSecrets, identifyRecords } from './check-records.js';
-import { applyOverlays, checkAgainstShared, deepFreeze, findingsOf, toDesiredRecord } from './shared-kinds.js';
+import { applyOverlays, checkAgainstShared, deepFreeze, findingsOf, sharesAcrossLoads, toDesiredRecord } from './shared-kinds.js';
 import type { LayerOf, SharedPrefix } from './shared-kinds.js';
 import type { DeclaredNames, IdentifiedRecord, LocatedRecord } from './check-records.js';
 import { displayPath, findManifestFiles, readManifestFile } from './find-files.js';
 import { interpolateDocument } from './interpolate.js';
-import type { VariableReference } from './interpolate.js';
+import type { InterpolationResult, VariableReference } from './interpolate.js';
+import { splitAtVariables, viewTails } from './split-variables.js';
+import type { Tails } from './split-variables.js';
 import { buildManifestSchema, schemaAtPath } from './manifest-schema.js';
 import type { JsonSchema } from '../kinds/kind.js';
 import { isCredentialVariable } from '../model/secret-mask.js';
@@ -224,49 +226,49 @@ interface FileContribution {
   read: boolean;
 }
 
-/** What a file without variables adds to a load, per parse (so per file and bytes), layer and whether it was scanned. */
+/** What the shared part of a file (split-variables) adds to a load, per parse (so per file and bytes), layer and whether it was scanned. */
 const contributions = new WeakMap<ParsedFile, Map<string, FileContribution>>();
-const mentionsVariables = new WeakMap<ParsedFile, boolean>();
 /** The layer of each record of a shared part (a part is per layer), so that no load copies them. */
 const sharedLayers = new WeakMap<ManifestRecord, number>();
+/** The list kinds of a registry, whose records a file may be split between (split-variables). */
+const listKinds = new WeakMap<Registry, ReadonlySet<string>>();
 
-/** Whether any scalar of the file holds `${` (a variable, or the `$${` escape): only then does a store's scope change what the file gives. */
-function hasVariables(parsed: ParsedFile): boolean {
-  let known = mentionsVariables.get(parsed);
-  if (known === undefined) {
-    const holds = (value: unknown): boolean => {
-      if (typeof value === 'string') return value.includes('${');
-      if (Array.isArray(value)) return value.some(holds);
-      return isPlainRecord(value) && Object.values(value).some(holds);
-    };
-    known = parsed.documents.some((doc) => holds(doc.value));
-    mentionsVariables.set(parsed, known);
-  }
-  return known;
+function listKindsOf(registry: Registry): ReadonlySet<string> {
+  let kinds = listKinds.get(registry);
+  if (!kinds) listKinds.set(registry, (kinds = new Set(registry.kinds.filter((k) => k.shape === 'list').map((k) => k.key))));
+  return kinds;
 }
 
 /**
- * Reads one file into `gathered`. A file without variables gives every store of a fleet the same
- * records, diagnostics and declarations (interpolation leaves it as parsed, and the schema is the
- * registry's), so it is interpolated, validated and gathered once per parse and layer, and each
- * later load only appends that part; a file with variables is gathered for each load's own scope.
+ * Reads one file into `gathered`. The part of a file without variables gives every store of a
+ * fleet the same records, diagnostics and declarations (interpolation leaves it as parsed, and the
+ * schema is the registry's), so it is interpolated, validated and gathered once per parse and
+ * layer, and each later load only appends it; then the load gathers the file's records with
+ * variables (its tails) for its own scope. A file whose variables sit outside its records is
+ * gathered whole for each load.
  */
 function gatherFileOnce(shown: string, parsed: ParsedFile, language: Language, options: LoadOptions, gathered: Gathered, from: { layer: number; scanned: boolean }): boolean {
-  if (hasVariables(parsed)) return gatherFile(shown, parsed, language, options, gathered, from);
-  let byPlace = contributions.get(parsed);
-  if (!byPlace) contributions.set(parsed, (byPlace = new Map()));
+  const split = sharesAcrossLoads() ? splitAtVariables(parsed, listKindsOf(language.registry)) : undefined;
+  if (!split) return gatherFile(shown, parsed, language, options, gathered, from);
+  let byPlace = contributions.get(split.shared);
+  if (!byPlace) contributions.set(split.shared, (byPlace = new Map()));
   const key = `${from.layer}\u0000${from.scanned}`;
   let known = byPlace.get(key);
   if (known?.registry !== language.registry) {
     const part: Gathered = { diagnostics: [], byKind: new Map(), declaredKinds: new Set(), policies: [], emptyFiles: [], references: [], layerOf: new Map(), sharedPrefix: new Map() };
-    known = { registry: language.registry, part, read: gatherFile(shown, parsed, language, options, part, from) };
+    known = { registry: language.registry, part, read: gatherFile(shown, split.shared, language, options, part, from) };
     // Every store of a fleet now holds these very values: frozen, so no stage can change one store's through another's.
     for (const records of part.byKind.values()) for (const { record } of records) deepFreeze(record.value);
     for (const [record, layer] of part.layerOf) sharedLayers.set(record, layer);
     byPlace.set(key, known);
   }
   appendGathered(gathered, known.part);
-  return known.read;
+  if (!known.read) return false;
+  split.tails.forEach((tails, i) => {
+    const doc = parsed.documents[i];
+    if (tails && doc) gatherDocument(shown, doc, language, options, gathered, from.layer, tails);
+  });
+  return true;
 }
 
 /** Appends one file's part to a load's, in the order gathering it in place would have. */
@@ -322,19 +324,18 @@ function gatherFile(shown: string, parsed: ParsedFile, language: Language, optio
   return true;
 }
 
-function gatherDocument(shown: string, doc: ParsedDocument, language: Language, options: LoadOptions, gathered: Gathered, layer: number): void {
-  const { registry, schema } = language;
-  const interpolated = interpolateDocument(doc, { env: options.env, ...(options.variables ? { declared: options.variables } : {}) }, {
-    isSecret: (path) => isSecretPath(registry.kinds, path),
-    fieldVariableAt: (path) => fieldVariableOf(registry, path),
-    secretsMayStayUnset: options.offline === true,
-    schemaAt: (path) => schemaAtPath(schema, path),
-  });
+/**
+ * Gathers a document's records; with `tails`, only those (a file's records with variables, and
+ * the ones after them: see split-variables), checked in a view of them alone and reported at
+ * their places in the document, so a store's load costs what its own records cost.
+ */
+function gatherDocument(shown: string, doc: ParsedDocument, language: Language, options: LoadOptions, gathered: Gathered, layer: number, tails?: Tails): void {
+  const view = tails ? viewTails(doc, tails) : undefined;
+  const { interpolated, schemaProblems } = checkDocument(view?.doc ?? doc, language, options, view?.toDocument);
   gathered.diagnostics.push(...interpolated.diagnostics);
   gathered.references.push(...interpolated.references);
   // A scalar whose variable is unset or of the wrong type, or whose tag is foreign, is reported once, there.
   const reported = new Set([...interpolated.diagnostics, ...doc.problems].filter((d) => d.severity === 'error').map((d) => d.path));
-  const schemaProblems = diagnosticsOf(language.validate, interpolated.value, doc.locate, interpolated.sources);
   gathered.diagnostics.push(...schemaProblems.filter((d) => !reported.has(d.path)));
   // One pass: the checks across records run on every record, those with problems of their own
   // included, on the part of it that is sound: a field with an error is left out of them (its
@@ -343,7 +344,7 @@ function gatherDocument(shown: string, doc: ParsedDocument, language: Language, 
   const spoiled = spoiledPaths([...schemaProblems, ...interpolated.diagnostics, ...doc.problems]);
   const variablesOf = groupByRecord(interpolated.variables, (v) => v.path);
   const interpolatedPathsOf = groupByRecord(interpolated.interpolatedPaths, (p) => p);
-  if (Object.keys(interpolated.value as Record<string, unknown>).every((key) => key === 'version')) {
+  if (!view && Object.keys(interpolated.value as Record<string, unknown>).every((key) => key === 'version')) {
     gathered.emptyFiles.push({ position: doc.locate([]), what: 'the document declares nothing but its version' });
   }
   for (const [key, content] of Object.entries(interpolated.value as Record<string, unknown>)) {
@@ -352,11 +353,11 @@ function gatherDocument(shown: string, doc: ParsedDocument, language: Language, 
       if (isPlainRecord(content) && !spoiled.at(['policy'])) gathered.policies.push({ value: soundPart(content, ['policy'], spoiled) as Record<string, unknown>, locate: doc.locate, layer });
       continue;
     }
-    const definition = registry.kinds.find((k) => k.key === key);
+    const definition = language.registry.kinds.find((k) => k.key === key);
     if (!definition) continue;
     gathered.declaredKinds.add(definition.key);
     if (definition.shape === 'list' && !Array.isArray(content)) continue;
-    const items: [PathSegment[], unknown][] = definition.shape === 'singleton' ? [[[key], content]] : (content as unknown[]).map((item, i) => [[key, i], item]);
+    const items: [PathSegment[], unknown][] = definition.shape === 'singleton' ? [[[key], content]] : (content as unknown[]).map((item, i) => [view ? view.toDocument([key, i]) : [key, i], item]);
     for (const [recordPath, item] of items) {
       if (!isPlainRecord(item) || spoiled.at(recordPath)) continue;
       const record: ManifestRecord = {
@@ -379,6 +380,35 @@ function gatherDocument(shown: string, doc: ParsedDocument, language: Language, 
       gatheredOfKind.push({ record, locate, variables });
     }
   }
+}
+
+/**
+ * Interpolates a document and checks it against the schema. A view's findings are moved to their
+ * places in the document (`toDocument`), and only those inside its records are kept: the rest of
+ * the document (its version, what surrounds the records) is checked where it is gathered whole.
+ */
+function checkDocument(doc: ParsedDocument, language: Language, options: LoadOptions, toDocument?: (path: readonly PathSegment[]) => PathSegment[]): { interpolated: InterpolationResult; schemaProblems: Diagnostic[] } {
+  const { registry, schema } = language;
+  const interpolated = interpolateDocument(doc, { env: options.env, ...(options.variables ? { declared: options.variables } : {}) }, {
+    isSecret: (path) => isSecretPath(registry.kinds, path),
+    fieldVariableAt: (path) => fieldVariableOf(registry, path),
+    secretsMayStayUnset: options.offline === true,
+    schemaAt: (path) => schemaAtPath(schema, path),
+  });
+  const schemaProblems = diagnosticsOf(language.validate, interpolated.value, doc.locate, interpolated.sources);
+  if (!toDocument) return { interpolated, schemaProblems };
+  const inRecords = (d: Diagnostic) => d.path !== undefined && parsePointer(d.path).length >= 2;
+  const moved = (d: Diagnostic): Diagnostic => (d.path === undefined ? d : { ...d, path: toPointer(toDocument(parsePointer(d.path))) });
+  return {
+    interpolated: {
+      ...interpolated,
+      diagnostics: interpolated.diagnostics.filter(inRecords).map(moved),
+      references: interpolated.references.map((r) => ({ ...r, path: toDocument(r.path) })),
+      variables: interpolated.variables.map((v) => ({ ...v, path: toDocument(v.path) })),
+      interpolatedPaths: interpolated.interpolatedPaths.map(toDocument),
+    },
+    schemaProblems: schemaProblems.filter(inRecords).map(moved),
+  };
 }
 
 /** Where a document's errors make its values untrustworthy: at a path, or somewhere below it. */

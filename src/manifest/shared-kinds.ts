@@ -53,9 +53,17 @@ let nextSegmentId = 0;
 
 let sharing = true;
 
-/** Whether kinds are checked against their shared records (on by default); tests turn it off to compare with whole checks. */
-export function shareKindChecks(on: boolean): void {
+/**
+ * Whether a load shares work with the fleet's other loads (on by default): kinds checked against
+ * their shared records, files split at their records with variables. Tests turn it off to compare
+ * with each store loaded alone.
+ */
+export function shareAcrossLoads(on: boolean): void {
   sharing = on;
+}
+
+export function sharesAcrossLoads(): boolean {
+  return sharing;
 }
 
 function segmentId(segment: readonly LocatedRecord[]): number {
@@ -70,7 +78,7 @@ export function checkAgainstShared(definition: KindDefinition, records: readonly
   const state = stateOf(definition, prefix, records.slice(0, prefix.count), layerOf);
   const own = records.slice(prefix.count);
   const ownIds = identifyRecords(definition, own, [], state.preIdentities);
-  if (ownIds.some((r) => state.pre.parentNames.has(r.name) || state.files.has(r.record.file))) return undefined;
+  if (ownIds.some((r) => state.pre.parentNames.has(r.name))) return undefined;
   const ownTop = new Map<string, number>();
   for (const r of ownIds) ownTop.set(r.identity, Math.max(ownTop.get(r.identity) ?? 0, layerOf(r.record)));
   // A store's record that replaces a shared one changes what the shared records give: checked whole.

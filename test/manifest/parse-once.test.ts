@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifest/load-manifests.js';
 import { forgetParsedFiles } from '../../src/manifest/parse-once.js';
-import { shareKindChecks } from '../../src/manifest/shared-kinds.js';
+import { shareAcrossLoads } from '../../src/manifest/shared-kinds.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'erpsync-parse-once-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -59,6 +59,37 @@ const storeNames = Object.keys(stores) as (keyof typeof stores)[];
 
 const load = async (store: keyof typeof stores) => settle(await loadManifests(['base', stores[store].overlay], { cwd: dir, env: {}, variables: stores[store].env, layers: true }));
 
+// A base whose records with variables sit among shared ones (in the middle of a list, in one of two
+// documents), with a policy and records after them; and a file whose variable is outside its records.
+write(
+  'base2/categorias.yaml',
+  'version: 1\ncategoriasProdutos:\n  - descricao: Cabelos\n  - descricao: Loja ${LOJA}\n    categoriaPai: Cabelos\n  - descricao: Shampoos\n    categoriaPai: ${PAI:-Cabelos}\n  - descricao: Escovas\n---\nversion: 1\ncategoriasProdutos:\n  - descricao: Pentes\n  - descricao: Tintas\n    categoriaPai: ${TOPO:-Cabelos}\ngruposProdutos:\n  - nome: Revenda\n  - nome: ${GRUPO:-Atacado}\n  - nome: Varejo\n',
+);
+write(
+  'base2/formas.yaml',
+  'version: 1\nformasPagamentos:\n  - descricao: Pix\n    tipoPagamento: pix-dinamico\n    finalidade: recebimentos\n    destino: caixa-e-bancos\n  - descricao: Boleto ${LOJA}\n    finalidade: recebimentos\n    destino: caixa-e-bancos\n    tipoPagamento: ${TIPO:-boleto}\n  - descricao: Dinheiro\n    tipoPagamento: dinheiro\n    finalidade: recebimentos\n    destino: caixa-e-bancos\n',
+);
+write('base2/policy.yaml', 'version: 1\npolicy:\n  maxDeletes: ${MAX:-5}\ndepositos:\n  - descricao: Central\n');
+write('lojas/u/overlay.yaml', 'version: 1\ncategoriasProdutos:\n  - descricao: Escovas\n  - descricao: Cabelos\n');
+write('lojas/none/overlay.yaml', 'version: 1\n');
+
+const mixed = {
+  p: { env: { LOJA: 'P' }, overlay: 'lojas/none' },
+  // The store's group duplicates the shared one before it, in the same file.
+  q: { env: { LOJA: 'Q', GRUPO: 'Revenda' }, overlay: 'lojas/none' },
+  r: { env: { LOJA: 'R', PAI: 'Inexistente' }, overlay: 'lojas/none' },
+  s: { env: { LOJA: 'S', TIPO: 'nao-existe' }, overlay: 'lojas/none' },
+  // LOJA unset: an error at the record with the variable, on its own line.
+  t: { env: {}, overlay: 'lojas/none' },
+  // The overlay replaces a shared record and one after the store's record.
+  u: { env: { LOJA: 'U' }, overlay: 'lojas/u' },
+  // A shared record of the second document names the store's record as its parent.
+  v: { env: { LOJA: 'V', TOPO: 'Loja V' }, overlay: 'lojas/none' },
+  w: { env: { LOJA: 'W', MAX: '7', GRUPO: 'Revendа' }, overlay: 'lojas/none' },
+} as const;
+const mixedNames = Object.keys(mixed) as (keyof typeof mixed)[];
+const loadMixed = async (store: keyof typeof mixed) => settle(await loadManifests(['base2', mixed[store].overlay], { cwd: dir, env: {}, variables: mixed[store].env, layers: true }));
+
 /** Functions (each record's `locate`) compared by what they answer for the record itself and a field. */
 function settle(value: unknown): unknown {
   if (typeof value === 'function') return [(value as (p: unknown[]) => unknown)([]), (value as (p: unknown[]) => unknown)(['nome'])];
@@ -74,12 +105,12 @@ describe('shared manifests parsed once per fleet', () => {
   it('gives every store what parsing it alone gives', async () => {
     const alone = new Map<string, Loaded>();
     // Alone: nothing parsed before, and every kind checked whole (not against its shared records).
-    shareKindChecks(false);
+    shareAcrossLoads(false);
     for (const store of storeNames) {
       forgetParsedFiles();
       alone.set(store, (await load(store)) as Loaded);
     }
-    shareKindChecks(true);
+    shareAcrossLoads(true);
     forgetParsedFiles();
     for (const round of [1, 2]) {
       for (const store of [...storeNames].reverse()) expect(await load(store), `${store}, round ${round}`).toEqual(alone.get(store));
@@ -118,6 +149,62 @@ describe('shared manifests parsed once per fleet', () => {
     expect(sharedOf(a).every((record) => Object.isFrozen(record) && Object.isFrozen(record.fields) && Object.isFrozen(record.tool))).toBe(true);
     // A file with variables is each store's own.
     expect(a.desired?.records.get('gruposProdutos')?.[1]?.source.value).not.toBe(b.desired?.records.get('gruposProdutos')?.[1]?.source.value);
+  });
+
+  it('gives every store what parsing it alone gives when its records with variables sit among shared ones', async () => {
+    const alone = new Map<string, Loaded>();
+    shareAcrossLoads(false);
+    for (const store of mixedNames) {
+      forgetParsedFiles();
+      alone.set(store, (await loadMixed(store)) as Loaded);
+    }
+    shareAcrossLoads(true);
+    forgetParsedFiles();
+    for (const round of [1, 2]) {
+      for (const store of [...mixedNames].reverse()) expect(await loadMixed(store), `${store}, round ${round}`).toEqual(alone.get(store));
+      for (const store of mixedNames) expect(await loadMixed(store), `${store}, round ${round}, in order`).toEqual(alone.get(store));
+    }
+    const found = (store: keyof typeof mixed, code: string, file: string, line?: number) =>
+      alone.get(store)?.diagnostics.some((d) => (d as { code?: string }).code === code && d.position?.file === file && (line === undefined || (d.position as { line?: number }).line === line));
+    expect(alone.get('p')?.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    // In the order of the file, the store's record among the shared ones.
+    expect(alone.get('p')?.desired?.records.get('categoriasProdutos')?.map((r) => (r.fields as { descricao: string }).descricao)).toEqual(['Cabelos', 'Loja P', 'Shampoos', 'Escovas', 'Pentes', 'Tintas']);
+    expect(alone.get('p')?.desired?.records.get('gruposProdutos')?.map((r) => r.fields)).toEqual([{ nome: 'Revenda' }, { nome: 'Atacado' }, { nome: 'Varejo' }]);
+    expect(found('q', 'duplicate-record', 'base2/categorias.yaml', 17)).toBe(true);
+    expect(found('r', 'unresolved-reference', 'base2/categorias.yaml', 7)).toBe(true);
+    expect(found('s', 'invalid-value', 'base2/formas.yaml', 10)).toBe(true);
+    expect(found('t', 'undeclared-variable', 'base2/categorias.yaml', 4)).toBe(true);
+    expect(found('u', 'overlay-replaces', 'base2/categorias.yaml', 8)).toBe(true);
+    expect(found('u', 'overlay-replaces', 'base2/categorias.yaml', 3)).toBe(true);
+    expect(found('v', 'unresolved-reference', 'base2/categorias.yaml')).toBe(false);
+    expect((alone.get('w')?.desired as { policy?: { maxDeletes: number } } | undefined)?.policy?.maxDeletes).toBe(7);
+  });
+
+  it("shares the records before a file's first record with variables, and checks them once", async () => {
+    forgetParsedFiles();
+    const raw = async (store: keyof typeof mixed) => loadManifests(['base2', mixed[store].overlay], { cwd: dir, env: {}, variables: mixed[store].env, layers: true });
+    const [p, w] = [await raw('p'), await raw('w')];
+    const groups = (loaded: typeof p) => loaded.desired?.records.get('gruposProdutos') ?? [];
+    // Revenda comes before the record with a variable: one desired record for the fleet, frozen.
+    expect(groups(p)[0]).toBe(groups(w)[0]);
+    expect(Object.isFrozen(groups(p)[0])).toBe(true);
+    // The record with the variable, and the one after it, are each store's own.
+    expect(groups(p)[1]).not.toBe(groups(w)[1]);
+    expect(groups(p)[2]?.source.value).not.toBe(groups(w)[2]?.source.value);
+  });
+
+  it('reports what surrounds the records with variables once, where it is', async () => {
+    write('base3/grupos.yaml', 'version: 2\ngruposProduto:\n  - nome: Atacado\ngruposProdutos:\n  - nome: Revenda\n  - nome: Loja ${LOJA}\n    extra: 1\n');
+    const load3 = async (loja: string) => settle(await loadManifests(['base3'], { cwd: dir, env: {}, variables: { LOJA: loja } }));
+    shareAcrossLoads(false);
+    forgetParsedFiles();
+    const alone = (await load3('X')) as Loaded;
+    shareAcrossLoads(true);
+    forgetParsedFiles();
+    await load3('Y');
+    expect(await load3('X')).toEqual(alone);
+    const codes = alone.diagnostics.map((d) => `${(d as { code?: string }).code}@${(d.position as { line?: number } | undefined)?.line}`);
+    expect(codes).toEqual(['invalid-value@1', 'unknown-kind@2', 'unknown-field@7']);
   });
 
   it('parses a file again when its bytes change', async () => {
