@@ -1,9 +1,10 @@
-// The checks of one kind when a fleet's stores share most of its records: the records of the
-// files without variables (gathered once, frozen) come first in every store's load, so what the
-// checks find about them alone — overlays, identities, duplicates, pinned ids, desired records —
-// is computed once and kept; each store checks only its own records against it. Whenever a
-// store's records could change what the shared ones give (one replaces a shared record, is named
-// by a shared parent reference, or comes from a shared file), the kind is checked whole instead.
+// The checks of one kind when a fleet's stores share most of its records: the records without
+// variables (files without any, and the records of a file before its first one with a variable;
+// gathered once, frozen) come first in every store's load, so what the checks find about them
+// alone — overlays, identities, duplicates, pinned ids, desired records — is computed once and
+// kept; each store checks only its own records against it. Whenever a store's records could
+// change what the shared ones give (one replaces a shared record, or is named by a shared parent
+// reference), the kind is checked whole instead.
 // A kind's own checks (checkRecords) see the whole set whenever the store adds to it.
 import type { KindDefinition } from '../kinds/kind.js';
 import type { DesiredRecord, ManifestRecord, ToolKeys } from '../model/desired.js';
@@ -35,7 +36,6 @@ interface SharedKindState {
   top: ReadonlyMap<string, number>;
   firstAtTop: ReadonlyMap<string, IdentifiedRecord>;
   layers: ReadonlySet<number>;
-  files: ReadonlySet<string>;
   kept: readonly LocatedRecord[];
   overlayNotes: readonly Diagnostic[];
   secretDiagnostics: readonly Diagnostic[];
@@ -140,9 +140,8 @@ function stateOf(definition: KindDefinition, prefix: SharedPrefix, shared: reado
   // Every store of the fleet holds these very records: frozen, so no stage can change one store's through another's.
   const desired = post.identified.map((r) => deepFreeze(toDesiredRecord(r, secretPaths)));
   const layers = new Set(shared.map((r) => layerOf(r.record)));
-  const files = new Set(shared.map((r) => r.record.file));
   const preIdentities: IdentifiedBase = { ...pre, unresolved: new Map(), unresolvedNotes: [], diagnostics: [] };
-  const state: SharedKindState = { pre, preIdentities, top, firstAtTop, layers, files, kept, overlayNotes, secretDiagnostics, post, pinned, pinnedDiagnostics, desired };
+  const state: SharedKindState = { pre, preIdentities, top, firstAtTop, layers, kept, overlayNotes, secretDiagnostics, post, pinned, pinnedDiagnostics, desired };
   ofFirst.set(key, state);
   return state;
 }
