@@ -350,26 +350,48 @@ export function checkCrossReferences(
   declaredNames: (kind: ReferenceTarget, scope: string | undefined) => DeclaredNames,
   diagnostics: Diagnostic[],
 ): void {
-  for (const ref of definition.references) {
-    const target = ref.target;
-    if (ref.parent) continue;
-    const scopePath = referenceScopePath(ref, definition);
-    for (const r of records) {
-      const values = readPathValues(r.record.value, ref.path);
-      const scope = scopePath ? normalizeName(String(readPath(r.record.value, scopePath) ?? '')) : undefined;
-      for (const name of values) {
-        if (typeof name !== 'string' || name.trim() === '') continue;
-        const normalized = normalizeName(name);
-        const declared = declaredNames(target, isReadOnlyKind(target) ? undefined : scope);
-        if (declared.has(normalized)) continue;
-        const at = ref.path.includes('*') ? ref.path.slice(0, ref.path.indexOf('*')) : ref.path;
-        const close = declared.closeTo(normalized);
-        const pointer = `${r.record.pointer}/${ref.path.join('/')}`;
-        if (declared.readOnlyTitle === undefined) diagnostics.push(undeclaredNote(normalized, close, r.locate(at), pointer));
-        else if (close.length > 0) diagnostics.push(unknownAccountNameNote(normalized, declared.readOnlyTitle, close, r.locate(at), pointer));
-      }
+  for (const ref of crossReferencesOf(definition)) for (const use of referenceUses(definition, ref, records)) reportUndeclared(use, declaredNames, diagnostics);
+}
+
+type KindReference = KindDefinition['references'][number];
+
+/** A kind's references to the records of other kinds (a parent reference is resolved with the identities). */
+export function crossReferencesOf(definition: KindDefinition): KindReference[] {
+  return definition.references.filter((ref) => !ref.parent);
+}
+
+/** One name a record's reference gives, with the scope the target is looked up in. */
+export interface ReferenceUse {
+  record: LocatedRecord;
+  target: ReferenceTarget;
+  scope: string | undefined;
+  name: string;
+  at: PathSegment[];
+  pointer: string;
+}
+
+/** The names one reference gives in the records, in their order. */
+export function referenceUses(definition: KindDefinition, ref: KindReference, records: readonly LocatedRecord[]): ReferenceUse[] {
+  const scopePath = isReadOnlyKind(ref.target) ? undefined : referenceScopePath(ref, definition);
+  const at = ref.path.includes('*') ? ref.path.slice(0, ref.path.indexOf('*')) : [...ref.path];
+  const uses: ReferenceUse[] = [];
+  for (const r of records) {
+    const scope = scopePath ? normalizeName(String(readPath(r.record.value, scopePath) ?? '')) : undefined;
+    for (const name of readPathValues(r.record.value, ref.path)) {
+      if (typeof name !== 'string' || name.trim() === '') continue;
+      uses.push({ record: r, target: ref.target, scope, name: normalizeName(name), at, pointer: `${r.record.pointer}/${ref.path.join('/')}` });
     }
   }
+  return uses;
+}
+
+/** The note for a name no manifest declares (or, read-only, close to one every account holds). */
+export function reportUndeclared(use: ReferenceUse, declaredNames: (kind: ReferenceTarget, scope: string | undefined) => DeclaredNames, diagnostics: Diagnostic[]): void {
+  const declared = declaredNames(use.target, use.scope);
+  if (declared.has(use.name)) return;
+  const close = declared.closeTo(use.name);
+  if (declared.readOnlyTitle === undefined) diagnostics.push(undeclaredNote(use.name, close, use.record.locate(use.at), use.pointer));
+  else if (close.length > 0) diagnostics.push(unknownAccountNameNote(use.name, declared.readOnlyTitle, close, use.record.locate(use.at), use.pointer));
 }
 
 /**

@@ -13,16 +13,14 @@ import type { DesiredRecord, DesiredState, ManifestRecord, PathSegment, Policy }
 import { defaultPolicy } from '../model/desired.js';
 import type { Diagnostic, SourcePosition } from '../model/diagnostics.js';
 import { compareDiagnostics, hasErrors } from '../model/diagnostics.js';
-import type { KindKey, ReferenceTarget } from '../model/kinds.js';
-import { isReadOnlyKind } from '../model/kinds.js';
-import { appendTo, memoize } from '../model/collections.js';
-import { normalizeName, pathSeparator } from '../model/names.js';
-import { suggestClose } from '../model/suggest.js';
+import type { KindKey } from '../model/kinds.js';
+import { appendTo } from '../model/collections.js';
 import { isPlainRecord, parsePointer, removePath, toPointer } from '../model/paths.js';
-import { checkCrossReferences, checkPinnedIds, checkSecrets, identifyRecords } from './check-records.js';
+import { checkPinnedIds, checkSecrets, identifyRecords } from './check-records.js';
 import { applyOverlays, checkAgainstShared, deepFreeze, findingsOf, sharesAcrossLoads, toDesiredRecord } from './shared-kinds.js';
-import type { LayerOf, SharedPrefix } from './shared-kinds.js';
-import type { DeclaredNames, IdentifiedRecord, LocatedRecord } from './check-records.js';
+import type { KindChecked, LayerOf, SharedPrefix } from './shared-kinds.js';
+import { checkReferences, declaredNamesOf } from './shared-references.js';
+import type { IdentifiedRecord, LocatedRecord } from './check-records.js';
 import { displayPath, findManifestFiles, readManifestFile } from './find-files.js';
 import { interpolateDocument } from './interpolate.js';
 import type { InterpolationResult, VariableReference } from './interpolate.js';
@@ -509,6 +507,7 @@ function checkKinds(registry: Registry, gathered: Gathered, diagnostics: Diagnos
   const { byKind } = gathered;
   const identified = new Map<KindKey, IdentifiedRecord[]>();
   const sharedDesired = new Map<KindKey, readonly DesiredRecord[]>();
+  const shared = new Map<KindKey, KindChecked['shared']>();
   for (const definition of registry.kinds) {
     const all = byKind.get(definition.key) ?? [];
     const prefix = gathered.sharedPrefix.get(definition.key);
@@ -517,6 +516,7 @@ function checkKinds(registry: Registry, gathered: Gathered, diagnostics: Diagnos
       byKind.set(definition.key, checked.records);
       identified.set(definition.key, checked.identified);
       sharedDesired.set(definition.key, checked.desired);
+      shared.set(definition.key, checked.shared);
       continue;
     }
     const records = applyOverlays(definition, all, layerOf, diagnostics);
@@ -540,42 +540,9 @@ function checkKinds(registry: Registry, gathered: Gathered, diagnostics: Diagnos
     checkPinnedIds(definition, ofKind, diagnostics);
     diagnostics.push(...findingsOf(definition, records));
   }
-  const declaredNames = declaredNamesOf(registry, identified);
-  for (const definition of registry.kinds) checkCrossReferences(definition, byKind.get(definition.key) ?? [], declaredNames, diagnostics);
+  const declaredNames = declaredNamesOf(registry, identified, shared);
+  for (const definition of registry.kinds) checkReferences(registry, definition, byKind.get(definition.key) ?? [], shared, declaredNames, diagnostics);
   return { identified, sharedDesired };
-}
-
-/**
- * What references may name, per kind and scope: each declared record by its name and by its
- * identity from the scope (`Maquiagem > Rosto` for a tree), as the planner resolves them, and the
- * records every account holds (accountRecords) for hints. Built once per kind and scope:
- * references ask for the same ones many times over.
- */
-function declaredNamesOf(registry: Registry, identified: ReadonlyMap<KindKey, readonly IdentifiedRecord[]>): (kind: ReferenceTarget, scope: string | undefined) => DeclaredNames {
-  const built = new Map<string, DeclaredNames>();
-  return (kind, scope) => {
-    const key = `${kind}\u0000${scope ?? '\u0001'}`;
-    const known = built.get(key);
-    if (known) return known;
-    if (isReadOnlyKind(kind)) {
-      const readOnly = registry.unit(kind)?.readOnly;
-      const names = readOnly?.accountRecords ?? [];
-      const declared: DeclaredNames = { has: (name) => names.includes(name), closeTo: memoize((name) => suggestClose(name, names)), readOnlyTitle: readOnly?.title ?? kind };
-      built.set(key, declared);
-      return declared;
-    }
-    const definition = registry.kind(kind);
-    const scoped = definition.scopeField !== undefined && scope !== undefined;
-    const inScope = (identified.get(kind) ?? []).filter((r) => r.name !== '' && (!scoped || normalizeName(String(r.record.value[definition.scopeField ?? ''] ?? '')) === scope));
-    const prefix = scoped ? `${scope}${pathSeparator}` : '';
-    const fromScope = inScope.map((r) => (prefix !== '' && r.identity.startsWith(prefix) ? r.identity.slice(prefix.length) : r.identity));
-    const names = new Set([...inScope.map((r) => r.name), ...fromScope]);
-    // A name that is one of the account's own records is noted (it must still be there), not hinted at itself.
-    const accountOwn = (definition.accountRecords ?? []).filter((identity) => identity.startsWith(prefix)).map((identity) => identity.slice(prefix.length));
-    const declared: DeclaredNames = { has: (name) => names.has(name), closeTo: memoize((name) => suggestClose(name, [...fromScope, ...accountOwn.filter((own) => own !== name)])) };
-    built.set(key, declared);
-    return declared;
-  };
 }
 
 function mergePolicies(declarations: readonly PolicyDeclaration[], diagnostics: Diagnostic[]): Policy {

@@ -10,6 +10,7 @@ import type { KindDefinition } from '../kinds/kind.js';
 import type { DesiredRecord, ManifestRecord, ToolKeys } from '../model/desired.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import { normalizeName } from '../model/names.js';
+import { identityKeyOf } from '../model/collections.js';
 import { checkPinnedIds, checkSecrets, identifyRecords, identifySharedRecords } from './check-records.js';
 import type { IdentifiedBase, IdentifiedRecord, LocatedRecord } from './check-records.js';
 
@@ -26,6 +27,8 @@ export interface KindChecked {
   identified: IdentifiedRecord[];
   /** The desired records of the first identified records, shared by the stores (frozen). */
   desired: readonly DesiredRecord[];
+  /** The first records and their identified forms, shared by the stores. */
+  shared: { records: readonly LocatedRecord[]; identified: readonly IdentifiedRecord[] };
 }
 
 interface SharedKindState {
@@ -48,8 +51,6 @@ interface SharedKindState {
 
 /** By the prefix's first part (held by its parse, so a forgotten parse takes its states along), then by kind and the other parts. */
 const states = new WeakMap<readonly LocatedRecord[], Map<string, SharedKindState>>();
-const segmentIds = new WeakMap<readonly LocatedRecord[], number>();
-let nextSegmentId = 0;
 
 let sharing = true;
 
@@ -64,12 +65,6 @@ export function shareAcrossLoads(on: boolean): void {
 
 export function sharesAcrossLoads(): boolean {
   return sharing;
-}
-
-function segmentId(segment: readonly LocatedRecord[]): number {
-  let id = segmentIds.get(segment);
-  if (id === undefined) segmentIds.set(segment, (id = nextSegmentId++));
-  return id;
 }
 
 /** The kind's checks for a load whose first records are shared; undefined when the whole kind must be checked. */
@@ -94,7 +89,7 @@ export function checkAgainstShared(definition: KindDefinition, records: readonly
   const kept = [...state.kept, ...keptOwn];
   if (keptOwn.length > 0) diagnostics.push(...findingsOf(definition, kept));
   else diagnostics.push(...(state.findings ??= findingsOf(definition, state.kept)));
-  return { records: kept, identified: [...state.post.identified, ...identifiedOwn], desired: state.desired };
+  return { records: kept, identified: [...state.post.identified, ...identifiedOwn], desired: state.desired, shared: { records: state.kept, identified: state.post.identified } };
 }
 
 /** Whether a store's record is replaced by a later layer's (applyOverlays' rule, the shared records' top layers known). */
@@ -120,7 +115,7 @@ function stateOf(definition: KindDefinition, prefix: SharedPrefix, shared: reado
   const [first = [], ...rest] = prefix.segments;
   let ofFirst = states.get(first);
   if (!ofFirst) states.set(first, (ofFirst = new Map()));
-  const key = `${definition.key}\u0000${rest.map(segmentId).join(',')}`;
+  const key = `${definition.key}\u0000${rest.map(identityKeyOf).join(',')}`;
   const known = ofFirst.get(key);
   if (known) return known;
   const pre = identifySharedRecords(definition, shared);

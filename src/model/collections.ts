@@ -23,3 +23,13 @@ export function memoize<T>(compute: (key: string) => T): (key: string) => T {
     return value;
   };
 }
+
+const identityKeys = new WeakMap<object, number>();
+let nextIdentityKey = 0;
+
+/** A number for an object itself (not its contents), for keys made of several shared objects: the same object always gets the same number. */
+export function identityKeyOf(object: object): number {
+  let key = identityKeys.get(object);
+  if (key === undefined) identityKeys.set(object, (key = nextIdentityKey++));
+  return key;
+}

@@ -38,6 +38,8 @@ write('lojas/d/overlay.yaml', 'version: 1\ncategoriasProdutos:\n  - descricao: C
 write('lojas/e/overlay.yaml', 'version: 1\ncategoriasProdutos:\n  - descricao: Cabelos\n    ensure: absent\n');
 // The parent a shared category names, declared by this store only.
 write('lojas/f/overlay.yaml', 'version: 1\ncategoriasProdutos:\n  - descricao: Tintas\n');
+// A name close to a shared store link's unknown category, and a link of its own to a misspelt shared category (Cabelo).
+write('lojas/i/overlay.yaml', 'version: 1\ncategoriasProdutos:\n  - descricao: Condicionador\ncategoriasLojas:\n  - loja: Loja Virtual\n    categoriaProduto: Cabelo\n    descricao: Cabelo\n    codigo: "8"\n');
 write('lojas/h/overlay.yaml', 'version: 1\ndepositos:\n  - descricao: Loja ${LOJA}\n    padrao: true\n');
 // The same identity as a shared record within the overlay's layer: replaced once, a duplicate within the layer.
 write('lojas/g/overlay.yaml', 'version: 1\ncategoriasProdutos:\n  - descricao: Shampoos\n    categoriaPai: Cabelos\n  - descricao: Extra\n  - descricao: Extra\n');
@@ -54,6 +56,7 @@ const stores = {
   g: { env: { LOJA: 'G' }, overlay: 'lojas/g' },
   // A second default warehouse: the kind's own check sees the shared one beside it.
   h: { env: { LOJA: 'H' }, overlay: 'lojas/h' },
+  i: { env: { LOJA: 'I' }, overlay: 'lojas/i' },
 } as const;
 const storeNames = Object.keys(stores) as (keyof typeof stores)[];
 
@@ -133,6 +136,10 @@ describe('shared manifests parsed once per fleet', () => {
     expect(found('g', 'duplicate-record', 'lojas/g/overlay.yaml')).toBe(true);
     expect(found('h', 'multiple-defaults', 'lojas/h/overlay.yaml')).toBe(true);
     expect(found('a', 'multiple-defaults', 'lojas/h/overlay.yaml')).toBe(false);
+    // References across kinds: the hints name what the store itself declares, and what the fleet shares.
+    const hintOf = (store: keyof typeof stores, file: string) => alone.get(store)?.diagnostics.find((d) => (d as { code?: string }).code === 'unresolved-reference' && d.position?.file === file) as { hint?: string } | undefined;
+    expect(hintOf('i', 'base/lojas.yaml')?.hint).toContain('Condicionador');
+    expect(hintOf('i', 'lojas/i/overlay.yaml')?.hint).toContain('Cabelos');
   });
 
   it('gathers a file without variables once: every store holds the same values, frozen', async () => {
