@@ -8,7 +8,7 @@
 // - `targets --json` for 1,000 targets: jobs in the matrix, every target exactly once.
 // Writes its section into bench/results.md between markers (run-bench keeps it).
 // `-- --only server` runs the sandbox-server case alone and rewrites only its part of the section.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
@@ -93,22 +93,45 @@ interface SharedParse {
   hundredMs: number;
 }
 
-/**
- * A 10k-record base loaded for 100 stores against one (the medians of three interleaved pairs), in two layouts: the store's own record in
- * the base itself (`Loja ${LOJA}` among the 10k), and a base without variables with the store's
- * record in an overlay of its own (`manifests: [base, overlay]`).
- */
-async function measureSharedParse(dir: string, layered: boolean): Promise<SharedParse> {
-  const base = layered ? 'base10k-plain' : 'base10k';
+/** The layouts of a fleet's shared 10k-record base the bench loads. */
+type ParseLayout = 'inline' | 'layered' | 'references';
+
+const parseLayoutTitles: Record<ParseLayout, string> = {
+  inline: "the store's record in the base",
+  layered: "a base without variables and the store's record in its overlay",
+  references: "5k categories and 5k store links to them, the store's own link among the links",
+};
+
+/** Writes a layout's files; returns the manifest paths (layers) a store loads. */
+function writeParseLayout(dir: string, layout: ParseLayout): string[] {
+  const base = `base10k-${layout}`;
   mkdirSync(path.join(dir, base));
-  mkdirSync(path.join(dir, 'overlay'), { recursive: true });
   const own = [{ nome: 'Loja ${LOJA}' }];
-  writeFileSync(path.join(dir, base, 'grupos.yaml'), stringify({ version: 1, gruposProdutos: [...Array.from({ length: 10_000 }, (_, i) => ({ nome: `Grupo ${i}` })), ...(layered ? [] : own)] }));
-  writeFileSync(path.join(dir, 'overlay/grupos.yaml'), stringify({ version: 1, gruposProdutos: own }));
-  const paths = layered ? [base, 'overlay'] : [base];
+  const groups = Array.from({ length: 10_000 }, (_, i) => ({ nome: `Grupo ${i}` }));
+  if (layout === 'inline') writeFileSync(path.join(dir, base, 'grupos.yaml'), stringify({ version: 1, gruposProdutos: [...groups, ...own] }));
+  if (layout === 'references') {
+    const link = (category: string, i: number | string) => ({ loja: 'Loja Virtual', categoriaProduto: category, descricao: `Vitrine ${i}`, codigo: String(i) });
+    writeFileSync(path.join(dir, base, 'categorias.yaml'), stringify({ version: 1, categoriasProdutos: Array.from({ length: 5_000 }, (_, i) => ({ descricao: `Categoria ${i}` })) }));
+    writeFileSync(path.join(dir, base, 'vitrines.yaml'), stringify({ version: 1, categoriasLojas: [...Array.from({ length: 4_999 }, (_, i) => link(`Categoria ${i}`, i)), link('Categoria 4999', '${LOJA}')] }));
+  }
+  if (layout === 'layered') {
+    writeFileSync(path.join(dir, base, 'grupos.yaml'), stringify({ version: 1, gruposProdutos: groups }));
+    mkdirSync(path.join(dir, 'overlay'), { recursive: true });
+    writeFileSync(path.join(dir, 'overlay/grupos.yaml'), stringify({ version: 1, gruposProdutos: own }));
+  }
+  const paths = layout === 'layered' ? [base, 'overlay'] : [base];
+  // As a checked-out base is: older than the two seconds within which a file's stat is not trusted to tell a change.
+  const hourAgo = new Date(Date.now() - 3_600_000);
+  for (const folder of paths) for (const file of readdirSync(path.join(dir, folder))) utimesSync(path.join(dir, folder, file), hourAgo, hourAgo);
+  return paths;
+}
+
+/** A 10k-record base loaded for 100 stores against one (the medians of three interleaved pairs), in one of the layouts. */
+async function measureSharedParse(dir: string, layout: ParseLayout): Promise<SharedParse> {
+  const paths = writeParseLayout(dir, layout);
   // LOJA is declared by each store's target (`variables:`), as only declared variables resolve.
   const load = async (i: number) => {
-    const result = await loadManifests(paths, { cwd: dir, env: {}, variables: { LOJA: String(i) }, layers: layered });
+    const result = await loadManifests(paths, { cwd: dir, env: {}, variables: { LOJA: String(i) }, layers: paths.length > 1 });
     if (!result.desired) throw new Error(`the shared base did not load: ${result.diagnostics.map((d) => d.message).join('; ')}`);
   };
   await load(-1); // warm-up: modules, validators
@@ -161,8 +184,8 @@ async function measureServerApplies(dir: string): Promise<ServerApplyResult[]> {
 async function main(dir: string): Promise<void> {
   const fleet = await measureFleet(path.join(dir, 'fleet'));
   say('shared parse…');
-  const parse = await measureSharedParse(dir, false);
-  const layeredParse = await measureSharedParse(dir, true);
+  const parses = [];
+  for (const layout of ['inline', 'layered', 'references'] as const) parses.push({ layout, ...(await measureSharedParse(dir, layout)) });
   say('matrix…');
   const matrix = await measureMatrix(dir);
   say(`${stores} OAuth targets with expired tokens…`);
@@ -181,7 +204,7 @@ async function main(dir: string): Promise<void> {
     '',
     `Per-IP rule violations recorded by the emulator: ${fleet.violations} (requests refused as blocked: ${fleet.refused}); 429s met in the apply: ${fleet.throttled}.`,
     '',
-    `Shared 10k-record base, loaded for ${stores} stores (each its own variables) ÷ for one (target ≤ 1.3): the store's record in the base, ${parse.hundredMs.toFixed(0)} ms ÷ ${parse.oneMs.toFixed(0)} ms CPU = ${(parse.hundredMs / parse.oneMs).toFixed(2)}×; a base without variables and the store's record in its overlay, ${layeredParse.hundredMs.toFixed(0)} ms ÷ ${layeredParse.oneMs.toFixed(0)} ms = ${(layeredParse.hundredMs / layeredParse.oneMs).toFixed(2)}×.`,
+    `Shared 10k-record base, loaded for ${stores} stores (each its own variables) ÷ for one (target ≤ 1.3), CPU, medians of three interleaved pairs: ${parses.map((p) => `${parseLayoutTitles[p.layout]}, ${p.hundredMs.toFixed(0)} ms ÷ ${p.oneMs.toFixed(0)} ms = ${(p.hundredMs / p.oneMs).toFixed(2)}×`).join('; ')}.`,
     '',
     `\`targets --json\` for 1,000 targets: ${matrix.jobs} jobs (limit 256), ${matrix.targets} targets listed, each exactly once: ${matrix.once ? 'yes' : 'no'}.`,    '',
     ...oauthLines(oauth),
@@ -235,14 +258,14 @@ function serverLines(results: readonly ServerApplyResult[]): string[] {
 }
 
 /**
- * `npm run bench:fleet -- parse [inline|layered]` measures the shared parse alone (seconds, not
- * minutes), one layout or both, printing its figures and writing nothing. One layout per process
- * leaves the other's garbage out of its window.
+ * `npm run bench:fleet -- parse [inline|layered|references]` measures the shared parse alone
+ * (seconds, not minutes), one layout or all, printing its figures and writing nothing.
  */
 async function mainParseOnly(dir: string, layout: string | undefined): Promise<void> {
-  for (const layered of layout === 'inline' ? [false] : layout === 'layered' ? [true] : [false, true]) {
-    const { oneMs, hundredMs } = await measureSharedParse(dir, layered);
-    process.stdout.write(`${layered ? 'base without variables + overlay' : "store's record in the base"}: ${hundredMs.toFixed(0)} ms ÷ ${oneMs.toFixed(0)} ms = ${(hundredMs / oneMs).toFixed(2)}×\n`);
+  const layouts = (['inline', 'layered', 'references'] as const).filter((l) => layout === undefined || l === layout);
+  for (const l of layouts) {
+    const { oneMs, hundredMs } = await measureSharedParse(dir, l);
+    process.stdout.write(`${parseLayoutTitles[l]}: ${hundredMs.toFixed(0)} ms ÷ ${oneMs.toFixed(0)} ms = ${(hundredMs / oneMs).toFixed(2)}×\n`);
   }
 }
 

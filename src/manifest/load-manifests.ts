@@ -21,7 +21,7 @@ import { applyOverlays, checkAgainstShared, deepFreeze, findingsOf, sharesAcross
 import type { KindChecked, LayerOf, SharedPrefix } from './shared-kinds.js';
 import { checkReferences, declaredNamesOf } from './shared-references.js';
 import type { IdentifiedRecord, LocatedRecord } from './check-records.js';
-import { displayPath, findManifestFiles, readManifestFile } from './find-files.js';
+import { displayPath, findManifestFiles } from './find-files.js';
 import { interpolateDocument } from './interpolate.js';
 import type { InterpolationResult, VariableReference } from './interpolate.js';
 import { splitAtVariables, viewTails } from './split-variables.js';
@@ -29,7 +29,7 @@ import type { Tails } from './split-variables.js';
 import { buildManifestSchema, schemaAtPath } from './manifest-schema.js';
 import type { JsonSchema } from '../kinds/kind.js';
 import { isCredentialVariable } from '../model/secret-mask.js';
-import { parseYamlFileOnce } from './parse-once.js';
+import { parseYamlFileOnce, readManifestFileOnce } from './parse-once.js';
 import type { ParsedDocument, ParsedFile } from './parse-yaml.js';
 import { diagnosticsOf, manifestValidator } from './validate-schema.js';
 import type { SchemaValidator } from './validate-schema.js';
@@ -98,7 +98,7 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   for (const [layer, found] of layers.entries()) {
     for (const file of found.files) {
       const shown = displayPath(file, options.cwd);
-      const bytes = readManifestFile(file, shown, gathered.diagnostics);
+      const bytes = readManifestFileOnce(file, shown, gathered.diagnostics);
       if (!bytes) continue;
       if (!gatherFileOnce(shown, parseYamlFileOnce(shown, bytes), language, options, gathered, { layer, scanned: found.scanned.has(file) })) continue;
       files.push(shown);

@@ -4,12 +4,12 @@
 // base records and one whose variables make a base record invalid. Alone means also with every
 // kind checked whole: the stores' records that duplicate, tombstone, name or are named by shared
 // ones, and a kind's own whole-set check, give what checking against the shared records gives.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifest/load-manifests.js';
-import { forgetParsedFiles } from '../../src/manifest/parse-once.js';
+import { forgetParsedFiles, readManifestFileOnce } from '../../src/manifest/parse-once.js';
 import { shareAcrossLoads } from '../../src/manifest/shared-kinds.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'erpsync-parse-once-'));
@@ -212,6 +212,26 @@ describe('shared manifests parsed once per fleet', () => {
     expect(await load3('X')).toEqual(alone);
     const codes = alone.diagnostics.map((d) => `${(d as { code?: string }).code}@${(d.position as { line?: number } | undefined)?.line}`);
     expect(codes).toEqual(['invalid-value@1', 'unknown-kind@2', 'unknown-field@7']);
+  });
+
+  it('reads a file again whenever its stat changed, or it was written in the last two seconds', () => {
+    forgetParsedFiles();
+    const file = path.join(dir, 'reads/grupos.yaml');
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    const read = () => Buffer.from(readManifestFileOnce(file, 'reads/grupos.yaml', []) ?? []).toString();
+    write('reads/grupos.yaml', 'version: 1\ngruposProdutos:\n  - nome: Aaa\n');
+    // Just written: the stat may not tell the next write of the same size apart.
+    expect(read()).toContain('Aaa');
+    write('reads/grupos.yaml', 'version: 1\ngruposProdutos:\n  - nome: Bbb\n');
+    expect(read()).toContain('Bbb');
+    // Settled: the same bytes are given again, unread.
+    utimesSync(file, hourAgo, hourAgo);
+    const first = readManifestFileOnce(file, 'reads/grupos.yaml', []);
+    expect(readManifestFileOnce(file, 'reads/grupos.yaml', [])).toBe(first);
+    // Rewritten with the same size and its old times put back: its change time still tells.
+    write('reads/grupos.yaml', 'version: 1\ngruposProdutos:\n  - nome: Ccc\n');
+    utimesSync(file, hourAgo, hourAgo);
+    expect(read()).toContain('Ccc');
   });
 
   it('parses a file again when its bytes change', async () => {
