@@ -1,13 +1,14 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
-// Every test runs against the emulator in its default strict mode, in one of two lanes: `fast`
-// (unit tests beside the code, scenarios, CLI runs in this process: `npm run test:fast`), a file
-// per core, as the lane is mostly CPU; and `slow` (the reliability suites, and tests of real
-// processes, terminals and pipes, of pacing and of scale), with vitest's default of a core left
-// free. Then the scenario and chaos suites run again with the emulator's inferred rules switched
-// to their lenient reading (src/emulator/RULES.md), so erpsync is shown correct under both. Each
-// group runs after the one before (groupOrder): the lenient group last, because the scenario
-// folders hold their sandbox state in place.
+// Every test runs against the emulator in its default strict mode, in one of three lanes: `fast`
+// (unit tests beside the code and under test/, scenarios: `npm run test:fast`, under 90 s) and
+// `cli` (the commands run end to end in this process, fleets of them), a file per core, as both
+// are mostly CPU; and `slow` (the reliability suites, and tests of real processes, terminals and
+// pipes, of pacing and of scale), with vitest's default of a core left free. Then the scenario
+// and chaos suites run again with the emulator's inferred rules switched to their lenient reading
+// (src/emulator/RULES.md), so erpsync is shown correct under both. Each group runs after the one
+// before (groupOrder): the lenient group last, because the scenario folders hold their sandbox
+// state in place.
 const slow = [
   'test/reliability/**/*.test.ts',
   'test/ui/pty-*.test.ts',
@@ -24,6 +25,9 @@ const slow = [
   'test/cli/fleet-governor.test.ts',
 ];
 
+/** The commands run end to end in this process (the slow lane keeps those of real processes). */
+const cli = ['test/cli/**/*.test.ts'];
+
 export default defineConfig({
   test: {
     testTimeout: 30_000,
@@ -35,7 +39,7 @@ export default defineConfig({
         test: {
           name: 'fast',
           include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'test/**/*.test.ts', 'test/**/*.test.tsx'],
-          exclude: [...configDefaults.exclude, ...slow],
+          exclude: [...configDefaults.exclude, ...slow, ...cli],
           maxWorkers: '100%',
           sequence: { groupOrder: 0 },
         },
@@ -43,9 +47,19 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: 'cli',
+          include: cli,
+          exclude: [...configDefaults.exclude, ...slow],
+          maxWorkers: '100%',
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: 'slow',
           include: slow,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
         },
       },
       {
@@ -54,7 +68,7 @@ export default defineConfig({
           name: 'lenient',
           include: ['test/scenarios/**/*.test.ts', 'test/reliability/chaos.test.ts'],
           env: { ERPSYNC_EMULATOR_MODE: 'lenient' },
-          sequence: { groupOrder: 2 },
+          sequence: { groupOrder: 3 },
         },
       },
     ],
