@@ -20,7 +20,7 @@ import { forgetParsedFiles } from '../src/manifest/parse-once.js';
 import { measureOAuthFleet, measureServerApply } from './fleet-cases.js';
 import type { OAuthFleetResult, ServerApplyResult } from './fleet-cases.js';
 import { fleetMarkers } from './fleet-markers.js';
-import { prepareWorkloads } from './workloads.js';
+import { prepareWorkloads, writeCreatesWorkload } from './workloads.js';
 import { runBuiltCli } from './measure.js';
 
 const stores = 100;
@@ -133,10 +133,10 @@ async function measureMatrix(dir: string): Promise<{ jobs: number; targets: numb
 async function measureServerApplies(dir: string): Promise<ServerApplyResult[]> {
   const env = { NFSE_SENHA_PREFEITURA: 'demo' };
   const workloads = await prepareWorkloads(path.join(process.cwd(), 'examples/loja-nova'), path.join(dir, 'workloads'), env);
+  const creates = writeCreatesWorkload(path.join(dir, 'workloads'), 300);
   const results: ServerApplyResult[] = [];
-  for (const key of ['bootstrap', 'large-changed'] as const) {
-    const workload = workloads.find((w) => w.key === key);
-    if (!workload) continue;
+  for (const workload of [...(['bootstrap', 'large-changed'] as const).flatMap((key) => workloads.filter((w) => w.key === key)), { ...creates, key: 'creates-300' }]) {
+    const { key } = workload;
     // The last row is the documented remedy for a known neighbour: a target that leaves it 1 req/s.
     for (const [neighbour, reserve] of [[false], [true], [true, 1]] as const) {
       say(`sandbox server at 3 req/s: ${key}${neighbour ? ' with a neighbour' : ''}${reserve === undefined ? '' : `, reserve ${reserve}`}…`);
