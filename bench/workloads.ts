@@ -147,6 +147,14 @@ export async function buildAccountSeed(seed: string, manifests: string, file: st
   }
 }
 
+/**
+ * `writes` records created on a fresh account, in the large store's kinds and shape: issue 23's
+ * "300-write apply" beside a neighbour, for `bench:fleet` (not one of the peer bench's workloads).
+ */
+export function writeCreatesWorkload(workDir: string, writes: number): Pick<Workload, 'title' | 'manifests' | 'seed'> {
+  return { title: `${writes} records created on a fresh account`, manifests: writeManifest(path.join(workDir, `creates-${writes}`), buildLargeStore(writes)), seed: 'fresh' };
+}
+
 /** Writes the manifests and builds the seeds of every workload under `workDir`. */
 export async function prepareWorkloads(example: string, workDir: string, env: NodeJS.ProcessEnv): Promise<Workload[]> {
   const large = buildLargeStore(largeStoreRecords);

@@ -3,12 +3,15 @@
 // at least one interval apart (no bursts: the service counts per second and a burst straight after
 // an idle second is what trips it). The client starts close to the limit (the default rate keeps
 // only a small reserve) and adapts: a 429 means someone else uses the account too, so the rate
-// drops by a third (leaving a neighbour of up to 1 req/s room at once: a smaller step meets a
-// second 429 before it gets there), nobody starts before the next second's window (or the
-// `Retry-After` the service asked for) has come, the slowed rate is held for a while, and only then does it climb back
-// in small steps — slowly, because a second client that caused the 429 is likely still there and
-// a fast climb would meet it again within seconds. The state machine is pure; the pacer around it
-// only sleeps.
+// drops by a third (leaving a neighbour of up to 1 req/s room at once) and nobody starts before the
+// next second's window (or the `Retry-After` the service asked for) has come. The service says
+// nothing of what is left (no remaining-count header), so a 429 is all we learn of a neighbour, and
+// a neighbour is usually there for the whole run: the slowed rate stays put until a long quiet
+// stretch has passed; only then does it climb, slowly, to find out whether the neighbour has gone.
+// If it meets a 429 on the way up, the neighbour is still there: the rate goes straight back to the
+// one that held through the quiet stretch (not a third below the probe), and waits another stretch.
+// Answers to requests that left before a 429's pause do not slow the rate again: they are the same
+// neighbour met once. The state machine is pure; the pacer around it only sleeps.
 
 /** Slots are spaced a hair wider than 1/rate so network jitter cannot squeeze rate+1 starts into one second. */
 const SPACING_MARGIN = 1.02;
@@ -22,9 +25,14 @@ const THROTTLE_PAUSE_MS = 1000;
 const MIN_RATE_FRACTION = 1 / 8;
 /** What a 429 leaves of the current rate. */
 const DECREASE_FACTOR = 2 / 3;
-/** Successes sent at the slowed rate before it starts to climb again (about half a minute). */
-const HOLD_SUCCESSES = 60;
-/** Each later success adds this fraction of the configured rate, up to the configured rate. */
+/**
+ * Successes without a 429 before a slowed rate may climb again (about 5 minutes at 2 req/s). A
+ * neighbour on an account is mostly another integration that runs all day: one that stays costs a
+ * probing 429 per stretch (under 0.2% of requests); one that leaves keeps erpsync at two thirds of
+ * its pace for one stretch at most (~100 s more for those 600 requests).
+ */
+const QUIET_SUCCESSES = 600;
+/** Each success after the quiet stretch adds this fraction of the configured rate, up to the configured rate. */
 const RECOVERY_STEP_FRACTION = 1 / 300;
 
 export interface PacingState {
@@ -34,12 +42,16 @@ export interface PacingState {
   readonly rate: number;
   /** Earliest start time (ms, monotonic clock) of the next request. */
   readonly nextSlotAt: number;
-  /** Successes still to send at the slowed rate before it climbs. */
-  readonly holdLeft: number;
+  /** Successes still to send at the slowed rate before it may climb. */
+  readonly quietLeft: number;
+  /** The slowed rate that held through a whole quiet stretch since the last 429 (0 = none): where a probe that meets a 429 returns. */
+  readonly provenRate: number;
+  /** Until then nobody sent after the last 429 has started: a 429 before it answers a request sent earlier. */
+  readonly pausedUntil: number;
 }
 
 export function createPacingState(rate: number, now: number): PacingState {
-  return { nominalRate: rate, rate, nextSlotAt: now, holdLeft: 0 };
+  return { nominalRate: rate, rate, nextSlotAt: now, quietLeft: 0, provenRate: 0, pausedUntil: now };
 }
 
 export function intervalMs(rate: number): number {
@@ -55,20 +67,34 @@ export function reserveSlot(state: PacingState, now: number): { state: PacingSta
 /**
  * A 429 arrived: slow down (to a floor) and start nobody before one interval of the new rate, and
  * the `Retry-After` the service named — or, when it named none, the next second's window — has
- * passed: its window was full, so it needs time to drain.
+ * passed: its window was full, so it needs time to drain. A probe above a proven rate goes back to
+ * it; otherwise the rate drops by a third and nothing is proven any more (the neighbour grew).
  */
 export function slowDown(state: PacingState, now: number, retryAfterMs?: number): PacingState {
   const pause = retryAfterMs ?? THROTTLE_PAUSE_MS;
+  const pausedFrom = (rate: number) => Math.max(state.nextSlotAt, now + Math.max(intervalMs(rate), pause));
   if (!Number.isFinite(state.nominalRate)) return { ...state, nextSlotAt: Math.max(state.nextSlotAt, now + pause) };
-  const rate = Math.max(state.nominalRate * MIN_RATE_FRACTION, state.rate * DECREASE_FACTOR);
-  return { ...state, rate, holdLeft: HOLD_SUCCESSES, nextSlotAt: Math.max(state.nextSlotAt, now + Math.max(intervalMs(rate), pause)) };
+  // Sent before the last 429's pause: the rate has already fallen for this neighbour; only wait.
+  if (now < state.pausedUntil) {
+    const nextSlotAt = pausedFrom(state.rate);
+    return { ...state, nextSlotAt, pausedUntil: nextSlotAt };
+  }
+  const probing = state.provenRate > 0 && state.rate > state.provenRate;
+  const rate = probing ? state.provenRate : Math.max(state.nominalRate * MIN_RATE_FRACTION, state.rate * DECREASE_FACTOR);
+  const nextSlotAt = pausedFrom(rate);
+  return { ...state, rate, quietLeft: QUIET_SUCCESSES, provenRate: probing ? state.provenRate : 0, nextSlotAt, pausedUntil: nextSlotAt };
 }
 
-/** A request went through without a 429: after the hold, climb back towards the configured rate. */
+/**
+ * A request went through without a 429: after a quiet stretch the slowed rate is proven and the
+ * climb back towards the configured rate begins; reaching it means the neighbour has gone.
+ */
 export function recover(state: PacingState): PacingState {
   if (state.rate >= state.nominalRate) return state;
-  if (state.holdLeft > 0) return { ...state, holdLeft: state.holdLeft - 1 };
-  return { ...state, rate: Math.min(state.nominalRate, state.rate + state.nominalRate * RECOVERY_STEP_FRACTION) };
+  if (state.quietLeft > 1) return { ...state, quietLeft: state.quietLeft - 1 };
+  if (state.quietLeft === 1) return { ...state, quietLeft: 0, provenRate: state.rate };
+  const rate = Math.min(state.nominalRate, state.rate + state.nominalRate * RECOVERY_STEP_FRACTION);
+  return { ...state, rate, provenRate: rate >= state.nominalRate ? 0 : state.provenRate };
 }
 
 export interface Pacer {
