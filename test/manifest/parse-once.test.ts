@@ -104,21 +104,29 @@ function settle(value: unknown): unknown {
 
 type Loaded = { desired?: { records: Map<string, { fields: unknown }[]> }; diagnostics: { severity: string; position?: { file: string } }[] };
 
+/**
+ * Loads each store alone (nothing read or parsed before, nothing shared: every file and kind
+ * checked whole), then all of them as one fleet, twice, in both orders: each must be what it was alone.
+ */
+async function expectEachAsAlone<S extends string>(names: readonly S[], loadStore: (store: S) => Promise<unknown>): Promise<Map<S, Loaded>> {
+  const alone = new Map<S, Loaded>();
+  shareAcrossLoads(false);
+  for (const store of names) {
+    forgetParsedFiles();
+    alone.set(store, (await loadStore(store)) as Loaded);
+  }
+  shareAcrossLoads(true);
+  forgetParsedFiles();
+  for (const round of [1, 2]) {
+    for (const store of [...names].reverse()) expect(await loadStore(store), `${store}, round ${round}`).toEqual(alone.get(store));
+    for (const store of names) expect(await loadStore(store), `${store}, round ${round}, in order`).toEqual(alone.get(store));
+  }
+  return alone;
+}
+
 describe('shared manifests parsed once per fleet', () => {
   it('gives every store what parsing it alone gives', async () => {
-    const alone = new Map<string, Loaded>();
-    // Alone: nothing parsed before, and every kind checked whole (not against its shared records).
-    shareAcrossLoads(false);
-    for (const store of storeNames) {
-      forgetParsedFiles();
-      alone.set(store, (await load(store)) as Loaded);
-    }
-    shareAcrossLoads(true);
-    forgetParsedFiles();
-    for (const round of [1, 2]) {
-      for (const store of [...storeNames].reverse()) expect(await load(store), `${store}, round ${round}`).toEqual(alone.get(store));
-      for (const store of storeNames) expect(await load(store), `${store}, round ${round}, in order`).toEqual(alone.get(store));
-    }
+    const alone = await expectEachAsAlone(storeNames, load);
     expect(alone.get('a')?.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
     expect(alone.get('a')?.desired?.records.get('gruposProdutos')?.map((r) => r.fields)).toEqual([{ nome: 'Revenda' }, { nome: 'Loja A' }, { nome: 'Só da A' }]);
     expect(alone.get('c')?.desired).toBeUndefined();
@@ -159,18 +167,7 @@ describe('shared manifests parsed once per fleet', () => {
   });
 
   it('gives every store what parsing it alone gives when its records with variables sit among shared ones', async () => {
-    const alone = new Map<string, Loaded>();
-    shareAcrossLoads(false);
-    for (const store of mixedNames) {
-      forgetParsedFiles();
-      alone.set(store, (await loadMixed(store)) as Loaded);
-    }
-    shareAcrossLoads(true);
-    forgetParsedFiles();
-    for (const round of [1, 2]) {
-      for (const store of [...mixedNames].reverse()) expect(await loadMixed(store), `${store}, round ${round}`).toEqual(alone.get(store));
-      for (const store of mixedNames) expect(await loadMixed(store), `${store}, round ${round}, in order`).toEqual(alone.get(store));
-    }
+    const alone = await expectEachAsAlone(mixedNames, loadMixed);
     const found = (store: keyof typeof mixed, code: string, file: string, line?: number) =>
       alone.get(store)?.diagnostics.some((d) => (d as { code?: string }).code === code && d.position?.file === file && (line === undefined || (d.position as { line?: number }).line === line));
     expect(alone.get('p')?.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
