@@ -22,6 +22,7 @@ const slow = [
   'test/journal/must-show.test.ts',
   'test/cli/disk-full.test.ts',
   'test/cli/fleet-governor.test.ts',
+  'test/cli/ip-ledger-concurrent.test.ts',
 ];
 
 export default defineConfig({
