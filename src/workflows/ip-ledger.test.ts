@@ -67,6 +67,15 @@ describe('the IP ledger shared by the processes of a machine', () => {
     expect(next.ledger().requests).toEqual([]);
   });
 
+  it('stops a process while another one\'s error answers fill the window', async () => {
+    const env = lockEnv();
+    const budget = ipBudgetOf();
+    writeOther(env, '999999-a.json', { pid: 999999, savedAt: Date.now(), requests: [], errors: Array.from({ length: budget.errors }, () => Date.now() - 1_000), tokenCalls: [] });
+    const next = createGovernor(budget);
+    await shareIpLedger(next, env);
+    expect(await startsAtOnce(next)).toBe(false);
+  });
+
   it('forgets what is older than the windows, and anything that is not a ledger', async () => {
     const env = lockEnv();
     const budget = ipBudgetOf();

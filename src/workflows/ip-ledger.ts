@@ -40,6 +40,8 @@ interface Share {
   /** Request slots held, usable until `until` (wall-clock ms). */
   slots: number;
   until: number;
+  /** The last batch lapsed with slots unused. */
+  lapsed: boolean;
   batch: number;
   /** Lease ends of token calls let through and not yet answered. */
   pendingTokens: number[];
@@ -134,7 +136,8 @@ async function claim(share: Share, kind: 'requests' | 'tokenCalls', signal?: Abo
   const leaseMs = kind === 'requests' ? budget.windowMs / 20 : budget.tokenWindowMs;
   if (kind === 'requests' && takeHeld(share)) return;
   // The batch follows the use: twice as many when the last one ran out, half as many when it lapsed unused.
-  if (kind === 'requests' && share.until > 0) share.batch = share.slots > 0 ? Math.max(1, Math.ceil(share.batch / 2)) : Math.min(Math.max(1, Math.floor(budget.requests / 4)), share.batch * 2);
+  if (kind === 'requests' && share.until > 0) share.batch = share.lapsed || share.slots > 0 ? Math.max(1, Math.ceil(share.batch / 2)) : Math.min(Math.max(1, Math.floor(budget.requests / 4)), share.batch * 2);
+  share.lapsed = false;
   for (;;) {
     share.slots = 0;
     const before = countAll(share, await absorbOthers(share), kind);
@@ -149,7 +152,10 @@ async function claim(share: Share, kind: 'requests' | 'tokenCalls', signal?: Abo
     else share.pendingTokens.push(at + leaseMs);
     await publish(share);
     if (countAll(share, await absorbOthers(share), kind).count <= limit) {
-      if (kind === 'requests') share.slots -= 1;
+      if (kind === 'requests') {
+        share.slots -= 1;
+        setTimeout(() => void queued(share, () => giveBackLapsed(share)), leaseMs).unref();
+      }
       return;
     }
     // Another process claimed at the same moment: give the batch back, and try again a little later than it.
@@ -158,6 +164,14 @@ async function claim(share: Share, kind: 'requests' | 'tokenCalls', signal?: Abo
     await publish(share);
     await sleep(1 + Math.floor(Math.random() * (budget.windowMs / 80)), undefined, { signal });
   }
+}
+
+/** Tells the others at once of slots that lapsed unused, rather than let them count for a window. */
+async function giveBackLapsed(share: Share): Promise<void> {
+  if (share.slots < 1 || share.until > Date.now()) return;
+  share.slots = 0;
+  share.lapsed = true;
+  await publish(share);
 }
 
 /** Takes a held request slot when one is left and still valid. */
@@ -212,7 +226,7 @@ export async function shareIpLedger(governor: Governor, env: NodeJS.ProcessEnv):
   const known = shares.get(governor);
   if (known !== undefined && known.dir === dir) return;
   const file = path.join(dir, `${process.pid}-${randomBytes(4).toString('hex')}.json`);
-  const share: Share = known ? Object.assign(known, { dir, file }) : { governor, dir, file, slots: 0, until: 0, batch: Math.max(1, Math.floor(governor.budget.requests / 32)), pendingTokens: [], lastSync: 0, queue: Promise.resolve() };
+  const share: Share = known ? Object.assign(known, { dir, file }) : { governor, dir, file, slots: 0, until: 0, lapsed: false, batch: Math.max(1, Math.floor(governor.budget.requests / 32)), pendingTokens: [], lastSync: 0, queue: Promise.resolve() };
   if (known === undefined) {
     shares.set(governor, share);
     governor.share(gateOf(share));
