@@ -48,9 +48,9 @@ export interface GovernorStats {
 }
 
 /**
- * What the IP's windows hold, in wall-clock ms (Date.now): a process hands it on to the next one on
- * the machine (workflows/ip-ledger), which would otherwise start with empty windows — a fleet's
- * `plan` then its `apply` back to back sent 780 requests in 10 s.
+ * What the IP's windows hold, in wall-clock ms (Date.now): the processes on the machine share it as
+ * they run (workflows/ip-ledger); alone, each would spend the whole budget — a fleet's `plan` then
+ * its `apply` back to back sent 780 requests in 10 s.
  */
 export interface IpLedger {
   requests: number[];
