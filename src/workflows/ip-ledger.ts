@@ -40,6 +40,8 @@ interface Share {
   /** Request slots held, usable until `until` (wall-clock ms). */
   slots: number;
   until: number;
+  /** A batch written for the others and not yet confirmed: counted by them, not usable here. */
+  claiming: { slots: number; until: number };
   /** The last batch lapsed with slots unused. */
   lapsed: boolean;
   batch: number;
@@ -111,7 +113,8 @@ function ownEntry(share: Share): Entry {
   const own = share.governor.ledger();
   const now = Date.now();
   const slots = share.until > now ? Array.from({ length: share.slots }, () => share.until) : [];
-  return { pid: process.pid, savedAt: now, requests: [...own.requests, ...slots], errors: own.errors, tokenCalls: [...own.tokenCalls, ...share.pendingTokens] };
+  const claiming = Array.from({ length: share.claiming.slots }, () => share.claiming.until);
+  return { pid: process.pid, savedAt: now, requests: [...own.requests, ...slots, ...claiming], errors: own.errors, tokenCalls: [...own.tokenCalls, ...share.pendingTokens] };
 }
 
 async function publish(share: Share): Promise<void> {
@@ -127,42 +130,49 @@ function countAll(share: Share, others: IpLedger, kind: 'requests' | 'tokenCalls
   return { count: marks.length, oldest: Math.min(...marks) };
 }
 
-/** Takes one slot of `kind`, claiming a batch of them when none is held. */
-async function claim(share: Share, kind: 'requests' | 'tokenCalls', signal?: AbortSignal): Promise<void> {
+/**
+ * One try at a slot of `kind`, alone among this process's claims: resolves to how long to wait
+ * before the next try, or to nothing once the slot is taken.
+ */
+async function tryClaim(share: Share, kind: 'requests' | 'tokenCalls'): Promise<number | undefined> {
   const { budget } = share.governor;
   const limit = kind === 'requests' ? budget.requests : budget.tokenCalls;
   const windowMs = kind === 'requests' ? budget.windowMs : budget.tokenWindowMs;
   // A request slot lapses soon (unused, it still costs the others a window); a token slot stays until its call is answered.
   const leaseMs = kind === 'requests' ? budget.windowMs / 20 : budget.tokenWindowMs;
-  if (kind === 'requests' && takeHeld(share)) return;
+  if (kind === 'requests' && takeHeld(share)) return undefined;
+  if (kind === 'requests' && share.slots > 0) [share.slots, share.lapsed] = [0, true];
+  const before = countAll(share, await absorbOthers(share), kind);
+  const room = limit - before.count;
+  // Read again when the oldest mark leaves the window, or sooner: the others may give slots back.
+  if (room < 1) return Math.max(1, Math.min(leaseMs, Math.ceil(before.oldest + windowMs - Date.now())));
   // The batch follows the use: twice as many when the last one ran out, half as many when it lapsed unused.
-  if (kind === 'requests' && share.until > 0) share.batch = share.lapsed || share.slots > 0 ? Math.max(1, Math.ceil(share.batch / 2)) : Math.min(Math.max(1, Math.floor(budget.requests / 4)), share.batch * 2);
-  share.lapsed = false;
+  const batch = share.until === 0 ? share.batch : share.lapsed ? Math.max(1, Math.ceil(share.batch / 2)) : Math.min(Math.max(1, Math.floor(budget.requests / 4)), share.batch * 2);
+  const until = Date.now() + leaseMs;
+  // Written before it is usable: no request may start on a batch the others have not been told of.
+  if (kind === 'requests') share.claiming = { slots: Math.min(room, batch), until };
+  else share.pendingTokens.push(until);
+  await publish(share);
+  const granted = countAll(share, await absorbOthers(share), kind).count <= limit;
+  if (kind === 'requests') {
+    if (granted) [share.slots, share.until, share.batch, share.lapsed] = [share.claiming.slots - 1, until, batch, false];
+    share.claiming = { slots: 0, until: 0 };
+  } else if (!granted) share.pendingTokens.pop();
+  if (granted) {
+    if (kind === 'requests') setTimeout(() => void queued(share, () => giveBackLapsed(share)), leaseMs).unref();
+    return undefined;
+  }
+  // Another process claimed at the same moment: the batch is given back, and the next try comes a little later than its.
+  await publish(share);
+  return 1 + Math.floor(Math.random() * (budget.windowMs / 80));
+}
+
+/** Takes one slot of `kind`, claiming a batch of them when none is held; the waits between tries hold up no other claim. */
+async function claim(share: Share, kind: 'requests' | 'tokenCalls', signal?: AbortSignal): Promise<void> {
   for (;;) {
-    share.slots = 0;
-    const before = countAll(share, await absorbOthers(share), kind);
-    const room = limit - before.count;
-    if (room < 1) {
-      // Read again when the oldest mark leaves the window, or sooner: the others may give slots back.
-      await sleep(Math.max(1, Math.min(leaseMs, Math.ceil(before.oldest + windowMs - Date.now()))), undefined, { signal });
-      continue;
-    }
-    const at = Date.now();
-    if (kind === 'requests') [share.slots, share.until] = [Math.min(room, share.batch), at + leaseMs];
-    else share.pendingTokens.push(at + leaseMs);
-    await publish(share);
-    if (countAll(share, await absorbOthers(share), kind).count <= limit) {
-      if (kind === 'requests') {
-        share.slots -= 1;
-        setTimeout(() => void queued(share, () => giveBackLapsed(share)), leaseMs).unref();
-      }
-      return;
-    }
-    // Another process claimed at the same moment: give the batch back, and try again a little later than it.
-    if (kind === 'requests') share.slots = 0;
-    else share.pendingTokens.pop();
-    await publish(share);
-    await sleep(1 + Math.floor(Math.random() * (budget.windowMs / 80)), undefined, { signal });
+    const wait = await queued(share, () => tryClaim(share, kind));
+    if (wait === undefined) return;
+    await sleep(wait, undefined, { signal });
   }
 }
 
@@ -202,7 +212,7 @@ function gateOf(share: Share): IpGate {
         }
         return Promise.resolve();
       }
-      return queued(share, () => claim(share, kind, signal));
+      return claim(share, kind, signal);
     },
     answered() {
       // The call now counts from its answer in this process's own marks: its held slot is given back.
@@ -226,7 +236,7 @@ export async function shareIpLedger(governor: Governor, env: NodeJS.ProcessEnv):
   const known = shares.get(governor);
   if (known !== undefined && known.dir === dir) return;
   const file = path.join(dir, `${process.pid}-${randomBytes(4).toString('hex')}.json`);
-  const share: Share = known ? Object.assign(known, { dir, file }) : { governor, dir, file, slots: 0, until: 0, lapsed: false, batch: Math.max(1, Math.floor(governor.budget.requests / 32)), pendingTokens: [], lastSync: 0, queue: Promise.resolve() };
+  const share: Share = known ? Object.assign(known, { dir, file }) : { governor, dir, file, slots: 0, until: 0, claiming: { slots: 0, until: 0 }, lapsed: false, batch: Math.max(1, Math.floor(governor.budget.requests / 32)), pendingTokens: [], lastSync: 0, queue: Promise.resolve() };
   if (known === undefined) {
     shares.set(governor, share);
     governor.share(gateOf(share));
