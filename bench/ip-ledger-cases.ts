@@ -11,6 +11,7 @@ import path from 'node:path';
 import { createEmulator, createIpLedger, serviceIpRules } from '../src/emulator/index.js';
 import type { Emulator } from '../src/emulator/index.js';
 import { ipBudgetOf } from '../src/api/governor.js';
+import { mostInAnyWindow } from './fleet-cases.js';
 import { runBuiltCli } from './measure.js';
 
 const perProcess = 60;
@@ -35,16 +36,6 @@ export interface ConcurrentResult {
   budget: number;
   limit: number;
   windowMs: number;
-}
-
-function mostInWindow(times: readonly number[], windowMs: number): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let most = 0;
-  for (let first = 0, last = 0; last < sorted.length; last += 1) {
-    while ((sorted[last] ?? 0) - (sorted[first] ?? 0) >= windowMs) first += 1;
-    most = Math.max(most, last - first + 1);
-  }
-  return most;
 }
 
 export async function measureConcurrentProcesses(dir: string): Promise<ConcurrentResult> {
@@ -80,7 +71,7 @@ export async function measureConcurrentProcesses(dir: string): Promise<Concurren
       await fresh();
       const pair = await Promise.all([plan(['--target', 'a-*'], `locks-pair-${round}`), plan(['--target', 'b-*'], `locks-pair-${round}`)]);
       const times = arrivals();
-      results.push({ aloneMs, pairMs: span(times), requests: times.length, pairMostInWindow: mostInWindow(times, rules[0]!.windowMs), violations: ledger.violations().length, exits: [alone.code, ...pair.map((run) => run.code)] });
+      results.push({ aloneMs, pairMs: span(times), requests: times.length, pairMostInWindow: mostInAnyWindow(times, rules[0]!.windowMs), violations: ledger.violations().length, exits: [alone.code, ...pair.map((run) => run.code)] });
     }
     const budget = ipBudgetOf(scale, 1 / scale);
     const requests = results[0]?.requests ?? 0;

@@ -20,6 +20,7 @@ import { lstat, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Governor, IpGate, IpLedger } from '../api/index.js';
+import { isProcessAlive } from '../api/lease-lock.js';
 import { isPlainRecord } from '../model/paths.js';
 import { writeFileAtomically } from '../model/write-file-atomically.js';
 import { judgeLockFolder, lockDirectory } from './account-lock.js';
@@ -72,15 +73,6 @@ async function ledgerFolder(env: NodeJS.ProcessEnv): Promise<string | undefined>
   return safeFolder(dir);
 }
 
-function isGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-}
-
 /** Every other process's entry; files of processes long gone are removed on the way. */
 async function readOthers(share: Share): Promise<Entry[]> {
   const names = await readdir(share.dir).catch(() => [] as string[]);
@@ -91,7 +83,7 @@ async function readOthers(share: Share): Promise<Entry[]> {
     if (file === share.file || name.startsWith('.') || !name.endsWith('.json')) continue;
     const parsed = await readFile(file, 'utf8').then((text) => JSON.parse(text) as unknown).catch(() => undefined);
     if (!isPlainRecord(parsed) || typeof parsed.savedAt !== 'number' || typeof parsed.pid !== 'number') continue;
-    if (parsed.savedAt < now - keepMs && isGone(parsed.pid)) {
+    if (parsed.savedAt < now - keepMs && !isProcessAlive(parsed.pid)) {
       await rm(file, { force: true }).catch(() => undefined);
       continue;
     }

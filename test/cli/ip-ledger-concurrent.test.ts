@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, createIpLedger, serviceIpRules } from '../../src/emulator/index.js';
 import type { Emulator, IpLedger } from '../../src/emulator/index.js';
 import { ensureBuiltCli, startCli } from '../reliability/support/built-cli.js';
+import { mostInWindow } from '../support/windows.js';
 
 const perProcess = 40;
 const scale = 10;
@@ -43,17 +44,6 @@ afterAll(async () => {
   await Promise.all(emulators.map((e) => e.close()));
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** The most arrivals within any window of the rule. */
-function mostInWindow(times: readonly number[], windowMs: number): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let most = 0;
-  for (let i = 0, j = 0; j < sorted.length; j += 1) {
-    while ((sorted[j] ?? 0) - (sorted[i] ?? 0) >= windowMs) i += 1;
-    most = Math.max(most, j - i + 1);
-  }
-  return most;
-}
 
 describe('two erpsync processes at once on one IP', () => {
   it('share the per-IP budget as they run: the emulator records no violation', async () => {
