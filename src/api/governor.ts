@@ -110,29 +110,33 @@ export function createGovernor(budget: IpBudget = ipBudgetOf(), now: () => numbe
   const trim = (times: number[], windowMs: number, at: number): void => {
     while (times.length > 0 && (times[0] ?? at) <= at - windowMs) times.shift();
   };
-  /** How many marks the window holds, this process's and the others'. */
-  const held = (times: number[], others: number[], windowMs: number, at: number): number => {
-    trim(times, windowMs, at);
-    trim(others, windowMs, at);
-    return times.length + others.length;
+  type Kind = keyof IpLedger;
+  const own: Record<Kind, number[]> = { requests: requestTimes, errors: errorTimes, tokenCalls: tokenTimes };
+  /** How many marks the window holds, this process's and the others' (as last absorbed). */
+  const held = (kind: Kind, windowMs: number, at: number): number => {
+    trim(own[kind], windowMs, at);
+    trim(foreign[kind], windowMs, at);
+    return own[kind].length + foreign[kind].length;
   };
-  /** Waits until `times` and `others` together hold fewer than `limit` inside the window. */
-  const waitForRoom = async (times: number[], others: number[], limit: number, windowMs: number, signal?: AbortSignal): Promise<void> => {
+  /** Waits until the window holds fewer than `limit` of `kind`. */
+  const waitForRoom = async (kind: Kind, limit: number, windowMs: number, signal?: AbortSignal): Promise<void> => {
     for (;;) {
       const at = now();
-      if (held(times, others, windowMs, at) < limit) return;
-      const oldest = Math.min(times[0] ?? Infinity, others[0] ?? Infinity);
+      if (held(kind, windowMs, at) < limit) return;
+      const oldest = Math.min(own[kind][0] ?? Infinity, foreign[kind][0] ?? Infinity);
       await sleep(Math.max(1, Math.ceil(oldest + windowMs - at)), signal);
     }
   };
   const acquireRequest = async (signal?: AbortSignal): Promise<void> => {
-    await gate?.take('requests', signal);
-    // Both windows are checked in the same turn that takes the place: no await between them.
     for (;;) {
-      await waitForRoom(errorTimes, foreign.errors, budget.errors, budget.windowMs, signal);
-      await waitForRoom(requestTimes, foreign.requests, budget.requests, budget.windowMs, signal);
+      await waitForRoom('errors', budget.errors, budget.windowMs, signal);
+      // Shared, the slot the gate gives is the room: it counted this process's requests and the
+      // others', and must be used at once (the others count it until its lease ends).
+      if (gate) await gate.take('requests', signal);
+      else await waitForRoom('requests', budget.requests, budget.windowMs, signal);
+      // Both windows are checked in the same turn that takes the place: no await between them.
       const at = now();
-      if (held(errorTimes, foreign.errors, budget.windowMs, at) < budget.errors && held(requestTimes, foreign.requests, budget.windowMs, at) < budget.requests) {
+      if (held('errors', budget.windowMs, at) < budget.errors && (gate !== undefined || held('requests', budget.windowMs, at) < budget.requests)) {
         requestTimes.push(at);
         counts.requests += 1;
         return;
@@ -146,8 +150,8 @@ export function createGovernor(budget: IpBudget = ipBudgetOf(), now: () => numbe
       // One at a time through the window, in arrival order: a fleet's refreshes queue, none is starved.
       let admitted = 0;
       const turn = tokenQueue.then(async () => {
-        await gate?.take('tokenCalls', signal);
-        await waitForRoom(tokenTimes, foreign.tokenCalls, budget.tokenCalls, budget.tokenWindowMs, signal);
+        if (gate) await gate.take('tokenCalls', signal);
+        else await waitForRoom('tokenCalls', budget.tokenCalls, budget.tokenWindowMs, signal);
         admitted = now();
         tokenTimes.push(admitted);
         allTokenTimes.push(admitted);
