@@ -92,12 +92,13 @@ async function readOthers(share: Share): Promise<Entry[]> {
   return entries;
 }
 
-/** Reads the others and counts them in the governor's windows; resolves to what they hold. */
-async function absorbOthers(share: Share): Promise<IpLedger> {
+/** Reads the others and counts them in the governor's windows; resolves to what they hold, and how many wrote in the last window. */
+async function absorbOthers(share: Share): Promise<IpLedger & { sending: number }> {
   const others = await readOthers(share);
   const all = { requests: others.flatMap((e) => e.requests), errors: others.flatMap((e) => e.errors), tokenCalls: others.flatMap((e) => e.tokenCalls) };
   share.governor.absorb(all);
-  return all;
+  const since = Date.now() - share.governor.budget.windowMs;
+  return { ...all, sending: others.filter((entry) => entry.savedAt > since).length };
 }
 
 /** This process's marks with the slots it holds, as the others must count them. */
@@ -114,12 +115,11 @@ async function publish(share: Share): Promise<void> {
   await writeFileAtomically(share.file, `${JSON.stringify(ownEntry(share))}\n`, { mode: 0o600 }).catch(() => undefined);
 }
 
-/** How many of `kind` the IP's window holds now, this process's (held slots included) and the others'. */
-function countAll(share: Share, others: IpLedger, kind: 'requests' | 'tokenCalls'): { count: number; oldest: number } {
+/** The marks of `kind` the IP's window holds now, oldest first: this process's (held slots included) and the others'. */
+function marksInWindow(share: Share, others: IpLedger, kind: 'requests' | 'tokenCalls'): number[] {
   const windowMs = kind === 'requests' ? share.governor.budget.windowMs : share.governor.budget.tokenWindowMs;
   const from = Date.now() - windowMs;
-  const marks = [...ownEntry(share)[kind], ...others[kind]].filter((mark) => mark > from);
-  return { count: marks.length, oldest: Math.min(...marks) };
+  return [...ownEntry(share)[kind], ...others[kind]].filter((mark) => mark > from).sort((a, b) => a - b);
 }
 
 /**
@@ -134,18 +134,23 @@ async function tryClaim(share: Share, kind: 'requests' | 'tokenCalls'): Promise<
   const leaseMs = kind === 'requests' ? budget.windowMs / 20 : budget.tokenWindowMs;
   if (kind === 'requests' && takeHeld(share)) return undefined;
   if (kind === 'requests' && share.slots > 0) [share.slots, share.lapsed] = [0, true];
-  const before = countAll(share, await absorbOthers(share), kind);
-  const room = limit - before.count;
-  // Read again when the oldest mark leaves the window, or sooner: the others may give slots back.
-  if (room < 1) return Math.max(1, Math.min(leaseMs, Math.ceil(before.oldest + windowMs - Date.now())));
   // The batch follows the use: twice as many when the last one ran out, half as many when it lapsed unused.
   const batch = share.until === 0 ? share.batch : share.lapsed ? Math.max(1, Math.ceil(share.batch / 2)) : Math.min(Math.max(1, Math.floor(budget.requests / 4)), share.batch * 2);
+  const others = await absorbOthers(share);
+  const before = marksInWindow(share, others, kind);
+  const room = limit - before.length;
+  // A full window frees a slot at a time: a batch waits for a few (1/40 of the budget, 12 of 480),
+  // so a process paced by the window writes about every 250 ms rather than once per request.
+  const least = kind === 'requests' ? Math.min(batch, Math.max(1, Math.floor(limit / 40))) : 1;
+  // Read again when enough marks have left the window, or sooner: the others may give slots back.
+  if (room < least) return Math.max(1, Math.min(leaseMs, Math.ceil((before[least - room - 1] ?? 0) + windowMs - Date.now())));
   const until = Date.now() + leaseMs;
   // Written before it is usable: no request may start on a batch the others have not been told of.
-  if (kind === 'requests') share.claiming = { slots: Math.min(room, batch), until };
+  // Each of the processes sending now asks for its share of the room: when all of them claim at the same moment, all fit.
+  if (kind === 'requests') share.claiming = { slots: Math.min(batch, Math.max(1, Math.floor(room / (1 + others.sending)))), until };
   else share.pendingTokens.push(until);
   await publish(share);
-  const granted = countAll(share, await absorbOthers(share), kind).count <= limit;
+  const granted = marksInWindow(share, await absorbOthers(share), kind).length <= limit;
   if (kind === 'requests') {
     if (granted) [share.slots, share.until, share.batch, share.lapsed] = [share.claiming.slots - 1, until, batch, false];
     share.claiming = { slots: 0, until: 0 };
