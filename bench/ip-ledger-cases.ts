@@ -7,6 +7,7 @@
 // in test/cli/ip-ledger-concurrent.test.ts: a tenth of the thresholds (`--ip-runners 10`) and a
 // tenth of the windows (ERPSYNC_IP_WINDOW_SCALE=0.1): 48 requests a second for erpsync, 60 the rule.
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { createEmulator, createIpLedger, serviceIpRules } from '../src/emulator/index.js';
 import type { Emulator } from '../src/emulator/index.js';
@@ -36,9 +37,12 @@ export interface ConcurrentResult {
   budget: number;
   limit: number;
   windowMs: number;
+  /** The machine's 1-minute load average at the start (2 cores: above 2, the runs wait for CPU). */
+  loadAverage: number;
 }
 
 export async function measureConcurrentProcesses(dir: string): Promise<ConcurrentResult> {
+  const loadAverage = loadavg()[0] ?? 0;
   const rules = serviceIpRules.map((rule) => ({ ...rule, limit: rule.limit / scale, windowMs: rule.windowMs / scale }));
   const ledger = createIpLedger({ rules });
   const emulators: Emulator[] = [];
@@ -76,7 +80,7 @@ export async function measureConcurrentProcesses(dir: string): Promise<Concurren
     const budget = ipBudgetOf(scale, 1 / scale);
     const requests = results[0]?.requests ?? 0;
     // The first window's worth goes at once; each further one a window later.
-    return { rounds: results, floorMs: Math.max(0, Math.ceil(requests / budget.requests) - 1) * budget.windowMs, budget: budget.requests, limit: rules[0]!.limit, windowMs: budget.windowMs };
+    return { rounds: results, floorMs: Math.max(0, Math.ceil(requests / budget.requests) - 1) * budget.windowMs, budget: budget.requests, limit: rules[0]!.limit, windowMs: budget.windowMs, loadAverage };
   } finally {
     await Promise.all(emulators.map((e) => e.close()));
   }
@@ -86,7 +90,7 @@ export async function measureConcurrentProcesses(dir: string): Promise<Concurren
 export function concurrentLines(r: ConcurrentResult): string[] {
   const rows = r.rounds.map((x) => `| ${x.requests} | ${(x.aloneMs / 1000).toFixed(2)} s | ${(x.pairMs / 1000).toFixed(2)} s | ${(x.pairMs / x.aloneMs).toFixed(2)}× | ${x.pairMostInWindow} (${r.budget}, ${r.limit}) | ${x.violations} | ${x.exits.join(', ')} |`);
   return [
-    `Two erpsync processes at once on one IP (the IP ledger): two \`plan --parallel 100\` of ${perProcess} stores each, started together, against one process planning all ${2 * perProcess}, side by side, ${r.rounds.length} rounds. Rule and governor scaled alike: ${r.limit} requests per ${r.windowMs} ms the rule, ${r.budget} erpsync's budget (\`--ip-runners ${scale}\`, ERPSYNC_IP_WINDOW_SCALE=${1 / scale}); floor ${(r.floorMs / 1000).toFixed(1)} s (the first window's budget at once, each further one a window later). Span: first to last request the accounts received.`,
+    `Two erpsync processes at once on one IP (the IP ledger): two \`plan --parallel 100\` of ${perProcess} stores each, started together, against one process planning all ${2 * perProcess}, side by side, ${r.rounds.length} rounds. Rule and governor scaled alike: ${r.limit} requests per ${r.windowMs} ms the rule, ${r.budget} erpsync's budget (\`--ip-runners ${scale}\`, ERPSYNC_IP_WINDOW_SCALE=${1 / scale}); floor ${(r.floorMs / 1000).toFixed(1)} s (the first window's budget at once, each further one a window later). Span: first to last request the accounts received. Load average at the start: ${r.loadAverage.toFixed(1)} (one process planning every store is CPU-bound where the machine is busy; the pair runs on two cores).`,
     '',
     '| requests | one process, span | two at once, span | two ÷ one | most in one window, two at once (budget, rule) | per-IP violations | exits |',
     '|---:|---:|---:|---:|---:|---:|---:|',
