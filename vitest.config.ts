@@ -23,6 +23,7 @@ const slow = [
   'test/journal/must-show.test.ts',
   'test/cli/disk-full.test.ts',
   'test/cli/fleet-governor.test.ts',
+  'test/cli/ip-ledger-concurrent.test.ts',
 ];
 
 /** The commands run end to end in this process (the slow lane keeps those of real processes). */

@@ -27,8 +27,8 @@ export interface OAuthFleetResult {
   wallMs: number;
 }
 
-/** The token window's most calls: a sliding window over the sorted call times. */
-function mostInAnyWindow(times: readonly number[], windowMs: number): number {
+/** The most marks within any window: a sliding window over the sorted times. */
+export function mostInAnyWindow(times: readonly number[], windowMs: number): number {
   const sorted = [...times].sort((a, b) => a - b);
   let most = 0;
   for (let first = 0, last = 0; last < sorted.length; last += 1) {

@@ -7,7 +7,8 @@
 //   stores against one store's, in this process (the parse is shared; the rest is per store).
 // - `targets --json` for 1,000 targets: jobs in the matrix, every target exactly once.
 // Writes its section into bench/results.md between markers (run-bench keeps it).
-// `-- --only server` runs the sandbox-server case alone and rewrites only its part of the section.
+// `-- --only server` runs the sandbox-server case alone and rewrites only its part of the section;
+// `-- --only concurrent` likewise the two-processes-at-once case (bench/ip-ledger-cases.ts).
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -18,6 +19,7 @@ import type { Emulator } from '../src/emulator/index.js';
 import { loadManifests } from '../src/manifest/load-manifests.js';
 import { forgetParsedFiles } from '../src/manifest/parse-once.js';
 import { measureOAuthFleet, measureServerApply } from './fleet-cases.js';
+import { concurrentLines, measureConcurrentProcesses } from './ip-ledger-cases.js';
 import type { OAuthFleetResult, ServerApplyResult } from './fleet-cases.js';
 import { fleetMarkers } from './fleet-markers.js';
 import { prepareWorkloads, writeCreatesWorkload } from './workloads.js';
@@ -59,8 +61,8 @@ async function measureFleet(dir: string): Promise<{ runs: FleetRun[]; violations
       ['plan', ['plan', '--all-targets', '--parallel', '100', '--json']],
       ['apply', ['apply', '--all-targets', '--parallel', '100', '--auto-approve', '--json']],
     ] as const) {
-      // Each run starts with the IP's windows empty: a new process's governor knows nothing of the
-      // requests the previous process sent in the last 10 s (a plan and an apply back to back add up).
+      // Each run starts with the IP's windows empty, so its floor is its own: the apply's process
+      // would otherwise wait (src/workflows/ip-ledger) for the plan's requests of the last 10 s.
       await new Promise((resolve) => setTimeout(resolve, label === 'plan' ? 0 : 11_000));
       for (const e of emulators) e.clearLog();
       say(`${label} of ${stores} accounts…`);
@@ -190,6 +192,8 @@ async function main(dir: string): Promise<void> {
   const matrix = await measureMatrix(dir);
   say(`${stores} OAuth targets with expired tokens…`);
   const oauth = await measureOAuthFleet(path.join(dir, 'oauth'), stores, windowScale);
+  say('two processes at once on one IP…');
+  const concurrent = concurrentLines(await measureConcurrentProcesses(path.join(dir, 'concurrent')));
   const served = await measureServerApplies(dir);
   const row = (r: FleetRun) => `| ${r.label} | ${r.requests} | ${r.largest} | ${(r.floorMs / 1000).toFixed(1)} s | ${(r.wallMs / 1000).toFixed(1)} s | ${(r.wallMs / r.floorMs).toFixed(2)}× | ${r.code} |`;
   const section = [
@@ -209,6 +213,8 @@ async function main(dir: string): Promise<void> {
     `\`targets --json\` for 1,000 targets: ${matrix.jobs} jobs (limit 256), ${matrix.targets} targets listed, each exactly once: ${matrix.once ? 'yes' : 'no'}.`,    '',
     ...oauthLines(oauth),
     '',
+    ...concurrent,
+    '',
     ...serverLines(served),
     '',
     'The staged apply of 20 stores is a normal test (test/cli/fleet-stages.test.ts).',
@@ -222,6 +228,21 @@ async function main(dir: string): Promise<void> {
   const end = current.indexOf(fleetMarkers[1]);
   const next = start >= 0 && end > start ? `${current.slice(0, start)}${section.trimEnd()}${current.slice(end + fleetMarkers[1].length)}` : `${current.trimEnd()}\n\n${section}`;
   writeFileSync(file, next);
+}
+
+/** Only the two-processes case: its paragraph replaces the old one, or goes before the sandbox-server part. */
+async function mainConcurrentOnly(dir: string): Promise<void> {
+  const lines = concurrentLines(await measureConcurrentProcesses(path.join(dir, 'concurrent')));
+  process.stdout.write(`${lines.join('\n')}\n`);
+  const file = path.join(process.cwd(), 'bench/results.md');
+  const current = readFileSync(file, 'utf8');
+  const head = (lines[0] ?? '').slice(0, 40);
+  const start = current.indexOf(head);
+  const server = current.indexOf('### Through a running `erpsync sandbox` server');
+  if (server < 0) throw new Error('bench/results.md has no fleet section to add to: run the whole bench:fleet once');
+  const at = start >= 0 ? start : server;
+  const end = start >= 0 ? current.indexOf('\n\n', current.indexOf('|---', start)) + 2 : server;
+  writeFileSync(file, `${current.slice(0, at)}${lines.join('\n')}\n\n${current.slice(end)}`);
 }
 
 /** Only the sandbox-server case: its rows replace the old ones inside the fleet section. */
@@ -286,8 +307,9 @@ try {
     await mainParseOnly(workDir, process.argv[3]);
   } else if (process.argv.includes('--only')) {
     const only = process.argv[process.argv.indexOf('--only') + 1];
-    if (only !== 'server') throw new Error(`--only takes: server (got ${String(only)})`);
-    await mainServerOnly(workDir);
+    if (only === 'concurrent') await mainConcurrentOnly(workDir);
+    else if (only === 'server') await mainServerOnly(workDir);
+    else throw new Error(`--only takes: server, concurrent (got ${String(only)})`);
   } else {
     await main(workDir);
   }

@@ -48,9 +48,9 @@ export interface GovernorStats {
 }
 
 /**
- * What the IP's windows hold, in wall-clock ms (Date.now): a process hands it on to the next one on
- * the machine (workflows/ip-ledger), which would otherwise start with empty windows — a fleet's
- * `plan` then its `apply` back to back sent 780 requests in 10 s.
+ * What the IP's windows hold, in wall-clock ms (Date.now): the processes on the machine share it as
+ * they run (workflows/ip-ledger); alone, each would spend the whole budget — a fleet's `plan` then
+ * its `apply` back to back sent 780 requests in 10 s.
  */
 export interface IpLedger {
   requests: number[];
@@ -75,8 +75,23 @@ export interface Governor {
   stats(): GovernorStats;
   /** What this process's windows hold now (its own requests only). */
   ledger(): IpLedger;
-  /** Counts what other processes on this IP sent (their ledgers) in the windows, as if sent here. */
+  /**
+   * Counts what the other processes on this IP sent (their ledgers) in the windows, as if sent
+   * here, in place of what they were last said to have sent.
+   */
   absorb(others: IpLedger): void;
+  /** Puts the other processes' gate (workflows/ip-ledger) before every request and token call from now on. */
+  share(gate: IpGate): void;
+}
+
+/**
+ * What this process must pass before each request or token call when other processes on the
+ * machine share the IP: `take` resolves once one more may start with the others told of it (its
+ * slot in the shared ledger); `answered` says a token call's answer is in.
+ */
+export interface IpGate {
+  take(kind: 'requests' | 'tokenCalls', signal?: AbortSignal): Promise<void>;
+  answered(): void;
 }
 
 export function createGovernor(budget: IpBudget = ipBudgetOf(), now: () => number = () => performance.now()): Governor {
@@ -86,32 +101,42 @@ export function createGovernor(budget: IpBudget = ipBudgetOf(), now: () => numbe
   const allTokenTimes: number[] = [];
   const counts = { requests: 0, tokenCalls: 0, errors: 0 };
   let tokenQueue: Promise<void> = Promise.resolve();
-  // Marks absorbed from other processes: in the windows, never in this process's own ledger.
-  const foreign = new Set<number>();
+  // Marks absorbed from other processes: counted in the windows, never in this process's own ledger.
+  let foreign = { requests: [] as number[], errors: [] as number[], tokenCalls: [] as number[] };
+  let gate: IpGate | undefined;
   // The clock's origin in wall-clock ms, so marks can cross processes.
   const origin = Date.now() - now();
 
   const trim = (times: number[], windowMs: number, at: number): void => {
     while (times.length > 0 && (times[0] ?? at) <= at - windowMs) times.shift();
   };
-  /** Waits until `times` holds fewer than `limit` inside the window. */
-  const waitForRoom = async (times: number[], limit: number, windowMs: number, signal?: AbortSignal): Promise<void> => {
+  type Kind = keyof IpLedger;
+  const own: Record<Kind, number[]> = { requests: requestTimes, errors: errorTimes, tokenCalls: tokenTimes };
+  /** How many marks the window holds, this process's and the others' (as last absorbed). */
+  const held = (kind: Kind, windowMs: number, at: number): number => {
+    trim(own[kind], windowMs, at);
+    trim(foreign[kind], windowMs, at);
+    return own[kind].length + foreign[kind].length;
+  };
+  /** Waits until the window holds fewer than `limit` of `kind`. */
+  const waitForRoom = async (kind: Kind, limit: number, windowMs: number, signal?: AbortSignal): Promise<void> => {
     for (;;) {
       const at = now();
-      trim(times, windowMs, at);
-      if (times.length < limit) return;
-      await sleep(Math.max(1, Math.ceil((times[0] ?? at) + windowMs - at)), signal);
+      if (held(kind, windowMs, at) < limit) return;
+      const oldest = Math.min(own[kind][0] ?? Infinity, foreign[kind][0] ?? Infinity);
+      await sleep(Math.max(1, Math.ceil(oldest + windowMs - at)), signal);
     }
   };
   const acquireRequest = async (signal?: AbortSignal): Promise<void> => {
-    // Both windows are checked in the same turn that takes the place: no await between them.
     for (;;) {
-      await waitForRoom(errorTimes, budget.errors, budget.windowMs, signal);
-      await waitForRoom(requestTimes, budget.requests, budget.windowMs, signal);
+      await waitForRoom('errors', budget.errors, budget.windowMs, signal);
+      // Shared, the slot the gate gives is the room: it counted this process's requests and the
+      // others', and must be used at once (the others count it until its lease ends).
+      if (gate) await gate.take('requests', signal);
+      else await waitForRoom('requests', budget.requests, budget.windowMs, signal);
+      // Both windows are checked in the same turn that takes the place: no await between them.
       const at = now();
-      trim(errorTimes, budget.windowMs, at);
-      trim(requestTimes, budget.windowMs, at);
-      if (errorTimes.length < budget.errors && requestTimes.length < budget.requests) {
+      if (held('errors', budget.windowMs, at) < budget.errors && (gate !== undefined || held('requests', budget.windowMs, at) < budget.requests)) {
         requestTimes.push(at);
         counts.requests += 1;
         return;
@@ -125,7 +150,8 @@ export function createGovernor(budget: IpBudget = ipBudgetOf(), now: () => numbe
       // One at a time through the window, in arrival order: a fleet's refreshes queue, none is starved.
       let admitted = 0;
       const turn = tokenQueue.then(async () => {
-        await waitForRoom(tokenTimes, budget.tokenCalls, budget.tokenWindowMs, signal);
+        if (gate) await gate.take('tokenCalls', signal);
+        else await waitForRoom('tokenCalls', budget.tokenCalls, budget.tokenWindowMs, signal);
         admitted = now();
         tokenTimes.push(admitted);
         allTokenTimes.push(admitted);
@@ -139,6 +165,7 @@ export function createGovernor(budget: IpBudget = ipBudgetOf(), now: () => numbe
         const index = tokenTimes.indexOf(admitted);
         if (index >= 0) tokenTimes.splice(index, 1);
         tokenTimes.push(now());
+        gate?.answered();
       };
     },
     recordError() {
@@ -152,20 +179,17 @@ export function createGovernor(budget: IpBudget = ipBudgetOf(), now: () => numbe
       trim(requestTimes, budget.windowMs, at);
       trim(errorTimes, budget.windowMs, at);
       trim(tokenTimes, budget.tokenWindowMs, at);
-      const own = (times: readonly number[]) => times.filter((t) => !foreign.has(t)).map((t) => Math.round(origin + t));
+      const own = (times: readonly number[]) => times.map((t) => Math.round(origin + t));
       return { requests: own(requestTimes), errors: own(errorTimes), tokenCalls: own(tokenTimes) };
     },
     absorb(others) {
       const at = now();
-      const merge = (times: number[], marks: readonly number[], windowMs: number): void => {
-        const local = marks.map((mark) => mark - origin).filter((t) => t > at - windowMs && t <= at);
-        for (const t of local) foreign.add(t);
-        times.push(...local);
-        times.sort((a, b) => a - b);
-      };
-      merge(requestTimes, others.requests, budget.windowMs);
-      merge(errorTimes, others.errors, budget.windowMs);
-      merge(tokenTimes, others.tokenCalls, budget.tokenWindowMs);
+      // A mark ahead of now is a slot another process holds and may use until then (ip-ledger).
+      const local = (marks: readonly number[], windowMs: number) => marks.map((mark) => mark - origin).filter((t) => t > at - windowMs && t <= at + windowMs).sort((a, b) => a - b);
+      foreign = { requests: local(others.requests, budget.windowMs), errors: local(others.errors, budget.windowMs), tokenCalls: local(others.tokenCalls, budget.tokenWindowMs) };
+    },
+    share(shared) {
+      gate = shared;
     },
   };
 }

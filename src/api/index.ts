@@ -7,7 +7,7 @@ export type { ApiClient, ApiClientOptions, ApiEvent, ApiRequest, ApiResponse, Li
 export { describeListNote, judgePage } from './client.js';
 export { ApiError, ApiOutcomeUnknownError } from './errors.js';
 export { configureProcessGovernor, createGovernor, ipBudgetOf, IP_MARGIN, SERVICE_IP_RULES, theProcessGovernor } from './governor.js';
-export type { Governor, GovernorStats, IpBudget, IpLedger } from './governor.js';
+export type { Governor, GovernorStats, IpBudget, IpGate, IpLedger } from './governor.js';
 export type { ApiErrorCategory, ApiFieldError, HttpMethod } from './errors.js';
 export {
   checkCredentialsBaseUrl,
