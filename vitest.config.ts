@@ -1,9 +1,9 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 // Every test runs against the emulator in its default strict mode, in one of three lanes: `fast`
-// (unit tests beside the code and under test/, scenarios: `npm run test:fast`, under 90 s) and
-// `cli` (the commands run end to end in this process, fleets of them), a file per core, as both
-// are mostly CPU; and `slow` (the reliability suites, and tests of real processes, terminals and
+// (the unit tests beside the code and the scenario folders: `npm run test:fast`, under 90 s) and
+// `e2e` (the rest of test/: commands run end to end in this process, fleets of them, and the
+// stages driven together), a file per core, as both are mostly CPU; and `slow` (the reliability suites, and tests of real processes, terminals and
 // pipes, of pacing and of scale), with vitest's default of a core left free. Then the scenario
 // and chaos suites run again with the emulator's inferred rules switched to their lenient reading
 // (src/emulator/RULES.md), so erpsync is shown correct under both. Each group runs after the one
@@ -26,8 +26,8 @@ const slow = [
   'test/cli/ip-ledger-concurrent.test.ts',
 ];
 
-/** The commands run end to end in this process (the slow lane keeps those of real processes). */
-const cli = ['test/cli/**/*.test.ts'];
+/** Beside the code, and the scenario folders: what to run while working. */
+const fast = ['src/**/*.test.ts', 'src/**/*.test.tsx', 'test/scenarios/**/*.test.ts'];
 
 export default defineConfig({
   test: {
@@ -39,8 +39,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'fast',
-          include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'test/**/*.test.ts', 'test/**/*.test.tsx'],
-          exclude: [...configDefaults.exclude, ...slow, ...cli],
+          include: fast,
+          exclude: [...configDefaults.exclude, ...slow],
           maxWorkers: '100%',
           sequence: { groupOrder: 0 },
         },
@@ -48,9 +48,9 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: 'cli',
-          include: cli,
-          exclude: [...configDefaults.exclude, ...slow],
+          name: 'e2e',
+          include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
+          exclude: [...configDefaults.exclude, ...slow, ...fast],
           maxWorkers: '100%',
           sequence: { groupOrder: 1 },
         },
