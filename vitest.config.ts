@@ -1,7 +1,7 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 // Every test runs against the emulator in its default strict mode, in one of three lanes: `fast`
-// (the unit tests beside the code and the scenario folders: `npm run test:fast`, under 90 s) and
+// (the unit tests beside the code and the scenario folders: `npm run test:fast`, about 45 s) and
 // `e2e` (the rest of test/: commands run end to end in this process, fleets of them, and the
 // stages driven together), a file per core, as both are mostly CPU; and `slow` (the reliability suites, and tests of real processes, terminals and
 // pipes, of pacing and of scale), with vitest's default of a core left free. Then the scenario
