@@ -107,6 +107,26 @@ describe('the IP ledger shared by the processes of a machine', () => {
     expect(existsSync(path.join(ledgerDir(env), `${process.pid}-old.json`))).toBe(true);
   });
 
+  it("counts a gone process's token claim from when it wrote it, a live one's until its lease ends", async () => {
+    const budget: IpBudget = { ...ipBudgetOf(), tokenCalls: 1 };
+    const tokenStartsAtOnce = async (pid: number): Promise<boolean> => {
+      const env = lockEnv();
+      // Written 62 s ago for a call then in flight: its lease (a minute) ends 2 s ago, inside the window.
+      const savedAt = Date.now() - 62_000;
+      writeOther(env, `${pid}-a.json`, { pid, savedAt, requests: [], errors: [], tokenCalls: [savedAt + budget.tokenWindowMs] });
+      const next = createGovernor(budget);
+      await shareIpLedger(next, env);
+      const controller = new AbortController();
+      const started = next.acquireTokenCall(controller.signal).then((answered) => (answered(), true), () => false);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      controller.abort();
+      return started;
+    };
+    // A killed refresh sent its call right after claiming it, if at all: a minute later that is out of the window.
+    expect(await tokenStartsAtOnce(2147483646)).toBe(true);
+    expect(await tokenStartsAtOnce(process.pid)).toBe(false);
+  });
+
   it('records a process\'s requests as it sends, in a file of its own, with the slots it holds', async () => {
     const env = lockEnv();
     const governor = createGovernor(ipBudgetOf());

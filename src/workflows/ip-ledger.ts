@@ -28,6 +28,8 @@ import { judgeLockFolder, lockDirectory } from './account-lock.js';
 const folderName = 'ip-ledger';
 /** A file untouched this long, whose process is gone, can hold nothing that counts (twice the longest window). */
 const keepMs = 120_000;
+/** How soon after writing a claim a process sends on it (one more read of the others' files), with room to spare. */
+const sentWithinMs = 1_000;
 
 interface Entry extends IpLedger {
   pid: number;
@@ -83,11 +85,17 @@ async function readOthers(share: Share): Promise<Entry[]> {
     if (file === share.file || name.startsWith('.') || !name.endsWith('.json')) continue;
     const parsed = await readFile(file, 'utf8').then((text) => JSON.parse(text) as unknown).catch(() => undefined);
     if (!isPlainRecord(parsed) || typeof parsed.savedAt !== 'number' || typeof parsed.pid !== 'number') continue;
-    if (parsed.savedAt < now - keepMs && !isProcessAlive(parsed.pid)) {
+    const alive = isProcessAlive(parsed.pid);
+    if (parsed.savedAt < now - keepMs && !alive) {
       await rm(file, { force: true }).catch(() => undefined);
       continue;
     }
-    entries.push({ pid: parsed.pid, savedAt: parsed.savedAt, requests: marksOf(parsed.requests), errors: marksOf(parsed.errors), tokenCalls: marksOf(parsed.tokenCalls) });
+    // A process that is gone holds no slot: what it claimed and may have used, it used right after
+    // writing the claim (a killed refresh's token call would otherwise count until its lease ended,
+    // a minute on, and then for a window more).
+    const { savedAt } = parsed;
+    const settled = (marks: number[]) => (alive ? marks : marks.map((mark) => Math.min(mark, savedAt + sentWithinMs)));
+    entries.push({ pid: parsed.pid, savedAt, requests: settled(marksOf(parsed.requests)), errors: marksOf(parsed.errors), tokenCalls: settled(marksOf(parsed.tokenCalls)) });
   }
   return entries;
 }
