@@ -2,7 +2,8 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 // Imports flow one way (DESIGN §1): cli → workflows → (manifest, live, plan, apply, export,
-// report, drift, ui) → (kinds, api) → model. Stages of one level do not import each other, with
+// report, drift, ui) → (state, kinds, api) → model; state (the state store and its backends) sits
+// beside kinds and api. Stages of one level do not import each other, with
 // two exceptions that build on another stage by design: drift is reported from plans (it runs
 // buildPlan and renders export's snippets), and ui draws what report computes. Only cli imports
 // ui (the terminal is the edge's business). The emulator stands apart.
@@ -14,11 +15,12 @@ const allowed = {
   live: ['kinds', 'api', 'model'],
   plan: ['kinds', 'api', 'model'],
   apply: ['kinds', 'api', 'model'],
+  state: ['api', 'model'],
   export: ['kinds', 'api', 'model'],
   report: ['kinds', 'api', 'model'],
   drift: ['manifest', 'live', 'plan', 'export', 'kinds', 'api', 'model'],
   ui: ['report', 'kinds', 'api', 'model'],
-  workflows: ['manifest', 'live', 'plan', 'apply', 'export', 'report', 'drift', 'kinds', 'api', 'model'],
+  workflows: ['manifest', 'live', 'plan', 'apply', 'export', 'report', 'drift', 'state', 'kinds', 'api', 'model'],
   emulator: ['model'],
 };
 const folders = [...Object.keys(allowed), 'cli'];

@@ -31,6 +31,7 @@ const fast = ['src/**/*.test.ts', 'src/**/*.test.tsx', 'test/scenarios/**/*.test
 
 export default defineConfig({
   test: {
+    globalSetup: ['test/support/postgres-global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createOAuthProvider, createStaticTokenProvider, parseStoredCredentials, readCredentialsFile, storedFromTokenSet, writeCredentialsFile } from './credentials.js';
+import { createOAuthProvider, fileCredentialSlot, createStaticTokenProvider, parseStoredCredentials, readCredentialsFile, storedFromTokenSet, writeCredentialsFile } from './credentials.js';
 
 async function tempDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'erpsync-cred-'));
@@ -58,7 +58,7 @@ describe('credential providers', () => {
     const file = join(dir, 'c.json');
     const now = Date.UTC(2026, 0, 1);
     await writeCredentialsFile(file, storedFromTokenSet({ accessToken: 'acc-valid', refreshToken: 'ref', expiresIn: 3600 }, { clientId: 'c', tokenUrl: 'http://127.0.0.1:1/oauth/token', now }));
-    const provider = createOAuthProvider({ file, clientSecret: 'secret-x', now: () => now + 1000 });
+    const provider = createOAuthProvider({ slot: fileCredentialSlot(file), clientSecret: 'secret-x', now: () => now + 1000 });
     expect(await provider.accessToken()).toBe('acc-valid');
     expect(await provider.renewAfterRejection('an-older-token')).toBe('acc-valid');
     expect(provider.secrets()).toEqual(expect.arrayContaining(['secret-x', 'ref', 'acc-valid']));
@@ -68,7 +68,7 @@ describe('credential providers', () => {
     const dir = await tempDir();
     const file = join(dir, 'c.json');
     await writeCredentialsFile(file, storedFromTokenSet({ accessToken: 'old', refreshToken: 'ref', expiresIn: 60 }, { clientId: 'c', tokenUrl: 'http://127.0.0.1:1/oauth/token', now: 0 }));
-    const provider = createOAuthProvider({ file, now: () => 10_000_000 });
+    const provider = createOAuthProvider({ slot: fileCredentialSlot(file), now: () => 10_000_000 });
     await expect(provider.accessToken()).rejects.toMatchObject({ code: 'AUTH_MISSING' });
   });
 });

@@ -144,9 +144,39 @@ export function checkCredentialsBaseUrl(stored: StoredCredentials, file: string,
   );
 }
 
+/**
+ * Where a login lives: a credentials file (the local state store) or a row of the shared backend.
+ * `rotate` is the one refresh across every process that shares the slot: `work` runs alone with
+ * what the slot holds now and returns what it should hold next, which is committed before
+ * `rotate` resolves with it.
+ */
+export interface CredentialSlot {
+  /** Names the slot in messages (a file's path, or `target X in the backend`); never a secret. */
+  readonly describe: string;
+  read(): Promise<StoredCredentials>;
+  rotate(work: (current: StoredCredentials) => Promise<StoredCredentials>): Promise<StoredCredentials>;
+}
+
+/** A credentials file as a slot: one refresh at a time per file across processes (a lease lock beside it). */
+export function fileCredentialSlot(file: string): CredentialSlot {
+  return {
+    describe: file,
+    read: () => readCredentialsFile(file),
+    rotate: (work) =>
+      withCredentialsLock(file, async () => {
+        const current = await readCredentialsFile(file);
+        // The new tokens could not be stored through a link: refuse before the old refresh token is spent.
+        await refuseSymbolicLink(file);
+        const next = await work(current);
+        if (next !== current) await writeCredentialsFile(file, next);
+        return next;
+      }),
+  };
+}
+
 export interface OAuthProviderOptions {
-  /** Path of the credentials file (read lazily, rewritten on every refresh). */
-  file: string;
+  /** Where the login is read from and rotated into (read lazily, rewritten on every refresh). */
+  slot: CredentialSlot;
   /** Overrides the client id recorded in the file. */
   clientId?: string;
   /** Needed only when a refresh is due; a missing secret fails then, with AUTH_MISSING. */
@@ -181,54 +211,53 @@ export function createOAuthProvider(options: OAuthProviderOptions): CredentialPr
   };
 
   const load = (): Promise<StoredCredentials> => {
-    loading ??= readCredentialsFile(options.file).then((credentials) => {
+    loading ??= options.slot.read().then((credentials) => {
       remember(credentials);
       return credentials;
     });
-    // After a refresh, `stored` is newer than what the file held when it was first read.
+    // After a refresh, `stored` is newer than what the slot held when it was first read.
     return loading.then((initial) => stored ?? initial);
   };
 
   const refresh = (signal?: AbortSignal): Promise<string> => {
-    // One refresher per credentials file across processes: a refresh token works once, so two
-    // processes refreshing with the same one would leave one of them with a dead token.
-    inFlight ??= withCredentialsLock(options.file, () => refreshUnderLock(signal)).finally(() => {
+    // One refresher per login across processes: a refresh token works once, so two processes
+    // refreshing with the same one would leave one of them with a dead token.
+    inFlight ??= refreshOnce(signal).finally(() => {
       inFlight = undefined;
     });
     return inFlight;
   };
 
-  /** The file is the truth: another process may have rotated the tokens while this one waited. */
-  const adoptNewerFile = async (): Promise<string | undefined> => {
+  /** The slot is the truth: another process may have rotated the tokens while this one waited. */
+  const adoptNewer = async (): Promise<string | undefined> => {
     const known = await load();
-    const onDisk = await readCredentialsFile(options.file);
-    if (onDisk.refreshToken === known.refreshToken) return undefined;
-    remember(onDisk);
-    return isUsable(onDisk) ? onDisk.accessToken : undefined;
+    const current = await options.slot.read();
+    if (current.refreshToken === known.refreshToken) return undefined;
+    remember(current);
+    return isUsable(current) ? current.accessToken : undefined;
   };
 
-  const refreshUnderLock = async (signal?: AbortSignal): Promise<string> => {
-    const rotatedMeanwhile = await adoptNewerFile();
-    if (rotatedMeanwhile) return rotatedMeanwhile;
-    // The new tokens could not be stored through a link: refuse before the old refresh token is spent.
-    await refuseSymbolicLink(options.file);
-    let tokens: TokenSet;
+  const refreshOnce = async (signal?: AbortSignal): Promise<string> => {
+    const known = await load();
     let next: StoredCredentials;
     try {
-      ({ tokens, next } = await exchangeRefreshToken(options, await load(), now, signal));
+      next = await options.slot.rotate(async (current) => {
+        // Rotated by another process meanwhile: its tokens are taken as they are while they last.
+        if (current.refreshToken !== known.refreshToken && isUsable(current)) return current;
+        const exchanged = await exchangeRefreshToken(options, current, now, signal);
+        seen.add(exchanged.tokens.accessToken);
+        seen.add(exchanged.tokens.refreshToken);
+        return exchanged.next;
+      });
     } catch (error) {
-      // Refused: if another process rotated after all (outside this lock's reach), its tokens are on disk.
-      const rotated = error instanceof ErpsyncError && error.code === 'AUTH_FAILED' ? await adoptNewerFile() : undefined;
+      // Refused: if another process rotated after all (outside this lock's reach), its tokens are in the slot.
+      const rotated = error instanceof ErpsyncError && error.code === 'AUTH_FAILED' ? await adoptNewer() : undefined;
       if (rotated) return rotated;
       throw error;
     }
-    seen.add(tokens.accessToken);
-    seen.add(tokens.refreshToken);
-    // Durable before anyone may use the new access token (see the file header).
-    await writeCredentialsFile(options.file, next);
     remember(next);
     refreshedAt = now();
-    return tokens.accessToken;
+    return next.accessToken ?? '';
   };
 
   const isUsable = (credentials: StoredCredentials): credentials is StoredCredentials & { accessToken: string } => hasUsableAccessToken(credentials, now() + refreshBeforeMs);
@@ -278,7 +307,7 @@ async function exchangeRefreshToken(options: OAuthProviderOptions, current: Stor
       details: ['set BLING_CLIENT_ID and BLING_CLIENT_SECRET (or the variables your target names)'],
     });
   }
-  if (!tokenUrl) throw new ErpsyncError('CONFIG', `no token URL for the credentials in ${options.file}`);
+  if (!tokenUrl) throw new ErpsyncError('CONFIG', `no token URL for the credentials in ${options.slot.describe}`);
   const tokens = await requestToken({ tokenUrl, clientId, clientSecret: options.clientSecret, grant: { type: 'refresh_token', refreshToken: current.refreshToken }, signal, dispatcher: options.dispatcher, ...(options.governor ? { governor: options.governor } : {}) });
   // The credentials stay bound to the base URL they were issued for.
   const next = storedFromTokenSet(tokens, { ...(current.baseUrl === undefined ? {} : { baseUrl: current.baseUrl }), clientId, tokenUrl, now: now() });

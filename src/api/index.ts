@@ -13,11 +13,12 @@ export {
   checkCredentialsBaseUrl,
   createOAuthProvider,
   createStaticTokenProvider,
+  fileCredentialSlot,
   readCredentialsFile,
   storedFromTokenSet,
   writeCredentialsFile,
 } from './credentials.js';
-export type { CredentialProvider, OAuthProviderOptions, StoredCredentials } from './credentials.js';
+export type { CredentialProvider, CredentialSlot, OAuthProviderOptions, StoredCredentials } from './credentials.js';
 export { buildAuthorizeUrl, deriveOAuthEndpoints, requestToken } from './oauth.js';
 export type { OAuthEndpoints, TokenGrant, TokenSet } from './oauth.js';
 export { createRedactor, redactText, REDACTED } from './redact.js';

@@ -9,7 +9,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOAuthProvider, storedFromTokenSet, writeCredentialsFile } from './credentials.js';
+import { createOAuthProvider, fileCredentialSlot, storedFromTokenSet, writeCredentialsFile } from './credentials.js';
 import { ErpsyncError } from '../model/errors.js';
 
 let answer: { type: string; body: string } = { type: 'application/json', body: '{}' };
@@ -49,7 +49,7 @@ describe('a token answer without a usable refresh token', () => {
     await writeCredentialsFile(file, storedFromTokenSet({ accessToken: 'acc-old', refreshToken: 'ref-still-good', expiresIn: 60 }, { clientId: 'loja', tokenUrl, now: 0 }));
     const before = await readFile(file, 'utf8');
     answer = given;
-    const provider = createOAuthProvider({ file, clientSecret: 'client-secret' });
+    const provider = createOAuthProvider({ slot: fileCredentialSlot(file), clientSecret: 'client-secret' });
     const error = await provider.accessToken().then(
       () => undefined,
       (e: unknown) => e,
@@ -65,7 +65,7 @@ describe('a token answer without a usable refresh token', () => {
     const file = join(dir, 'credentials.json');
     await writeCredentialsFile(file, storedFromTokenSet({ accessToken: 'acc-old', refreshToken: 'ref-still-good', expiresIn: 60 }, { clientId: 'loja', tokenUrl, now: 0 }));
     answer = json({ access_token: 'acc-new', refresh_token: 'ref-new', expires_in: 3600 });
-    expect(await createOAuthProvider({ file, clientSecret: 'client-secret' }).accessToken()).toBe('acc-new');
+    expect(await createOAuthProvider({ slot: fileCredentialSlot(file), clientSecret: 'client-secret' }).accessToken()).toBe('acc-new');
     expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ refreshToken: 'ref-new' });
   });
 });

@@ -36,6 +36,10 @@ export type ErrorCode =
   | 'UNRESOLVED_REFERENCE'
   | 'BASELINE_UNAVAILABLE'
   | 'UNSAFE_PATH'
+  | 'BACKEND_UNREACHABLE'
+  | 'BACKEND_SCHEMA'
+  | 'BACKEND_KEY'
+  | 'BACKEND_LOST'
   | 'INTERNAL';
 
 /**
@@ -48,7 +52,8 @@ export type ErrorCode =
  *   budget, another run holding the account's lock (or taking it over from a paused run), confirmation missing without a terminal,
  *   another account, credentials issued for another base URL, the sandbox under CI, a sandbox
  *   state another run owns, a file to write whose path is a symbolic link, the account's daily
- *   request quota (what is left cannot carry the run, or the service answered its daily 429).
+ *   request quota (what is left cannot carry the run, or the service answered its daily 429), the
+ *   state backend unreachable at start, its schema newer than this erpsync, or its key wrong.
  */
 export const exitCodes = { ok: 0, error: 1, changes: 2, refused: 3 } as const;
 
@@ -67,6 +72,9 @@ const refusedCodes: ReadonlySet<ErrorCode> = new Set([
   'SANDBOX_BUSY',
   'UNSAFE_PATH',
   'DAILY_QUOTA',
+  'BACKEND_UNREACHABLE',
+  'BACKEND_SCHEMA',
+  'BACKEND_KEY',
 ]);
 
 export class ErpsyncError extends Error {

@@ -14,6 +14,7 @@ import {
   createApiClient,
   createOAuthProvider,
   createStaticTokenProvider,
+  fileCredentialSlot,
   DEFAULT_CONFIG_FILE,
   DEFAULT_RATE_RESERVE,
   describeTarget,
@@ -257,7 +258,7 @@ async function createCredentialProvider(target: RemoteTarget, env: NodeJS.Proces
   const login = target.name === 'default' ? `erpsync login --base-url ${target.baseUrl}` : `erpsync login --target ${target.name}`;
   checkCredentialsBaseUrl(await readCredentialsFile(credentials.file), credentials.file, target.baseUrl, login);
   return createOAuthProvider({
-    file: credentials.file,
+    slot: fileCredentialSlot(credentials.file),
     clientId: credentials.clientId ?? emptyToUndefined(env[credentials.clientIdEnv]),
     clientSecret: emptyToUndefined(env[credentials.clientSecretEnv]),
     tokenUrl: credentials.tokenUrl,

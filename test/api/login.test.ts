@@ -3,7 +3,7 @@
 import { stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createApiClient, createOAuthProvider, readCredentialsFile } from '../../src/api/index.js';
+import { createApiClient, createOAuthProvider, fileCredentialSlot, readCredentialsFile } from '../../src/api/index.js';
 import { main } from '../../src/cli/main.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { waitForOutput } from '../support/eventually.js';
@@ -48,7 +48,7 @@ describe('erpsync login', () => {
     for (const now of [Date.now, () => Date.now() + 7 * 3_600_000]) {
       const client = createApiClient({
         baseUrl: emulator.baseUrl,
-        credentials: createOAuthProvider({ file, clientSecret: 'loja-app-secret', now }),
+        credentials: createOAuthProvider({ slot: fileCredentialSlot(file), clientSecret: 'loja-app-secret', now }),
         rate: Number.POSITIVE_INFINITY,
       });
       onCleanup(() => client.close());

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createApiClient, createOAuthProvider, readCredentialsFile, requestToken, storedFromTokenSet, writeCredentialsFile } from '../../src/api/index.js';
+import { createApiClient, createOAuthProvider, fileCredentialSlot, readCredentialsFile, requestToken, storedFromTokenSet, writeCredentialsFile } from '../../src/api/index.js';
 import type { ApiClient, ApiEvent, StoredCredentials } from '../../src/api/index.js';
 import type { Emulator, OAuthClient } from '../../src/emulator/index.js';
 import { authorizeOnEmulator, onCleanup, startEmulator, tempDir } from './support.js';
@@ -27,7 +27,7 @@ async function credentialsFile(emulator: Emulator, expiresAt: number, accessToke
 function oauthClient(emulator: Emulator, file: string, options: { signal?: AbortSignal; onEvent?: (e: ApiEvent) => void } = {}): ApiClient {
   const client = createApiClient({
     baseUrl: emulator.baseUrl,
-    credentials: createOAuthProvider({ file, clientSecret: app.clientSecret }),
+    credentials: createOAuthProvider({ slot: fileCredentialSlot(file), clientSecret: app.clientSecret }),
     rate: Number.POSITIVE_INFINITY,
     ...options,
   });

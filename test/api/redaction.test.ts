@@ -4,7 +4,7 @@
 import { inspect } from 'node:util';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createApiClient, createOAuthProvider, createStaticTokenProvider, writeCredentialsFile } from '../../src/api/index.js';
+import { createApiClient, createOAuthProvider, fileCredentialSlot, createStaticTokenProvider, writeCredentialsFile } from '../../src/api/index.js';
 import type { ApiClient, ApiClientOptions, ApiEvent, ApiRequest } from '../../src/api/index.js';
 import { main, reportFailure } from '../../src/cli/main.js';
 import { openTarget } from '../../src/workflows/open-target.js';
@@ -103,14 +103,14 @@ describe('secrets never leak from failure paths', () => {
     const file = join(dir, 'credentials.json');
     await writeCredentialsFile(file, { version: 1, clientId: 'app', tokenUrl: `${emulator.baseUrl}/oauth/token`, refreshToken: KNOWN_REFRESH, updatedAt: new Date().toISOString() });
     for (const clientSecret of [KNOWN_SECRET, `${KNOWN_SECRET}-wrong`, undefined]) {
-      const client = createApiClient({ baseUrl: emulator.baseUrl, credentials: createOAuthProvider({ file, clientSecret }), rate: Number.POSITIVE_INFINITY });
+      const client = createApiClient({ baseUrl: emulator.baseUrl, credentials: createOAuthProvider({ slot: fileCredentialSlot(file), clientSecret }), rate: Number.POSITIVE_INFINITY });
       onCleanup(() => client.close());
       seen.push(...exposeFailure(await failureOf(client.request({ method: 'GET', path: '/formas-pagamentos' }))));
     }
     // The token endpoint unreachable.
     const offline = createApiClient({
       baseUrl: emulator.baseUrl,
-      credentials: createOAuthProvider({ file, clientSecret: KNOWN_SECRET, tokenUrl: `http://127.0.0.1:${await freePort()}/oauth/token` }),
+      credentials: createOAuthProvider({ slot: fileCredentialSlot(file), clientSecret: KNOWN_SECRET, tokenUrl: `http://127.0.0.1:${await freePort()}/oauth/token` }),
     });
     onCleanup(() => offline.close());
     seen.push(...exposeFailure(await failureOf(offline.request({ method: 'GET', path: '/formas-pagamentos' }))));

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient, createOAuthProvider, readCredentialsFile, requestToken, storedFromTokenSet, writeCredentialsFile } from '../../src/api/index.js';
+import { createApiClient, createOAuthProvider, fileCredentialSlot, readCredentialsFile, requestToken, storedFromTokenSet, writeCredentialsFile } from '../../src/api/index.js';
 import { createEmulator, defaultOAuthClient } from '../../src/emulator/index.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { authorizeOnEmulator } from '../api/support.js';
@@ -105,7 +105,7 @@ describe('refresh tokens under SIGKILL', () => {
     expect(runs.map((r) => r.code)).toEqual([0, 0]);
     expect(tokenRequests() - before).toBe(1);
     const stored = await readCredentialsFile(file);
-    const client = createApiClient({ baseUrl: emulator.baseUrl, credentials: createOAuthProvider({ file, clientSecret: app.clientSecret }), rate: Infinity });
+    const client = createApiClient({ baseUrl: emulator.baseUrl, credentials: createOAuthProvider({ slot: fileCredentialSlot(file), clientSecret: app.clientSecret }), rate: Infinity });
     try {
       await expect(client.request({ method: 'GET', path: '/grupos-produtos' })).resolves.toBeDefined();
       expect((await readCredentialsFile(file)).refreshToken).toBe(stored.refreshToken);
