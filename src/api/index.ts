@@ -24,6 +24,8 @@ export type { OAuthEndpoints, TokenGrant, TokenSet } from './oauth.js';
 export { createRedactor, redactText, REDACTED } from './redact.js';
 export type { Redactor } from './redact.js';
 export {
+  backendChoiceOf,
+  egressOf,
   DEFAULT_BASE_URL,
   DEFAULT_CONFIG_FILE,
   DEFAULT_CREDENTIALS_FILE,
@@ -40,6 +42,6 @@ export {
   resolveLoginTarget,
   resolveTarget,
 } from './targets.js';
-export type { DailyQuotaTarget, OAuthCredentials, RemoteTarget, ResolvedTarget, RolloutConfig, SandboxTarget, TargetBase, TargetConfig, TargetFlags, TargetsConfig, TokenCredentials } from './targets.js';
+export type { BackendChoice, BackendDocument, DailyQuotaTarget, OAuthCredentials, RemoteTarget, ResolvedTarget, RolloutConfig, SandboxTarget, TargetBase, TargetConfig, TargetFlags, TargetsConfig, TokenCredentials } from './targets.js';
 export { buildQueryString, isLoopbackHost, parseSecureUrl } from './url.js';
 export type { Query, QueryValue } from './url.js';

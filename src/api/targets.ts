@@ -75,6 +75,49 @@ export interface TargetsConfig {
   targets: Record<string, TargetConfig>;
   /** Staged rollouts of fleet applies, by a glob of target names (the group they apply to). */
   rollouts?: Record<string, RolloutConfig>;
+  /** The config's `backend:` as written (state/open-state resolves it with the environment). */
+  backend?: BackendDocument;
+  /** The egress IP's name the per-IP budget is shared under. */
+  egress?: string;
+}
+
+/** `backend:` in erpsync.config.yaml: `local`, or a PostgreSQL server named by variables. */
+export type BackendDocument = 'local' | { postgres: { urlEnv?: string; keyEnv?: string; schema?: string } };
+
+/** The backend a run uses, resolved: the variables it reads are named, never their values. */
+export type BackendChoice = { kind: 'local' } | { kind: 'postgres'; urlEnv: string; keyEnv: string; schema: string };
+
+export const DEFAULT_DATABASE_URL_ENV = 'ERPSYNC_DATABASE_URL';
+export const DEFAULT_STATE_KEY_ENV = 'ERPSYNC_STATE_KEY';
+export const DEFAULT_BACKEND_SCHEMA = 'erpsync';
+export const DEFAULT_EGRESS = 'default';
+
+/**
+ * The backend from the config's `backend:` and the environment: ERPSYNC_BACKEND (`local` or
+ * `postgres`) overrides the config's kind, ERPSYNC_BACKEND_SCHEMA its schema. Decided once per run.
+ */
+export function backendChoiceOf(config: Pick<TargetsConfig, 'backend'> | undefined, env: Readonly<Record<string, string | undefined>>): BackendChoice {
+  const named = nonEmpty(env.ERPSYNC_BACKEND);
+  if (named !== undefined && named !== 'local' && named !== 'postgres') {
+    throw new ErpsyncError('CONFIG', `ERPSYNC_BACKEND is ${JSON.stringify(named.slice(0, 40))}; it takes \`local\` or \`postgres\``);
+  }
+  const document = config?.backend;
+  const postgres = typeof document === 'object' ? document.postgres : {};
+  const kind = named ?? (typeof document === 'object' ? 'postgres' : 'local');
+  if (kind === 'local') return { kind: 'local' };
+  return {
+    kind: 'postgres',
+    urlEnv: postgres.urlEnv ?? DEFAULT_DATABASE_URL_ENV,
+    keyEnv: postgres.keyEnv ?? DEFAULT_STATE_KEY_ENV,
+    schema: nonEmpty(env.ERPSYNC_BACKEND_SCHEMA) ?? postgres.schema ?? DEFAULT_BACKEND_SCHEMA,
+  };
+}
+
+/** The egress name: ERPSYNC_EGRESS, else the config's `egress`, else `default`. */
+export function egressOf(config: Pick<TargetsConfig, 'egress'> | undefined, env: Readonly<Record<string, string | undefined>>): string {
+  const named = nonEmpty(env.ERPSYNC_EGRESS);
+  if (named !== undefined && !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/.test(named)) throw new ErpsyncError('CONFIG', 'ERPSYNC_EGRESS must be a short name of letters, digits, `.`, `_` and `-`');
+  return named ?? config?.egress ?? DEFAULT_EGRESS;
 }
 
 /** How a fleet apply of a target group goes out: a canary set, then waves, halting after failures. */
@@ -107,6 +150,10 @@ export interface OAuthCredentials {
 export interface TargetBase {
   /** `default`, the config's target name, or `sandbox`. */
   name: string;
+  /** Where what outlives the run is kept (the config's `backend:` and its env twins, decided once here). */
+  backend: BackendChoice;
+  /** The egress IP's name whose per-IP budget the run shares with every process naming it. */
+  egress: string;
   /** Stable identity for plan files: the base URL, or `sandbox:<state file>`. */
   id: string;
   /** Requests per second; Infinity = unpaced (the sandbox unless --rate says otherwise). */
@@ -162,12 +209,18 @@ export interface ResolveInput {
 }
 
 export function resolveTarget(input: ResolveInput): ResolvedTarget {
-  const target = resolveTargetOf(input);
+  const backend = backendChoiceOf(input.config, input.env);
+  const shared = { backend, egress: egressOf(input.config, input.env) };
+  // With a shared backend, a login lives in the backend: whether it exists is known when the target opens.
+  const withBackend = backend.kind === 'postgres' ? { ...input, fileExists: () => true } : input;
+  const target = { ...resolveTargetOf(withBackend), ...shared };
   const requestTimeoutMs = input.flags['request-timeout'];
   return requestTimeoutMs === undefined ? target : { ...target, requestTimeoutMs };
 }
 
-function resolveTargetOf(input: ResolveInput): ResolvedTarget {
+type Unshared<T> = T extends unknown ? Omit<T, 'backend' | 'egress'> : never;
+
+function resolveTargetOf(input: ResolveInput): Unshared<ResolvedTarget> {
   const { flags, env } = input;
   const targetName = nonEmpty(flags.target);
   const explicitBaseUrl = nonEmpty(flags['base-url']);
@@ -242,7 +295,7 @@ function dailyShareOf(reserve: number | undefined): number {
 }
 
 /** A target of the config that is a sandbox account: its own state file, no credentials, allowed under CI (it is explicit). */
-function configuredSandboxTarget(name: string, entry: TargetConfig, dir: string, flags: TargetFlags, rate: number | undefined, maxRequests: number | undefined): SandboxTarget {
+function configuredSandboxTarget(name: string, entry: TargetConfig, dir: string, flags: TargetFlags, rate: number | undefined, maxRequests: number | undefined): Unshared<SandboxTarget> {
   const state = entry.sandbox?.state ?? defaultSandboxState(name);
   if (nonEmpty(flags['base-url']) !== undefined) throw new ErpsyncError('USAGE', `target '${name}' is a sandbox: --base-url does not apply to it`);
   return {
@@ -268,7 +321,7 @@ function targetInputs(entry: TargetConfig, dir: string): Pick<TargetBase, 'manif
   };
 }
 
-function sandboxTarget(input: ResolveInput, reason: SandboxTarget['reason'], rate: number | undefined, maxRequests: number | undefined): SandboxTarget {
+function sandboxTarget(input: ResolveInput, reason: SandboxTarget['reason'], rate: number | undefined, maxRequests: number | undefined): Unshared<SandboxTarget> {
   const state = nonEmpty(input.flags['sandbox-state']) ?? DEFAULT_SANDBOX_STATE;
   const stateFile = resolve(input.cwd, state);
   return { mode: 'sandbox', name: 'sandbox', id: `sandbox:${state}`, stateFile, reason, rate: rate ?? Number.POSITIVE_INFINITY, maxRequests };

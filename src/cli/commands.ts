@@ -2,7 +2,7 @@
 // shell completion are drawn from here (main.ts says where each command's code is).
 import type { RunIO } from '../workflows/run-io.js';
 import type { CommandName, FlagKey } from './flags.js';
-import { applyFlags, compareFlags, completionFlags, doctorFlags, driftFlags, exportFlags, historyFlags, importFlags, loginFlags, planFlags, renderFlagLines, reportFlags, sandboxFlags, targetsFlags, validateFlags } from './flags.js';
+import { applyFlags, backendFlags, compareFlags, completionFlags, doctorFlags, driftFlags, exportFlags, historyFlags, importFlags, loginFlags, planFlags, renderFlagLines, reportFlags, sandboxFlags, targetsFlags, validateFlags } from './flags.js';
 
 export type CommandRunner = (args: string[], io: RunIO) => Promise<number>;
 
@@ -136,6 +136,21 @@ export const commandSpecs: readonly CommandSpec[] = [
       "The client secret is read from BLING_CLIENT_SECRET (or the target's clientSecretEnv), never from a flag.",
     ],
     flags: loginFlags,
+  },
+  {
+    name: 'backend',
+    summary: 'operate the state backend: migrate its schema, show its status, import local state',
+    usage: 'erpsync backend migrate | status | import [options]',
+    about: [
+      'Operates the backend that keeps what outlives a run (leases, logins, the IP budget, the journal,',
+      'drift results): `local` files by default, or a PostgreSQL server named in erpsync.config.yaml',
+      '(`backend: { postgres: { urlEnv: ERPSYNC_DATABASE_URL, keyEnv: ERPSYNC_STATE_KEY } }`) or by',
+      'ERPSYNC_BACKEND=postgres. `migrate` brings the schema to this version (safe when runners start at',
+      'once; every run also does it first), `status` says what the backend holds, `import` moves this',
+      "repository's logins and journal into it (run twice, it duplicates nothing).",
+    ],
+    flags: backendFlags,
+    footer: ['exit codes: 0 done, 1 error, 3 the backend unreachable, its schema newer than this erpsync, or its key wrong'],
   },
   {
     name: 'history',

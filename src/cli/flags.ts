@@ -7,7 +7,7 @@ import type { ParseArgsConfig } from 'node:util';
 import { ErpsyncError } from '../model/errors.js';
 import { suggestClosest } from '../model/suggest.js';
 
-export type CommandName = 'validate' | 'plan' | 'apply' | 'drift' | 'export' | 'compare' | 'import' | 'doctor' | 'sandbox' | 'targets' | 'login' | 'completion' | 'history' | 'report';
+export type CommandName = 'validate' | 'plan' | 'apply' | 'drift' | 'export' | 'compare' | 'import' | 'doctor' | 'sandbox' | 'targets' | 'login' | 'completion' | 'history' | 'report' | 'backend';
 
 type Raw = string | boolean | (string | boolean)[] | undefined;
 
@@ -342,6 +342,7 @@ export const loginFlags = ['target', 'base-url', 'config', 'client-id', 'redirec
 export const sandboxFlags = ['port', 'state', 'seed', 'rate-limit', 'daily-limit', 'faults', 'token', 'scopes', 'help', 'debug'] as const satisfies readonly FlagKey[];
 export const completionFlags = ['help'] as const satisfies readonly FlagKey[];
 export const historyFlags = ['json', 'target', 'config', 'help'] as const satisfies readonly FlagKey[];
+export const backendFlags = ['json', 'config', 'help'] as const satisfies readonly FlagKey[];
 export const reportFlags = ['html', 'drift', 'days', 'target', 'config', 'help'] as const satisfies readonly FlagKey[];
 
 

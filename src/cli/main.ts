@@ -29,6 +29,7 @@ const loaders: Record<CommandName, () => Promise<CommandRunner>> = {
   completion: async () => (await import('./completion-command.js')).runCompletionCommand,
   history: async () => (await import('./history-command.js')).runHistoryCommand,
   report: async () => (await import('./report-command.js')).runReportCommand,
+  backend: async () => (await import('./backend-command.js')).runBackendCommand,
 };
 
 export function readVersion(): string {

@@ -48,6 +48,34 @@ export const configSchema: JsonSchema = {
       propertyNames: { pattern: targetNamePattern },
       additionalProperties: { $ref: '#/$defs/target' },
     },
+    backend: {
+      description:
+        'Where erpsync keeps what outlives a run (account leases, logins, the IP budget, the journal, drift results): `local` (files under .erpsync/ and a per-user folder; the default) or a PostgreSQL server shared by every runner. Its env twin is ERPSYNC_BACKEND.',
+      oneOf: [
+        { const: 'local' },
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['postgres'],
+          properties: {
+            postgres: {
+              type: 'object',
+              additionalProperties: false,
+              properties: {
+                urlEnv: { ...envName, description: 'Variable holding the database URL (postgres://user:password@host:5432/db); default ERPSYNC_DATABASE_URL. The URL is never written in the config.' },
+                keyEnv: { ...envName, description: 'Variable holding the 32-byte key (base64) logins are encrypted with; default ERPSYNC_STATE_KEY. Never stored in the database.' },
+                schema: { type: 'string', pattern: '^[a-z_][a-z0-9_]{0,62}$', description: 'Schema erpsync keeps its tables in (created on first use); default erpsync. Its env twin is ERPSYNC_BACKEND_SCHEMA.' },
+              },
+            },
+          },
+        },
+      ],
+    },
+    egress: {
+      type: 'string',
+      pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$',
+      description: 'The name of the egress IP these runs leave from: every process naming it shares the service\'s per-IP budget through the backend (env twin ERPSYNC_EGRESS; default `default`).',
+    },
     rollouts: {
       type: 'object',
       description: 'Staged rollouts of fleet applies, per target group: the key is a glob of target names (`lojas/*`); a fleet apply whose stores all match it goes out in its stages.',

@@ -4,7 +4,7 @@
 // to a loopback host) in the same pass, then maps the checked value to the targets erpsync resolves
 // (src/api/targets.ts decides what they mean).
 import { defaultSandboxState, normalizeBaseUrl, parseSecureUrl } from '../api/index.js';
-import type { RolloutConfig, TargetConfig, TargetsConfig } from '../api/index.js';
+import type { BackendDocument, RolloutConfig, TargetConfig, TargetsConfig } from '../api/index.js';
 import type { JsonSchema } from '../kinds/kind.js';
 import type { Locator, PathSegment } from '../model/desired.js';
 import type { Diagnostic } from '../model/diagnostics.js';
@@ -49,6 +49,8 @@ export interface ConfigDocument {
   version?: 1;
   targets?: Record<string, TargetDocument>;
   rollouts?: Record<string, RolloutConfig>;
+  backend?: BackendDocument;
+  egress?: string;
 }
 
 type TargetDocument = Omit<TargetConfig, 'manifests' | 'variables' | 'sandbox'> & {
@@ -60,7 +62,13 @@ type TargetDocument = Omit<TargetConfig, 'manifests' | 'variables' | 'sandbox'> 
 /** The checked value as targets: a plain mapping, since the schema refused everything else. */
 export function toTargetsConfig(value: ConfigDocument | null, dir: string): TargetsConfig {
   const targets = Object.entries(value?.targets ?? {}).map(([name, entry]): [string, TargetConfig] => [name, toTargetConfig(name, entry)]);
-  return { dir, targets: Object.fromEntries(targets), ...(value?.rollouts ? { rollouts: value.rollouts } : {}) };
+  return {
+    dir,
+    targets: Object.fromEntries(targets),
+    ...(value?.rollouts ? { rollouts: value.rollouts } : {}),
+    ...(value?.backend !== undefined ? { backend: value.backend } : {}),
+    ...(value?.egress !== undefined ? { egress: value.egress } : {}),
+  };
 }
 
 function toTargetConfig(name: string, { baseUrl, manifests, variables, sandbox, ...same }: TargetDocument): TargetConfig {

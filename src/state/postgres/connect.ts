@@ -44,7 +44,8 @@ export function describeUrl(url: string): string {
   }
 }
 
-export async function connectPostgres(choice: PostgresChoice, env: NodeJS.ProcessEnv): Promise<PostgresConnection> {
+/** `migrate: false` leaves the schema as it is (`backend status`, and `backend migrate`, which says what it applied). */
+export async function connectPostgres(choice: PostgresChoice, env: NodeJS.ProcessEnv, options: { migrate?: boolean } = {}): Promise<PostgresConnection> {
   const url = env[choice.urlEnv];
   if (url === undefined || url.trim() === '') {
     throw new ErpsyncError('BACKEND_UNREACHABLE', `the postgres backend is configured but ${choice.urlEnv} is not set; nothing was sent to the service`, {
@@ -53,7 +54,7 @@ export async function connectPostgres(choice: PostgresChoice, env: NodeJS.Proces
   }
   const schema = quoteSchema(choice.schema);
   const where = describeUrl(url);
-  const pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 5_000, application_name: 'erpsync' });
+  const pool = new pg.Pool({ connectionString: url, max: 8, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 5_000, allowExitOnIdle: true, application_name: 'erpsync' });
   // A connection that breaks while idle is an event, not a crash; the next query reports it.
   pool.on('error', () => undefined);
   const connection: PostgresConnection = { pool, schema, where, choice, close: () => pool.end() };
@@ -66,6 +67,7 @@ export async function connectPostgres(choice: PostgresChoice, env: NodeJS.Proces
       details: [`check ${choice.urlEnv} and that the server is running`],
     });
   }
+  if (options.migrate === false) return connection;
   try {
     await migrate(connection);
   } catch (error) {

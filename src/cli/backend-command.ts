@@ -1,0 +1,63 @@
+// `erpsync backend migrate | status | import`: parses its arguments, runs the backend workflow and
+// renders what it returns (text, or --json). The backend is the run's choice (api/targets).
+import { backendChoiceOf } from '../api/index.js';
+import { ErpsyncError } from '../model/errors.js';
+import { backendStatus, migrateBackend, schemaAdvice } from '../workflows/backend-workflow.js';
+import type { StatusOutcome } from '../workflows/backend-workflow.js';
+import { loadTargetsConfig } from '../workflows/open-target.js';
+import type { RunIO } from '../workflows/run-io.js';
+import { writeLine } from '../workflows/run-io.js';
+import { renderHelp } from './commands.js';
+import { backendFlags, parseCommandFlags } from './flags.js';
+
+const actions = ['migrate', 'status', 'import'] as const;
+
+export async function runBackendCommand(args: string[], io: RunIO): Promise<number> {
+  const { flags, positionals } = parseCommandFlags('backend', backendFlags, args, io.env);
+  if (flags.help) {
+    writeLine(io.stdout, renderHelp('backend'));
+    return 0;
+  }
+  const [action, ...extra] = positionals;
+  if (action === undefined || !(actions as readonly string[]).includes(action) || extra.length > 0) {
+    throw new ErpsyncError('USAGE', `backend takes one of ${actions.join(', ')}`, { details: ['see `erpsync backend --help`'] });
+  }
+  const config = await loadTargetsConfig({ config: flags.config }, io);
+  const choice = backendChoiceOf(config, io.env);
+  const print = (value: unknown, lines: () => string[]): void => {
+    if (flags.json) io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    else for (const line of lines()) writeLine(io.stdout, line);
+  };
+  if (action === 'migrate') {
+    const outcome = await migrateBackend(choice, io);
+    print(outcome, () => [
+      outcome.applied.length === 0
+        ? `The backend at ${outcome.where} (schema ${outcome.schema}) is at version ${outcome.version}: nothing to do.`
+        : `The backend at ${outcome.where} (schema ${outcome.schema}) is now at version ${outcome.version} (applied ${outcome.applied.join(', ')}).`,
+    ]);
+    return 0;
+  }
+  if (action === 'status') {
+    const status = await backendStatus(choice, io);
+    print(status, () => statusLines(status));
+    return 0;
+  }
+  throw new ErpsyncError('INTERNAL', 'backend import is not wired yet');
+}
+
+function statusLines(status: StatusOutcome): string[] {
+  if (status.backend === 'local') return [`backend: local (${status.where})`];
+  const { counts } = status;
+  const advice = schemaAdvice(status);
+  return [
+    `backend: postgres at ${status.where}, schema ${status.schema}, version ${status.schemaVersion} (this erpsync: ${status.binarySchemaVersion})`,
+    ...(advice ? [`  ${advice}`] : []),
+    `  logins: ${counts.logins}`,
+    ...status.logins.map((l) => `    ${l.target} ${l.baseUrl}: updated ${l.updatedAt}${l.expiresAt ? `, access token until ${l.expiresAt}` : ''}`),
+    `  leases held: ${counts.leasesHeld}`,
+    ...status.leases.filter((l) => !l.expired).map((l) => `    ${l.key}: ${l.holder}, renewed ${l.renewedAt}`),
+    `  journal: ${counts.journalRuns} runs, ${counts.journalLines} lines`,
+    `  drift results: ${counts.driftSnapshots}`,
+    `  IP budget holders: ${counts.ipHolders}; read-back memory: ${counts.readBackAccounts} accounts; request counts: ${counts.quotaDays} account-days`,
+  ];
+}
