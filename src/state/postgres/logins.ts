@@ -33,25 +33,25 @@ export function postgresLogins(connection: PostgresConnection, key: Buffer): Log
   /** A row read back, checked and opened; a missing one is AUTH_MISSING. */
   const open = (ref: LoginRef, row: unknown): OpenedLogin => {
     const describe = describeLogin(ref);
-    const relogin = [`run \`erpsync login --target ${ref.target}\` to store it again`];
+    const relogin = `run \`erpsync login --target ${ref.target}\` to store it again`;
     if (row === undefined) throw new ErpsyncError('AUTH_MISSING', `there is no ${describe}`, { details: [`run \`erpsync login --target ${ref.target}\` to log in`] });
     const { version, sealed } = row as { version?: unknown; sealed?: unknown };
     if (typeof version !== 'string' || !/^\d{1,19}$/.test(version) || !Buffer.isBuffer(sealed)) {
-      throw new ErpsyncError('BACKEND_SCHEMA', `${describe} is damaged (its row is not what this erpsync wrote)`, { details: relogin });
+      throw new ErpsyncError('BACKEND_SCHEMA', `${describe} is damaged (its row is not what this erpsync wrote)`, { details: [relogin] });
     }
     let text: string;
     try {
       text = unseal(key, sealed, rowBinding(ref));
     } catch (error) {
-      if (!isErpsyncError(error) || error.code !== 'BACKEND_KEY') throw new ErpsyncError('BACKEND_SCHEMA', `${describe} cannot be used: ${(error as Error).message}`, { details: relogin });
+      if (!isErpsyncError(error) || error.code !== 'BACKEND_KEY') throw new ErpsyncError('BACKEND_SCHEMA', `${describe} cannot be used: ${(error as Error).message}`, { details: [relogin] });
       throw new ErpsyncError('BACKEND_KEY', `the logins in the backend cannot be opened with ${keyEnv}: it is not the key they were sealed with`, {
-        details: [`set ${keyEnv} to the key the other runners use`, `if it is that key, ${describe} was altered or copied from another row: ${relogin[0] ?? ''}`],
+        details: [`set ${keyEnv} to the key the other runners use`, `if it is that key, ${describe} was altered or copied from another row: ${relogin}`],
       });
     }
     try {
       return { version, credentials: parseStoredCredentials(text, describe) };
     } catch {
-      throw new ErpsyncError('BACKEND_SCHEMA', `${describe} opens but holds no login this erpsync reads`, { details: relogin });
+      throw new ErpsyncError('BACKEND_SCHEMA', `${describe} opens but holds no login this erpsync reads`, { details: [relogin] });
     }
   };
 
