@@ -14,6 +14,7 @@ export {
   createOAuthProvider,
   createStaticTokenProvider,
   fileCredentialSlot,
+  parseStoredCredentials,
   readCredentialsFile,
   storedFromTokenSet,
   writeCredentialsFile,

@@ -87,6 +87,14 @@ export function reasonOf(error: unknown): string {
 /** Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it throws. */
 export async function inTransaction<T>(connection: PostgresConnection, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await connection.pool.connect();
+  // The pool listens for a broken connection only while it is idle: one that breaks while `work`
+  // awaits something else (a token endpoint) would be an uncaught 'error' event ending the
+  // process. Heard here, the next query fails with it, and the connection is not pooled again.
+  let broken = false;
+  const onBroken = (): void => {
+    broken = true;
+  };
+  client.on('error', onBroken);
   try {
     await client.query('begin');
     const result = await work(client);
@@ -96,6 +104,7 @@ export async function inTransaction<T>(connection: PostgresConnection, work: (cl
     await client.query('rollback').catch(() => undefined);
     throw error;
   } finally {
-    client.release();
+    client.removeListener('error', onBroken);
+    client.release(broken);
   }
 }
