@@ -24,6 +24,7 @@ const slow = [
   'test/cli/disk-full.test.ts',
   'test/cli/fleet-governor.test.ts',
   'test/cli/ip-ledger-concurrent.test.ts',
+  'test/state/lease-pause.test.ts',
 ];
 
 /** Beside the code, and the scenario folders: what to run while working. */
