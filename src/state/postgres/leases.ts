@@ -142,7 +142,7 @@ export function postgresLeases(connection: PostgresConnection): LeaseStore {
           const record: LockRecord = { key: request.key, owner, token: tried.taken, renewedAt: Date.now(), leaseMs };
           return holdLease(connection, record, tried.replaceable ? holder : undefined);
         }
-        // Released between the snapshot and the insert: look again at once.
+        // No row in the snapshot, yet one at the insert (another took it meanwhile): look again at once, to name it.
         if (!holder) continue;
         if (holder.token !== goneToken && goneFromThisMachine(tried.holder?.owner, space)) {
           goneToken = holder.token;
