@@ -25,6 +25,7 @@ const slow = [
   'test/cli/fleet-governor.test.ts',
   'test/cli/ip-ledger-concurrent.test.ts',
   'test/state/logins-kill.test.ts',
+  'test/state/lease-pause.test.ts',
 ];
 
 /** Beside the code, and the scenario folders: what to run while working. */

@@ -9,7 +9,8 @@
 // stalled VM: its own clocks show the gap since it last renewed), renews before anything is sent.
 // A holding that finds its record gone or replaced is lost for good: every later confirm() throws
 // LOCK_LOST naming who took it, and the caller stops writing.
-// Beyond one machine this is no lock at all: a pipeline's concurrency group must serialize runs.
+// Beyond one machine this is no lock at all: a pipeline's concurrency group must serialize runs
+// (or the postgres backend's leases, which share this file's words, clocks and fence order).
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -61,7 +62,8 @@ export interface LockOptions {
   isAlive?: (pid: number) => boolean;
 }
 
-const defaultLeaseMs = 60_000;
+/** A lease's length when the caller names none: every backend's. */
+export const defaultLeaseMs = 60_000;
 /** A takeover guard older than this was left by a crashed taker. */
 const takeoverGuardMs = 10_000;
 
@@ -84,6 +86,43 @@ export function staleReason(record: LockRecord, now: number, isAlive: (pid: numb
 export function describeOwner(record: LockRecord): string {
   const { owner } = record;
   return `\`${owner.command}\` (pid ${owner.pid} on ${owner.host}, since ${owner.startedAt})`;
+}
+
+/** The refusal when `holder` keeps the lock past the wait: every backend's words. */
+export function lockedBy(key: string, holder: LockRecord): ErpsyncError {
+  return new ErpsyncError('LOCKED', `${key} is locked by ${describeOwner(holder)}`, {
+    details: ['one run at a time may change an account: wait for it, or pass --lock-timeout SECONDS to wait here'],
+  });
+}
+
+export interface RenewalStamp {
+  mono: number;
+  wall: number;
+}
+
+/**
+ * When a holding last renewed, on both clocks: the wall clock is what others judge the lease by,
+ * the monotonic one does not jump; a pause (SIGSTOP, a closed laptop, a stalled VM) shows on at
+ * least one of them as a gap since the last renewal.
+ */
+export function renewalClock(): { now(): RenewalStamp; renewed(at: RenewalStamp): void; gapMs(): number } {
+  const now = (): RenewalStamp => ({ mono: performance.now(), wall: Date.now() });
+  let last = now();
+  return {
+    now,
+    renewed: (at) => (last = at),
+    gapMs: () => Math.max(performance.now() - last.mono, Date.now() - last.wall),
+  };
+}
+
+/** `check` run one call at a time, in call order: concurrent writes leave in the order they were dispatched, as without the fence. */
+export function inCallOrder(check: () => Promise<void>): () => Promise<void> {
+  let queue: Promise<unknown> = Promise.resolve();
+  return () => {
+    const checked = queue.then(check);
+    queue = checked.catch(() => undefined);
+    return checked;
+  };
 }
 
 async function readLock(file: string): Promise<LockRecord | undefined> {
@@ -159,35 +198,28 @@ export async function acquireLeaseLock(file: string, options: LockOptions): Prom
       continue;
     }
     tookOverFrom = undefined;
-    if (Date.now() >= deadline) {
-      throw new ErpsyncError('LOCKED', `${options.key} is locked by ${describeOwner(holder)}`, {
-        details: ['one run at a time may change an account: wait for it, or pass --lock-timeout SECONDS to wait here'],
-      });
-    }
+    if (Date.now() >= deadline) throw lockedBy(options.key, holder);
     await delay(Math.min(options.pollMs ?? 500, Math.max(1, deadline - Date.now())));
   }
 }
 
 /** A held lock: renewed while the process lives, confirmed before each write, released once. */
 function holdLock(file: string, record: LockRecord, tookOverFrom: LockRecord | undefined): HeldLock {
-  // When this holding last renewed, on both clocks: the wall clock is what others judge the lease
-  // by, the monotonic one does not jump; a pause shows on at least one of them.
-  let renewed = { mono: performance.now(), wall: Date.now() };
+  const clock = renewalClock();
   let lost: ErpsyncError | undefined;
   let released = false;
-  const pausedFor = () => Math.max(performance.now() - renewed.mono, Date.now() - renewed.wall);
   const loseTo = (current: LockRecord | undefined, gapMs: number): ErpsyncError => {
     lost ??= lockLost(record, current, gapMs);
     return lost;
   };
   const renew = async (): Promise<boolean> => {
-    const gap = pausedFor();
+    const gap = clock.gapMs();
     const current = await readLock(file).catch(() => undefined);
     if (current?.token !== record.token) {
       if (!released) loseTo(current, gap);
       return false;
     }
-    const at = { mono: performance.now(), wall: Date.now() };
+    const at = clock.now();
     record.renewedAt = at.wall;
     const temp = `${file}.${record.token}.tmp`;
     if (!(await createExclusive(temp, JSON.stringify(record)).catch(() => false))) return false;
@@ -195,7 +227,7 @@ function holdLock(file: string, record: LockRecord, tookOverFrom: LockRecord | u
       () => true,
       () => rm(temp, { force: true }).then(() => false),
     );
-    if (done) renewed = at;
+    if (done) clock.renewed(at);
     return done;
   };
   // One renewal at a time: two would race for the same temp file.
@@ -205,7 +237,7 @@ function holdLock(file: string, record: LockRecord, tookOverFrom: LockRecord | u
   timer.unref();
   const confirmHeld = async (): Promise<void> => {
     if (lost) throw lost;
-    const gap = pausedFor();
+    const gap = clock.gapMs();
     const current = await readLock(file).catch(() => undefined);
     if (current?.token !== record.token) throw loseTo(current, gap);
     // Past half the lease without a renewal, the process was not running (or starved): renew
@@ -216,16 +248,10 @@ function holdLock(file: string, record: LockRecord, tookOverFrom: LockRecord | u
     const after = await readLock(file).catch(() => undefined);
     if (!renewedNow || after?.token !== record.token) throw loseTo(after, gap);
   };
-  let confirming: Promise<unknown> = Promise.resolve();
   return {
     record,
     ...(tookOverFrom ? { tookOverFrom } : {}),
-    confirm() {
-      // In call order: concurrent writes leave in the order they were dispatched, as without the fence.
-      const confirmed = confirming.then(confirmHeld);
-      confirming = confirmed.catch(() => undefined);
-      return confirmed;
-    },
+    confirm: inCallOrder(confirmHeld),
     async release() {
       if (released) return;
       released = true;
@@ -236,7 +262,8 @@ function holdLock(file: string, record: LockRecord, tookOverFrom: LockRecord | u
   };
 }
 
-function lockLost(record: LockRecord, current: LockRecord | undefined, gapMs: number): ErpsyncError {
+/** Why a holding is lost for good: who took it (when known), and how long this run was not running when that is why. */
+export function lockLost(record: LockRecord, current: LockRecord | undefined, gapMs: number): ErpsyncError {
   const paused = gapMs >= record.leaseMs ? ` after this run was not running for ${Math.round(gapMs / 100) / 10} s (its lease is ${Math.round(record.leaseMs / 100) / 10} s)` : '';
   const taker = current?.token === record.token ? 'could not be renewed' : current ? `was taken over by ${describeOwner(current)}` : 'is no longer held by this run';
   return new ErpsyncError('LOCK_LOST', `the lock on ${record.key} ${taker}${paused}; this run stopped writing`);

@@ -47,6 +47,8 @@ export interface LeaseRequest {
   timeoutMs: number;
   /** A holder renews every third of it; a silent holder loses the lease after it. */
   leaseMs?: number;
+  /** How often a waiting acquire looks again (default 500 ms). */
+  pollMs?: number;
 }
 
 /** Which login: the target's name and base URL (the postgres key), and the local backend's file. */

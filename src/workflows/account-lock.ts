@@ -1,22 +1,12 @@
-// One apply per account at a time on this machine. The lock is keyed by the account (its target's
-// identity), lives in ERPSYNC_LOCK_DIR (default: a folder of this user in the system's temp dir,
-// shared by every checkout), and is taken only by apply. The folder must be this user's own and
-// closed to others (created 0700): one another user made first, or could write to, would let them
-// block or forge every lock, so it is refused — as is one that is a file or read-only: an apply
-// never runs unlocked. After taking over the lock of a run that
-// died, apply first waits out the window in which that run's last create could still commit, so
-// it cannot plan a record that is about to appear. Across machines, a pipeline's concurrency group
-// per account is the lock (see the README).
-import { createHash } from 'node:crypto';
-import type { Stats } from 'node:fs';
-import { constants } from 'node:fs';
-import { access, lstat, mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+// One apply per account at a time: the account's lease, taken from the run's state store (local:
+// on this machine; postgres: across every machine sharing the database), and keyed by the account
+// (its target's identity). Only apply takes it. After taking over the lease of a run that died,
+// apply first waits out the window in which that run's last create could still commit, so it
+// cannot plan a record that is about to appear. How a lease is held and fenced is the store's.
 import { setTimeout as delay } from 'node:timers/promises';
-import { acquireLeaseLock, describeOwner } from '../api/lease-lock.js';
-import { ErpsyncError } from '../model/errors.js';
+import { describeOwner } from '../api/lease-lock.js';
 import type { HeldLock } from '../api/lease-lock.js';
+import type { LeaseStore } from '../state/state-store.js';
 import type { RunIO } from './run-io.js';
 import type { OpenedTarget } from './open-target.js';
 import { writeLine } from './run-io.js';
@@ -37,62 +27,9 @@ export function lockKeyOf(opened: Pick<OpenedTarget, 'target' | 'account'>): str
   return opened.target.mode === 'sandbox' ? `sandbox ${opened.target.stateFile}` : `account ${opened.account.id}`;
 }
 
-/** The user by number: a container's uid may have no passwd entry, so no name is ever asked for. */
-function currentUid(): number | undefined {
-  return process.getuid?.();
-}
-
-export function lockDirectory(env: NodeJS.ProcessEnv): string {
-  return env.ERPSYNC_LOCK_DIR || path.join(tmpdir(), `erpsync-locks-${currentUid() ?? 'user'}`);
-}
-
-/** Why a lock folder may not be used, or undefined when it is this user's own and closed to others. */
-export function judgeLockFolder(stats: Pick<Stats, 'uid' | 'mode'> & { isDirectory(): boolean; isSymbolicLink(): boolean }, uid: number | undefined): string | undefined {
-  if (stats.isSymbolicLink()) return 'it is a symbolic link (point ERPSYNC_LOCK_DIR at the folder itself)';
-  if (!stats.isDirectory()) return 'it is not a folder';
-  // Permissions and owners are POSIX facts; elsewhere the folder is the user's profile's.
-  if (uid === undefined) return undefined;
-  if (stats.uid !== uid) return `it belongs to another user (uid ${stats.uid}), who could block or forge every lock in it`;
-  if ((stats.mode & 0o022) !== 0) return `others can write to it (mode ${(stats.mode & 0o777).toString(8).padStart(3, '0')}), so they could block or forge every lock in it; \`chmod 700\` it`;
-  return undefined;
-}
-
-/** Creates the lock folder (0700) when missing and refuses one that is not safe to lock in. */
-async function prepareLockFolder(dir: string): Promise<void> {
-  const refuse = (why: string, cause?: unknown): ErpsyncError =>
-    new ErpsyncError('UNSAFE_PATH', `cannot lock the account in ${dir}: ${why}; nothing was changed`, {
-      ...(cause === undefined ? {} : { cause }),
-      details: ['set ERPSYNC_LOCK_DIR to a folder of your own that only you can write to'],
-    });
-  await mkdir(dir, { recursive: true, mode: 0o700 }).catch((error: unknown) => {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') return;
-    if (code === 'ENOTDIR') throw refuse('a file stands where one of its folders should be', error);
-    throw refuse(`it cannot be created (${code ?? String(error)})`, error);
-  });
-  const stats = await lstat(dir).catch((error: unknown) => {
-    throw refuse(`it cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`, error);
-  });
-  const why = judgeLockFolder(stats, currentUid());
-  if (why) throw refuse(why);
-  await access(dir, constants.W_OK | constants.X_OK).catch((error: unknown) => {
-    throw refuse('it is read-only', error);
-  });
-}
-
-export async function lockAccount(io: RunIO, options: AccountLockOptions): Promise<HeldLock> {
-  const dir = lockDirectory(io.env);
-  await prepareLockFolder(dir);
-  const file = path.join(dir, `${createHash('sha256').update(options.key).digest('hex').slice(0, 32)}.lock`);
+export async function lockAccount(leases: LeaseStore, io: RunIO, options: AccountLockOptions): Promise<HeldLock> {
   const leaseMs = Number(io.env.ERPSYNC_LOCK_LEASE_MS) || undefined;
-  const lock = await acquireLeaseLock(file, { key: options.key, command: 'erpsync apply', timeoutMs: options.timeoutMs, ...(leaseMs ? { leaseMs } : {}) }).catch((error: unknown) => {
-    const code = (error as NodeJS.ErrnoException).code;
-    // A folder that turned read-only (or full) under a run: refused by name, never run unlocked.
-    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOSPC') {
-      throw new ErpsyncError('UNSAFE_PATH', `cannot lock the account in ${dir}: ${code === 'ENOSPC' ? 'the disk is full' : 'it is read-only'}; nothing was changed`, { cause: error });
-    }
-    throw error;
-  });
+  const lock = await leases.acquire({ key: options.key, command: 'erpsync apply', timeoutMs: options.timeoutMs, ...(leaseMs ? { leaseMs } : {}) });
   const previous = lock.tookOverFrom;
   if (previous) {
     // The dead run may have died right before its next renewal, with a create just sent.

@@ -23,7 +23,7 @@ import type { Governor, IpGate, IpLedger } from '../api/index.js';
 import { isProcessAlive } from '../api/lease-lock.js';
 import { isPlainRecord } from '../model/paths.js';
 import { writeFileAtomically } from '../model/write-file-atomically.js';
-import { judgeLockFolder, lockDirectory } from './account-lock.js';
+import { judgeLockFolder, lockDirectory } from '../state/local/lock-folder.js';
 
 const folderName = 'ip-ledger';
 /** A file untouched this long, whose process is gone, can hold nothing that counts (twice the longest window). */

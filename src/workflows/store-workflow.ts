@@ -16,6 +16,7 @@ import type { DriftReport } from '../model/drift.js';
 import type { ApplyReportEvent } from '../model/events.js';
 import type { Plan } from '../model/plan.js';
 import type { HeldLock } from '../api/lease-lock.js';
+import { localLeases } from '../state/local/leases.js';
 import { lockAccount, lockKeyOf } from './account-lock.js';
 import type { AdoptOutcome } from './adopt-workflow.js';
 import { adoptDrift } from './adopt-workflow.js';
@@ -100,7 +101,7 @@ export async function runStore(job: StoreJob, io: RunIO, startSession: StartSess
     if (job.command === 'drift') return await driftStore(job, loaded?.desired, opened, facts, io);
     if (job.command === 'apply') {
       const apply = job.settings.apply;
-      lock = await lockAccount(io, { key: lockKeyOf(opened), timeoutMs: apply.lockTimeoutMs, inFlightMs: apply.outcomeWindowMs });
+      lock = await lockAccount(localLeases({ cwd: io.cwd, env: io.env }), io, { key: lockKeyOf(opened), timeoutMs: apply.lockTimeoutMs, inFlightMs: apply.outcomeWindowMs });
     }
     return await planAndApply(job, loaded?.desired, opened, facts, session, io);
   } finally {

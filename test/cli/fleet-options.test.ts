@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEmulator } from '../../src/emulator/index.js';
 import type { Emulator } from '../../src/emulator/index.js';
+import { localLeases } from '../../src/state/local/leases.js';
 import { lockAccount } from '../../src/workflows/account-lock.js';
 import { liveIO, runCli } from '../support/run-cli.js';
 
@@ -156,7 +157,7 @@ const cases: OptionCase[] = [
     applyOptions: ['--lock-timeout', '0'],
     arrange: async (fleet) => {
       const io = liveIO(fleet.env, fleet.dir);
-      const held = await Promise.all(names.map((name) => lockAccount(io, { key: `account ${name}-account`, timeoutMs: 0, inFlightMs: 0 })));
+      const held = await Promise.all(names.map((name) => lockAccount(localLeases({ cwd: fleet.dir, env: fleet.env }), io, { key: `account ${name}-account`, timeoutMs: 0, inFlightMs: 0 })));
       return async () => {
         for (const lock of held) await lock.release();
       };

@@ -1,11 +1,12 @@
+// The local backend's lock folder: created for this user alone, refused when others could block or
+// forge locks in it (another owner, open mode, a symbolic link, a file), never escaped by a link
+// planted at a lock's path. What every backend's leases promise is test/state/leases.contract.test.ts.
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { judgeLockFolder, lockAccount } from './account-lock.js';
-import type { RunIO } from './run-io.js';
+import { leaseFileOf, localLeases } from './leases.js';
+import { judgeLockFolder } from './lock-folder.js';
 
 let dir: string;
 beforeEach(() => {
@@ -13,17 +14,17 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-function ioWith(lockDir: string): RunIO {
-  const sink = new PassThrough();
-  return { stdout: sink, stderr: sink, stdin: sink, env: { ERPSYNC_LOCK_DIR: lockDir }, cwd: dir, signal: new AbortController().signal };
+/** An account's lease in the lock folder `lockDir`. */
+function lockIn(lockDir: string, timeoutMs = 0) {
+  return localLeases({ cwd: dir, env: { ERPSYNC_LOCK_DIR: lockDir } }).acquire({ key, command: 'erpsync apply', timeoutMs });
 }
 
-const options = { key: 'account 42', timeoutMs: 0, inFlightMs: 0 };
+const key = 'account 42';
 
 describe('the lock folder', () => {
   it('is created for this user alone (0700) and the lock taken in it', async () => {
     const locks = path.join(dir, 'nested', 'locks');
-    const lock = await lockAccount(ioWith(locks), options);
+    const lock = await lockIn(locks);
     expect(statSync(locks).mode & 0o777).toBe(0o700);
     expect(readdirSync(locks)).toHaveLength(1);
     await lock.release();
@@ -33,13 +34,13 @@ describe('the lock folder', () => {
     const open = path.join(dir, 'open');
     mkdirSync(open);
     chmodSync(open, 0o777);
-    await expect(lockAccount(ioWith(open), options)).rejects.toMatchObject({ code: 'UNSAFE_PATH', message: `cannot lock the account in ${open}: others can write to it (mode 777), so they could block or forge every lock in it; \`chmod 700\` it; nothing was changed` });
+    await expect(lockIn(open)).rejects.toMatchObject({ code: 'UNSAFE_PATH', message: `cannot lock the account in ${open}: others can write to it (mode 777), so they could block or forge every lock in it; \`chmod 700\` it; nothing was changed` });
     expect(readdirSync(open)).toEqual([]);
 
     const file = path.join(dir, 'a-file');
     writeFileSync(file, 'not a folder');
-    await expect(lockAccount(ioWith(file), options)).rejects.toMatchObject({ code: 'UNSAFE_PATH', message: expect.stringContaining(': it is not a folder;') });
-    await expect(lockAccount(ioWith(path.join(file, 'below')), options)).rejects.toMatchObject({ code: 'UNSAFE_PATH', message: expect.stringContaining('a file stands where one of its folders should be') });
+    await expect(lockIn(file)).rejects.toMatchObject({ code: 'UNSAFE_PATH', message: expect.stringContaining(': it is not a folder;') });
+    await expect(lockIn(path.join(file, 'below'))).rejects.toMatchObject({ code: 'UNSAFE_PATH', message: expect.stringContaining('a file stands where one of its folders should be') });
     expect(readFileSync(file, 'utf8')).toBe('not a folder');
   });
 
@@ -47,7 +48,7 @@ describe('the lock folder', () => {
     const real = path.join(dir, 'real');
     mkdirSync(real, { mode: 0o700 });
     symlinkSync(real, path.join(dir, 'link'));
-    await expect(lockAccount(ioWith(path.join(dir, 'link')), options)).rejects.toMatchObject({ code: 'UNSAFE_PATH', message: expect.stringContaining('it is a symbolic link') });
+    await expect(lockIn(path.join(dir, 'link'))).rejects.toMatchObject({ code: 'UNSAFE_PATH', message: expect.stringContaining('it is a symbolic link') });
   });
 
   it('judges owner and mode: another user\'s folder is refused, a private one of this user passes', () => {
@@ -69,9 +70,8 @@ describe('the lock folder', () => {
     mkdirSync(locks, { mode: 0o700 });
     const victim = path.join(dir, 'victim.txt');
     writeFileSync(victim, 'precious');
-    const lockFile = path.join(locks, `${createHash('sha256').update(options.key).digest('hex').slice(0, 32)}.lock`);
-    symlinkSync(victim, lockFile);
-    const lock = await lockAccount(ioWith(locks), { ...options, timeoutMs: 5_000 });
+    symlinkSync(victim, leaseFileOf(locks, key));
+    const lock = await lockIn(locks, 5_000);
     await lock.confirm();
     await lock.release();
     expect(readFileSync(victim, 'utf8')).toBe('precious');
