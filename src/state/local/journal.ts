@@ -27,9 +27,14 @@ export function localJournal(): JournalStore {
   };
 }
 
+/** Whether a name is a run id as erpsync makes them (a file name that cannot leave its folder). */
+export function isRunId(name: string): boolean {
+  return runIdPattern.test(name);
+}
+
 /** The file a run's lines go to; a run id that could leave the folder is refused. */
 export function runFileOf(dir: string, run: string): string {
-  if (!runIdPattern.test(run)) throw new ErpsyncError('INTERNAL', `${JSON.stringify(run)} is not a journal run id`);
+  if (!isRunId(run)) throw new ErpsyncError('INTERNAL', `${JSON.stringify(run)} is not a journal run id`);
   return join(dir, `${run}.jsonl`);
 }
 
