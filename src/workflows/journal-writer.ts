@@ -72,8 +72,8 @@ export async function startJournal(opening: JournalOpening, io: RunIO, journal: 
 }
 
 function createWriter(header: Omit<JournalRunLine, 'changes'>, sink: JournalSink, io: RunIO): JournalWriter {
-  /** The apply started: lines are written from here on (reads before it are the state changes start from). */
-  let started = false;
+  /** Lines are written from the apply's start (reads before it are the state changes start from) until the run closes. */
+  let stage: 'before' | 'writing' | 'closed' = 'before';
   let plan: Plan | undefined;
   let before: ReadonlyMap<string, LiveRecord> = new Map();
   let counts: Omit<JournalEndLine, 'type' | 'at' | 'notConverged'> | undefined;
@@ -81,7 +81,7 @@ function createWriter(header: Omit<JournalRunLine, 'changes'>, sink: JournalSink
   const createdIds = new Map<string, number>();
   const secrets = new Set<string>();
   const write = (line: JournalLine): void => {
-    if (!started) return;
+    if (stage !== 'writing') return;
     const json = JSON.stringify(line);
     sink.append(line, maskValues(io.mask?.mask(json) ?? json, secrets));
   };
@@ -99,7 +99,7 @@ function createWriter(header: Omit<JournalRunLine, 'changes'>, sink: JournalSink
           for (const change of plan.changes) for (const path of Object.keys(change.secrets ?? {})) secrets.add(String(readPath(change.desired, path.split('.')) ?? ''));
           return;
         case 'apply-start':
-          started = true;
+          stage = 'writing';
           write({ ...header, changes: event.changes });
           return;
         case 'change-start':
@@ -119,7 +119,7 @@ function createWriter(header: Omit<JournalRunLine, 'changes'>, sink: JournalSink
       }
     },
     noteRead(live) {
-      if (!started) {
+      if (stage === 'before') {
         before = indexRecords(live);
         return;
       }
@@ -147,6 +147,7 @@ function createWriter(header: Omit<JournalRunLine, 'changes'>, sink: JournalSink
     async close() {
       // The writes ended but the read-back did not (it failed): the run still closes.
       end([]);
+      stage = 'closed';
       await sink.close();
     },
   };
