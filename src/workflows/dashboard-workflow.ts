@@ -11,7 +11,8 @@ import { writeFileAtomically } from '../model/write-file-atomically.js';
 import type { DriftSnapshot } from '../report/dashboard-data.js';
 import { buildDashboardModel } from '../report/dashboard-data.js';
 import { renderDashboardHtml } from '../report/dashboard-html.js';
-import { journalDirsOf, readJournalRuns } from './journal-reader.js';
+import { localJournal } from '../state/local/journal.js';
+import { journalLocationsOf } from './journal-reader.js';
 import type { RunIO } from './run-io.js';
 
 export interface DashboardRequest {
@@ -49,7 +50,7 @@ async function readDriftSnapshot(file: string): Promise<DriftSnapshot | undefine
 }
 
 export async function writeDashboard(request: DashboardRequest, io: Pick<RunIO, 'cwd'>): Promise<{ stores: number; bytes: number; skipped: string[] }> {
-  const runs = (await readJournalRuns(journalDirsOf(request.config, io.cwd, request.target))).filter((r) => request.target === undefined || r.header.target.name === request.target);
+  const runs = await localJournal().list(journalLocationsOf(request.config, io.cwd, request.target), request.target === undefined ? {} : { target: request.target });
   const snapshots: DriftSnapshot[] = [];
   const skipped: string[] = [];
   for (const path of request.driftPaths) {

@@ -36,7 +36,8 @@ import type { VariableScope } from '../model/variables.js';
 import type { RunIO } from './run-io.js';
 import { writeLine } from './run-io.js';
 import type { AccountQuota } from './daily-quota.js';
-import { knownAccountOf, readQuotaLeft, recordRequests, refuseWhenNothingLeft, rememberAccount } from './daily-quota.js';
+import { refuseWhenNothingLeft } from './daily-quota.js';
+import { localQuota } from '../state/local/quota.js';
 
 export interface OpenedTarget {
   client: ApiClient;
@@ -155,9 +156,11 @@ function quotaKeyOf(target: RemoteTarget): string {
  */
 async function openCountedAccount(target: RemoteTarget, io: RunIO, governor: Governor, openClient: () => Promise<ApiClient>): Promise<OpenedTarget> {
   const quota = target.dailyQuota;
+  // The local count until the run's state store is passed here.
+  const counts = localQuota();
   const key = quotaKeyOf(target);
-  const known = await knownAccountOf(quota, key);
-  if (known !== undefined) refuseWhenNothingLeft(await readQuotaLeft(quota, known, 0), 0);
+  const known = await counts.knownAccount(quota, key);
+  if (known !== undefined) refuseWhenNothingLeft(await counts.left(quota, known, 0), 0);
   const client = await openClient();
   let accountId = known;
   const warnUnwritten = (error: unknown): void => {
@@ -167,7 +170,7 @@ async function openCountedAccount(target: RemoteTarget, io: RunIO, governor: Gov
   const close = async (): Promise<void> => {
     try {
       const { total, dailyQuotaMet } = client.stats();
-      if (accountId !== undefined) await recordRequests(quota, accountId, total, dailyQuotaMet).catch(warnUnwritten);
+      if (accountId !== undefined) await counts.record(quota, accountId, total, dailyQuotaMet).catch(warnUnwritten);
       await handOnIpLedger(governor);
     } finally {
       await client.close();
@@ -177,14 +180,14 @@ async function openCountedAccount(target: RemoteTarget, io: RunIO, governor: Gov
   const named = opened.account.id;
   accountId = named;
   try {
-    await rememberAccount(quota, key, named).catch(warnUnwritten);
+    await counts.rememberAccount(quota, key, named).catch(warnUnwritten);
     const sent = client.stats().total;
-    refuseWhenNothingLeft(await readQuotaLeft(quota, named, sent), sent);
+    refuseWhenNothingLeft(await counts.left(quota, named, sent), sent);
   } catch (error) {
     await close();
     throw error;
   }
-  return { ...opened, dailyQuota: { left: () => readQuotaLeft(quota, named, client.stats().total) } };
+  return { ...opened, dailyQuota: { left: () => counts.left(quota, named, client.stats().total) } };
 }
 
 /** Reads the account's identity before anything else; a target that cannot name its account is closed again. */

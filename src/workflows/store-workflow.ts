@@ -30,10 +30,12 @@ import { planRevert } from './revert-plan.js';
 import type { OpenedTarget } from './open-target.js';
 import { openResolvedTarget } from './open-target.js';
 import { loadDesired, planTargetOf, readAndFindDrift, readAndPlan, requireSelectionMatches } from './read-and-plan.js';
-import { loadReadBackMemory, recallReadBack, saveReadBackMemory, unkeptFields } from './read-back-memory.js';
+import { recallReadBack, unkeptFields } from './read-back-memory.js';
 import type { RunIO } from './run-io.js';
 import type { StoreSettings } from './store-settings.js';
 import type { DesiredState } from '../model/desired.js';
+import { localJournal } from '../state/local/journal.js';
+import { localReadBack } from '../state/local/read-back.js';
 import type { TemplateSource } from './store-as-manifests.js';
 import { loadTemplate } from './store-as-manifests.js';
 
@@ -115,7 +117,9 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
   let plan: Plan;
   let live;
   // What the read-back saw on earlier runs on this account: fields not kept are not sent again.
-  const memory = await loadReadBackMemory(io.cwd, planTargetOf(opened).account.id);
+  const accountId = planTargetOf(opened).account.id;
+  const readBack = localReadBack({ cwd: io.cwd });
+  const memory = await readBack.load(accountId);
   if (job.source.type === 'saved-plan') plan = job.source.plan;
   else if (job.source.type === 'revert') {
     const revert = await planRevert(job.source, opened, job.settings.plan, io);
@@ -133,7 +137,7 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
   }
   if (job.command === 'plan') return { ...facts, status: 'planned', plan };
   // Every apply appends to its target's journal, fed by the apply's own events and reads.
-  const journal = await startJournal({ target: job.target, account: opened.account, source: job.source.type === 'manifests' ? 'manifests' : 'saved-plan', manifestPaths: desired?.files ?? [] }, io);
+  const journal = await startJournal({ target: job.target, account: opened.account, source: job.source.type === 'manifests' ? 'manifests' : 'saved-plan', manifestPaths: desired?.files ?? [] }, io, localJournal());
   if (live) journal.noteRead(live);
   const outcome = await runApplyWorkflow(plan, {
     client: session.hold ? holdRequests(opened, session.hold) : opened.client,
@@ -149,7 +153,7 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
     outcomeWindowMs: job.settings.apply.outcomeWindowMs,
     recallReadBack: async (check) => {
       const { changed, ...recalled } = recallReadBack(memory, check);
-      if (changed) await saveReadBackMemory(memory);
+      if (changed) await readBack.save(accountId, memory);
       return recalled;
     },
     ...(opened.dailyQuota ? { quota: opened.dailyQuota } : {}),
@@ -188,7 +192,7 @@ async function driftStore(job: StoreJob, desired: DesiredState | undefined, open
   facts.diagnostics = [...facts.diagnostics, ...found.diagnostics.filter((d) => d.severity !== 'note')];
   if (hasErrors(found.diagnostics)) return { ...facts, status: 'invalid' };
   requireSelectionMatches(job.settings.plan.selection, found.matching);
-  const report = await attributeFromJournal(found.report, opened, io);
+  const report = await attributeFromJournal(found.report, opened, io, localJournal());
   if (!drift.adopt) return { ...facts, status: 'drift', report };
   if (!job.readers) throw new ErpsyncError('INTERNAL', 'drift --adopt needs to know who reads the manifest files');
   const adoption = await adoptDrift({ report: found.report, desired, live, adapters: registry.units }, io, { target: job.target.name, readers: job.readers });

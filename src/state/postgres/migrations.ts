@@ -58,6 +58,7 @@ export const migrations: readonly Migration[] = [
         runner text,
         actor jsonb,
         lines integer not null default 0,
+        ended boolean not null default false,
         last_hash text,
         updated_at timestamptz not null default now()
       );
