@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { judgeLockFolder, lockAccount } from './account-lock.js';
+import { judgeLockFolder } from '../state/local/lock-folder.js';
+import { lockAccount } from './account-lock.js';
 import type { RunIO } from './run-io.js';
 
 let dir: string;

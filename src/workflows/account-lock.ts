@@ -8,14 +8,13 @@
 // it cannot plan a record that is about to appear. Across machines, a pipeline's concurrency group
 // per account is the lock (see the README).
 import { createHash } from 'node:crypto';
-import type { Stats } from 'node:fs';
 import { constants } from 'node:fs';
 import { access, lstat, mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { acquireLeaseLock, describeOwner } from '../api/lease-lock.js';
 import { ErpsyncError } from '../model/errors.js';
+import { currentUid, judgeLockFolder, lockDirectory } from '../state/local/lock-folder.js';
 import type { HeldLock } from '../api/lease-lock.js';
 import type { RunIO } from './run-io.js';
 import type { OpenedTarget } from './open-target.js';
@@ -35,26 +34,6 @@ export interface AccountLockOptions {
  */
 export function lockKeyOf(opened: Pick<OpenedTarget, 'target' | 'account'>): string {
   return opened.target.mode === 'sandbox' ? `sandbox ${opened.target.stateFile}` : `account ${opened.account.id}`;
-}
-
-/** The user by number: a container's uid may have no passwd entry, so no name is ever asked for. */
-function currentUid(): number | undefined {
-  return process.getuid?.();
-}
-
-export function lockDirectory(env: NodeJS.ProcessEnv): string {
-  return env.ERPSYNC_LOCK_DIR || path.join(tmpdir(), `erpsync-locks-${currentUid() ?? 'user'}`);
-}
-
-/** Why a lock folder may not be used, or undefined when it is this user's own and closed to others. */
-export function judgeLockFolder(stats: Pick<Stats, 'uid' | 'mode'> & { isDirectory(): boolean; isSymbolicLink(): boolean }, uid: number | undefined): string | undefined {
-  if (stats.isSymbolicLink()) return 'it is a symbolic link (point ERPSYNC_LOCK_DIR at the folder itself)';
-  if (!stats.isDirectory()) return 'it is not a folder';
-  // Permissions and owners are POSIX facts; elsewhere the folder is the user's profile's.
-  if (uid === undefined) return undefined;
-  if (stats.uid !== uid) return `it belongs to another user (uid ${stats.uid}), who could block or forge every lock in it`;
-  if ((stats.mode & 0o022) !== 0) return `others can write to it (mode ${(stats.mode & 0o777).toString(8).padStart(3, '0')}), so they could block or forge every lock in it; \`chmod 700\` it`;
-  return undefined;
 }
 
 /** Creates the lock folder (0700) when missing and refuses one that is not safe to lock in. */
