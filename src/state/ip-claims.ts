@@ -10,10 +10,11 @@
 // they lapse unused), each batch one claim: it reads the others, writes its batch as marks at the
 // batch's lease end (the latest a slot may be used, so the others count it at least as long as
 // the service will), and may use it once written. A book that can claim exclusively (no other
-// claim between the read and the write: a database lock) is exact as it is; otherwise the claim
-// reads the others again after writing and gives the batch back when the IP is then over budget —
-// of two holders claiming at once, the one that reads last sees both claims, so together they
-// never pass the budget. Token calls are claimed one at a time. Errors are not claimed ahead (an
+// claim between the read and the write: a database lock) is exact as it is, and takes its lock
+// only when a plain read found room; otherwise the claim reads the others again after writing and
+// gives the batch back when the IP is then over budget — of two holders claiming at once, the one
+// that reads last sees both claims, so together they never pass the budget. A holder's waiting
+// requests make one try at a time between them, not one each. Token calls are claimed one at a time. Errors are not claimed ahead (an
 // answer is not chosen): they are written with every batch and at most every ~250 ms while a
 // holder sends.
 //
@@ -23,7 +24,7 @@
 // were one lease ahead. Best effort: a book that fails or takes longer than half a window is no
 // book for a window — claims are then decided here against the others as last read and the
 // governor's own marks (the service's rules still hold). Nothing here prints.
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import type { Governor, IpGate, IpLedger } from '../api/index.js';
 import { SERVICE_IP_RULES } from '../api/index.js';
 
@@ -77,6 +78,8 @@ interface Share {
   /** Lease ends of token calls let through and not yet answered. */
   pendingTokens: number[];
   lastSync: number;
+  /** Before then a try of the kind would find what the last one found: no room, or another claim. */
+  nextTry: Record<Kind, number>;
   /** The others as last read: what a claim is decided against while the book cannot be reached. */
   lastOthers: HolderMarks[];
   /** Until then the book failed, and claims are decided here. */
@@ -99,7 +102,7 @@ function ruleOf(share: Share, kind: Kind | 'errors'): { limit: number; windowMs:
   return { limit: kind === 'requests' ? budget.requests : budget.errors, windowMs: budget.windowMs, leaseMs: budget.windowMs / 20 };
 }
 
-/** Counts the others in the governor's windows; resolves to what they hold, and how many wrote in the last window. */
+/** Counts the others in the governor's windows; returns what they hold, and how many wrote in the last window. */
 function absorb(share: Share, others: HolderMarks[]): IpLedger & { sending: number } {
   share.lastOthers = others;
   const now = Date.now();
@@ -148,9 +151,9 @@ async function publish(share: Share): Promise<void> {
 }
 
 /** Reads the others into the governor's windows; on failure the last read stands. */
-async function refresh(share: Share): Promise<IpLedger & { sending: number }> {
+async function refresh(share: Share): Promise<void> {
   const others = bookUp(share) ? await bounded(share, share.book.read()).catch(() => (bookFailed(share), share.lastOthers)) : share.lastOthers;
-  return absorb(share, others);
+  absorb(share, others);
 }
 
 /** The marks of `kind` the IP's window holds now, oldest first: this holder's (held slots included) and the others'. */
@@ -169,25 +172,32 @@ interface Attempt {
   abandoned: boolean;
 }
 
+/** The room a claim of `kind` finds with the others counted, or how long to wait when it is less than the claim's least. */
+function roomFor(share: Share, kind: Kind, batch: number, others: HolderMarks[]): { room: number; sending: number } | { wait: number } {
+  const { limit, windowMs, leaseMs } = ruleOf(share, kind);
+  const seen = absorb(share, others);
+  const before = marksInWindow(share, seen, kind);
+  const room = limit - before.length;
+  // A full window frees a slot at a time: a batch waits for a few (1/40 of the budget, 12 of 480),
+  // so a holder paced by the window writes about every 250 ms rather than once per request.
+  const least = kind === 'requests' ? Math.min(batch, Math.max(1, Math.floor(limit / 40))) : 1;
+  // Read again when enough marks have left the window, or sooner: the others may give slots back.
+  if (room < least) return { wait: Math.max(1, Math.min(leaseMs, Math.ceil((before[least - room - 1] ?? 0) + windowMs - Date.now()))) };
+  return { room, sending: seen.sending };
+}
+
 /** Decides a claim of `kind` against the others: marks to write with the batch (or token slot) in them, or none when there is no room. */
 function decider(share: Share, kind: Kind, batch: number, attempt: Attempt): (others: HolderMarks[]) => OwnMarks | undefined {
-  const { limit, windowMs, leaseMs } = ruleOf(share, kind);
   return (others) => {
     if (attempt.abandoned) return undefined;
-    const seen = absorb(share, others);
-    const before = marksInWindow(share, seen, kind);
-    const room = limit - before.length;
-    // A full window frees a slot at a time: a batch waits for a few (1/40 of the budget, 12 of 480),
-    // so a holder paced by the window writes about every 250 ms rather than once per request.
-    const least = kind === 'requests' ? Math.min(batch, Math.max(1, Math.floor(limit / 40))) : 1;
-    // Read again when enough marks have left the window, or sooner: the others may give slots back.
-    if (room < least) {
-      attempt.wait = Math.max(1, Math.min(leaseMs, Math.ceil((before[least - room - 1] ?? 0) + windowMs - Date.now())));
+    const found = roomFor(share, kind, batch, others);
+    if ('wait' in found) {
+      attempt.wait = found.wait;
       return undefined;
     }
-    attempt.until = Math.ceil(Date.now() + leaseMs);
+    attempt.until = Math.ceil(Date.now() + ruleOf(share, kind).leaseMs);
     // Each of the holders sending now asks for its share of the room: when all of them claim at the same moment, all fit.
-    if (kind === 'requests') share.claiming = { slots: Math.min(batch, Math.max(1, Math.floor(room / (1 + seen.sending)))), until: attempt.until };
+    if (kind === 'requests') share.claiming = { slots: Math.min(batch, Math.max(1, Math.floor(found.room / (1 + found.sending)))), until: attempt.until };
     else share.pendingTokens.push(attempt.until);
     return ownMarks(share);
   };
@@ -209,6 +219,12 @@ async function claimThroughBook(share: Share, kind: Kind, batch: number, attempt
   const decide = decider(share, kind, batch, attempt);
   const { book } = share;
   if (book.claimExclusively) {
+    // A try that finds no room on a plain read takes no lock.
+    const found = roomFor(share, kind, batch, await bounded(share, book.read()));
+    if ('wait' in found) {
+      attempt.wait = found.wait;
+      return 'full';
+    }
     await bounded(share, book.claimExclusively(decide));
     return attempt.until > 0 ? 'granted' : 'full';
   }
@@ -222,6 +238,8 @@ async function claimThroughBook(share: Share, kind: Kind, batch: number, attempt
 
 /** A claim: through the book while it answers; decided here against the others as last read when it does not. */
 async function decideClaim(share: Share, kind: Kind, batch: number): Promise<{ outcome: Outcome; attempt: Attempt }> {
+  // A slot handed out is in the governor's own marks once the request's start has run: let it run, or a decision made at once would miss it.
+  await setImmediate();
   if (bookUp(share)) {
     const attempt: Attempt = { until: 0, wait: 0, abandoned: false };
     try {
@@ -252,9 +270,12 @@ function nextBatch(share: Share): number {
 async function tryClaim(share: Share, kind: Kind): Promise<number | undefined> {
   if (kind === 'requests' && takeHeld(share)) return undefined;
   if (kind === 'requests' && share.slots > 0) [share.slots, share.lapsed] = [0, true];
+  // Every waiter tries after the wait of the last try, which asked the book for them all.
+  const early = share.nextTry[kind] - Date.now();
+  if (early > 0) return early;
   const batch = nextBatch(share);
   const { outcome, attempt } = await decideClaim(share, kind, batch);
-  if (outcome === 'full') return attempt.wait;
+  if (outcome === 'full') return waitBeforeNextTry(share, kind, attempt.wait);
   const granted = outcome === 'granted';
   if (kind === 'requests') {
     if (granted) [share.slots, share.until, share.batch, share.lapsed] = [share.claiming.slots - 1, attempt.until, batch, false];
@@ -266,7 +287,12 @@ async function tryClaim(share: Share, kind: Kind): Promise<number | undefined> {
   }
   // Another holder claimed at the same moment: the batch is given back, and the next try comes a little later than its.
   await publish(share);
-  return 1 + Math.floor(Math.random() * (share.governor.budget.windowMs / 80));
+  return waitBeforeNextTry(share, kind, 1 + Math.floor(Math.random() * (share.governor.budget.windowMs / 80)));
+}
+
+function waitBeforeNextTry(share: Share, kind: Kind, ms: number): number {
+  share.nextTry[kind] = Date.now() + ms;
+  return ms;
 }
 
 /** Takes one slot of `kind`, claiming a batch of them when none is held; the waits between tries hold up no other claim. */
@@ -329,7 +355,7 @@ const shares = new WeakMap<Governor, Share>();
 
 function newShare(governor: Governor, book: HolderBook): Share {
   const batch = Math.max(1, Math.floor(governor.budget.requests / 32));
-  return { governor, book, slots: 0, until: 0, claiming: { slots: 0, until: 0 }, lapsed: false, batch, pendingTokens: [], lastSync: 0, lastOthers: [], bookDownUntil: 0, queue: Promise.resolve() };
+  return { governor, book, slots: 0, until: 0, claiming: { slots: 0, until: 0 }, lapsed: false, batch, pendingTokens: [], lastSync: 0, nextTry: { requests: 0, tokenCalls: 0 }, lastOthers: [], bookDownUntil: 0, queue: Promise.resolve() };
 }
 
 /**

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createGovernor, ipBudgetOf } from '../../api/index.js';
 import type { Governor, IpBudget } from '../../api/index.js';
-import { mostInWindow } from '../../../test/support/windows.js';
+import { crossProcessSlackMs as slackMs, mostInWindow, watchMarks } from '../../../test/support/windows.js';
 import { localIpBudget } from './ip-budget.js';
 
 const shareLocal = (governor: Governor, env: NodeJS.ProcessEnv): Promise<void> => localIpBudget({ env }).share(governor, 'this machine');
@@ -31,25 +31,6 @@ async function startsAtOnce(governor: Governor): Promise<boolean> {
   await new Promise((resolve) => setTimeout(resolve, 50));
   controller.abort();
   return started;
-}
-
-/** Marks are whole wall-clock ms as they cross processes: a window is judged this much short. */
-const slackMs = 2;
-
-/**
- * Every request mark a governor wrote for the others (its own ledger, whole ms), gathered while
- * each was in the window: `seen` after each start keeps, per ms, the most marks any look showed.
- */
-function watchMarks(governor: Governor): { seen(): void; marks(): number[] } {
-  const most = new Map<number, number>();
-  return {
-    seen() {
-      const now = new Map<number, number>();
-      for (const mark of governor.ledger().requests) now.set(mark, (now.get(mark) ?? 0) + 1);
-      for (const [mark, count] of now) most.set(mark, Math.max(count, most.get(mark) ?? 0));
-    },
-    marks: () => [...most].flatMap(([mark, count]) => Array.from({ length: count }, () => mark)),
-  };
 }
 
 /** Two governors (two processes, as the ledger sees them) send `each` requests apiece, all at once; resolves to the start of every request. */
