@@ -3,7 +3,7 @@
 // configured (refused under CI unless --sandbox). plan, apply, drift and export share these flags
 // and this function. The decision itself is pure (src/api/targets.ts); this file does the effects:
 // reading the config, checking files, reading secret variables, starting the emulator, debug lines.
-import { handOnIpLedger, shareIpLedger } from './ip-ledger.js';
+import { localIpBudget } from '../state/local/ip-budget.js';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -85,7 +85,7 @@ export async function openResolvedTarget(target: ResolvedTarget, flags: Pick<Tar
   if (target.mode === 'remote') {
     // Every request to a service, and every token refresh, passes the process's one governor (per-IP rules).
     const governor = theProcessGovernor();
-    await shareIpLedger(governor, io.env);
+    await localIpBudget(io).share(governor, 'default');
     return openCountedAccount(target, io, governor, async () => {
       client = createApiClient({ governor, ...common, baseUrl: target.baseUrl, credentials: await createCredentialProvider(target, io.env, governor) });
       return client;
@@ -171,7 +171,7 @@ async function openCountedAccount(target: RemoteTarget, io: RunIO, governor: Gov
     try {
       const { total, dailyQuotaMet } = client.stats();
       if (accountId !== undefined) await counts.record(quota, accountId, total, dailyQuotaMet).catch(warnUnwritten);
-      await handOnIpLedger(governor);
+      await localIpBudget(io).handOn(governor);
     } finally {
       await client.close();
     }
