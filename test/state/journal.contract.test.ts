@@ -231,7 +231,7 @@ describe('the postgres journal', () => {
     const location = { target: 'loja', dir };
     const writer = await connect(backend);
     // Every connection of the writer's pool taken: its queue waits while the other process pushes.
-    const held = await Promise.all(Array.from({ length: 4 }, () => writer.pool.connect()));
+    const held = await Promise.all(Array.from({ length: writer.pool.options.max }, () => writer.pool.connect()));
     const sink = await postgresJournal(writer, localJournal(), {}).open(location, runA);
     const lines = linesOf(runA, 'loja');
     for (const line of lines.slice(0, 3)) sink.append(line, JSON.stringify(line));
