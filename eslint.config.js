@@ -1,9 +1,12 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-// Imports flow one way (DESIGN §1): cli → workflows → (manifest, live, plan, apply, export,
+// Imports flow one way (DESIGN §1): cli → workflows → target → (manifest, live, plan, apply, export,
 // report, drift, ui) → (state, kinds, api) → model; state (the state store and its backends) sits
-// beside kinds and api. Stages of one level do not import each other, with
+// beside kinds and api. target opens a target (resolves it, its login, lease, IP share and daily
+// quota, all through state) for the workflows: it reads the config through manifest, words the
+// config's problems through report, and starts the embedded sandbox (the emulator, loaded on
+// demand); nothing under it imports it back. Stages of one level do not import each other, with
 // two exceptions that build on another stage by design: drift is reported from plans (it runs
 // buildPlan and renders export's snippets), and ui draws what report computes. Only cli imports
 // ui (the terminal is the edge's business). The emulator stands apart.
@@ -20,7 +23,8 @@ const allowed = {
   report: ['kinds', 'api', 'model'],
   drift: ['manifest', 'live', 'plan', 'export', 'kinds', 'api', 'model'],
   ui: ['report', 'kinds', 'api', 'model'],
-  workflows: ['manifest', 'live', 'plan', 'apply', 'export', 'report', 'drift', 'state', 'kinds', 'api', 'model'],
+  target: ['manifest', 'report', 'state', 'emulator', 'api', 'model'],
+  workflows: ['target', 'manifest', 'live', 'plan', 'apply', 'export', 'report', 'drift', 'state', 'kinds', 'api', 'model'],
   emulator: ['model'],
 };
 const folders = [...Object.keys(allowed), 'cli'];

@@ -16,7 +16,7 @@ export const DEFAULT_SANDBOX_STATE = '.erpsync/sandbox.json';
 export const DEFAULT_CONFIG_FILE = 'erpsync.config.yaml';
 /** The journal of applies (workflows/journal), beside the repository's other state. */
 export const DEFAULT_JOURNAL_DIR = '.erpsync/journal';
-/** The requests sent to each account per service day (workflows/daily-quota), beside the repository's other state. */
+/** The requests sent to each account per service day (target/daily-quota), beside the repository's other state. */
 export const DEFAULT_REQUEST_COUNT_FILE = '.erpsync/requests-per-day.json';
 
 /** The target flags, their environment twins already read (the flag table, src/cli/flags.ts). */

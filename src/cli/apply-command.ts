@@ -5,9 +5,9 @@
 // store's reviewed plan as a saved plan (fleet-apply.ts).
 import path from 'node:path';
 import { ErpsyncError } from '../model/errors.js';
-import { readVariableScope, resolveRunTarget } from '../workflows/open-target.js';
-import type { RunIO } from '../workflows/run-io.js';
-import { writeLine } from '../workflows/run-io.js';
+import { readVariableScope, resolveRunTarget } from '../target/open-target.js';
+import type { RunIO } from '../model/run-io.js';
+import { writeLine } from '../model/run-io.js';
 import { isFleetPlanFolder, readFleetIndex, readSavedPlan } from '../workflows/saved-plans.js';
 import { exitCodeOfStore } from '../workflows/store-outcome.js';
 import { describePlanOptionsGiven } from '../workflows/store-settings.js';

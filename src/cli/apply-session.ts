@@ -13,8 +13,8 @@ import { acceptsAnswer, applyFieldFold, confirmationFor, createJsonApplyReporter
 import { colorizePlanLine } from '../report/plan-terminal.js';
 import { renderPlanText } from '../report/render-plan.js';
 import type { InteractiveApply } from '../ui/interactive-apply.js';
-import type { RunIO } from '../workflows/run-io.js';
-import { writeLine } from '../workflows/run-io.js';
+import type { RunIO } from '../model/run-io.js';
+import { writeLine } from '../model/run-io.js';
 import type { StartSession } from '../workflows/store-workflow.js';
 import type { OutputMode } from './output-mode.js';
 import { isColorEnabled } from './output-mode.js';

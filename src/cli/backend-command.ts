@@ -4,9 +4,9 @@ import { backendChoiceOf } from '../api/index.js';
 import { ErpsyncError } from '../model/errors.js';
 import { backendStatus, importIntoBackend, migrateBackend, schemaAdvice } from '../workflows/backend-workflow.js';
 import type { StatusOutcome } from '../workflows/backend-workflow.js';
-import { loadTargetsConfig } from '../workflows/open-target.js';
-import type { RunIO } from '../workflows/run-io.js';
-import { writeLine } from '../workflows/run-io.js';
+import { loadTargetsConfig } from '../target/open-target.js';
+import type { RunIO } from '../model/run-io.js';
+import { writeLine } from '../model/run-io.js';
 import { renderHelp } from './commands.js';
 import { backendFlags, parseCommandFlags } from './flags.js';
 

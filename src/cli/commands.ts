@@ -1,6 +1,6 @@
 // The commands: what each is for and which flags of the table it takes. Usage, every --help and
 // shell completion are drawn from here (main.ts says where each command's code is).
-import type { RunIO } from '../workflows/run-io.js';
+import type { RunIO } from '../model/run-io.js';
 import type { CommandName, FlagKey } from './flags.js';
 import { applyFlags, backendFlags, compareFlags, completionFlags, doctorFlags, driftFlags, exportFlags, historyFlags, importFlags, loginFlags, planFlags, renderFlagLines, reportFlags, sandboxFlags, targetsFlags, validateFlags } from './flags.js';
 

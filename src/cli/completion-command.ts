@@ -2,8 +2,8 @@
 // their flags come from the flag table and the command list, the ones parsing and --help use, so
 // completion never lists a flag a command does not take (or misses one it gained).
 import { ErpsyncError } from '../model/errors.js';
-import type { RunIO } from '../workflows/run-io.js';
-import { writeLine } from '../workflows/run-io.js';
+import type { RunIO } from '../model/run-io.js';
+import { writeLine } from '../model/run-io.js';
 import { commandSpecs, renderHelp } from './commands.js';
 import { completionFlags, describeFlag, parseCommandFlags } from './flags.js';
 import type { CompletedCommand, Shell } from './completion-scripts.js';

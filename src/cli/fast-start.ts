@@ -13,7 +13,7 @@ import Module, { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
-import type { RunIO } from '../workflows/run-io.js';
+import type { RunIO } from '../model/run-io.js';
 
 /** main() of main.ts, typed here so loading it stays a run-time step (nothing imports main statically). */
 export type Main = (argv: string[], io: RunIO) => Promise<number>;

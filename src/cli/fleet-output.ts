@@ -11,8 +11,8 @@ import { renderPlanMarkdown } from '../report/plan-markdown.js';
 import { renderPlanText } from '../report/render-plan.js';
 import { serializePlan } from '../plan/plan-file.js';
 import type { FleetStore } from '../workflows/fleet-workflow.js';
-import type { RunIO } from '../workflows/run-io.js';
-import { writeLine } from '../workflows/run-io.js';
+import type { RunIO } from '../model/run-io.js';
+import { writeLine } from '../model/run-io.js';
 
 export type FleetFormat = 'text' | 'json' | 'markdown';
 

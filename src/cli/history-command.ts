@@ -1,12 +1,12 @@
 // `erpsync history [RUN]`: the journal's runs, or one run's changes (text or --json). Reads the
 // journal folders of the config's targets; changes nothing and reaches no account.
 import { renderHistoryText, renderRunText, summarizeRun } from '../report/history-report.js';
-import { stateStoreFor } from '../workflows/run-state.js';
+import { stateStoreFor } from '../target/run-state.js';
 import { backendChoiceOf } from '../api/index.js';
 import { findJournalRun, journalLocationsOf } from '../workflows/journal-reader.js';
-import { loadTargetsConfig } from '../workflows/open-target.js';
-import type { RunIO } from '../workflows/run-io.js';
-import { writeLine } from '../workflows/run-io.js';
+import { loadTargetsConfig } from '../target/open-target.js';
+import type { RunIO } from '../model/run-io.js';
+import { writeLine } from '../model/run-io.js';
 import { ErpsyncError } from '../model/errors.js';
 import { renderHelp } from './commands.js';
 import { historyFlags, parseCommandFlags } from './flags.js';

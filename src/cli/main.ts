@@ -4,9 +4,9 @@
 import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { ErpsyncError, exitCodes, isErpsyncError } from '../model/errors.js';
-import type { RunIO } from '../workflows/run-io.js';
-import { writeLine } from '../workflows/run-io.js';
-import { withStateStores } from '../workflows/run-state.js';
+import type { RunIO } from '../model/run-io.js';
+import { writeLine } from '../model/run-io.js';
+import { withStateStores } from '../target/run-state.js';
 import type { CommandRunner } from './commands.js';
 import { commandSpecs, findCommand } from './commands.js';
 import type { CommandName } from './flags.js';

@@ -6,7 +6,7 @@
 // lands inside a string of any format. Manifest secrets (an NFS-e password such as `true`) are
 // not masked here: they are left out of the data before it is serialised (plans, drift, export,
 // diagnostics), where a field is known to be secret.
-import type { RunIO } from '../workflows/run-io.js';
+import type { RunIO } from '../model/run-io.js';
 import { createSecretMask, isSecretCredentialVariable } from '../model/secret-mask.js';
 import type { SecretMask } from '../model/secret-mask.js';
 

@@ -1,7 +1,7 @@
 // How a command talks to whoever runs it: the interactive terminal UI, plain lines, or NDJSON.
 // Decided once from the streams and the environment, so every command draws the line the same
 // way: no terminal, `CI` set or `--json` means no escape codes at all.
-import type { RunIO } from '../workflows/run-io.js';
+import type { RunIO } from '../model/run-io.js';
 
 export type OutputMode = 'interactive' | 'plain' | 'json';
 

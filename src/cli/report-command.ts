@@ -2,10 +2,10 @@
 // drift results kept over time (workflows/dashboard-workflow). Reaches no account.
 import { ErpsyncError } from '../model/errors.js';
 import { writeDashboard } from '../workflows/dashboard-workflow.js';
-import { loadTargetsConfig } from '../workflows/open-target.js';
+import { loadTargetsConfig } from '../target/open-target.js';
 import { readToday } from '../workflows/read-and-plan.js';
-import type { RunIO } from '../workflows/run-io.js';
-import { writeLine } from '../workflows/run-io.js';
+import type { RunIO } from '../model/run-io.js';
+import { writeLine } from '../model/run-io.js';
 import { renderHelp } from './commands.js';
 import { parseCommandFlags, reportFlags } from './flags.js';
 

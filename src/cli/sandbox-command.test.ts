@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunIO } from '../workflows/run-io.js';
+import type { RunIO } from '../model/run-io.js';
 import { main } from './main.js';
 import { readSandboxOptions } from './sandbox-command.js';
 

@@ -2,7 +2,7 @@
 // account's pace). Meanwhile the keyboard is held in raw mode and whatever is typed is thrown
 // away, so a "yes" typed early can never answer the question that comes later; Ctrl-C there
 // stops the run before anything is written. On a terminal a spinner counts the requests sent.
-import type { RunIO } from '../workflows/run-io.js';
+import type { RunIO } from '../model/run-io.js';
 import { spinnerFrame } from '../report/spinner.js';
 
 export interface StartupGuard {

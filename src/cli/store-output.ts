@@ -3,8 +3,8 @@
 import type { Diagnostic } from '../model/diagnostics.js';
 import { hasErrors } from '../model/diagnostics.js';
 import { countDiagnostics, renderDiagnosticsText, summarizeCounts } from '../report/diagnostics-report.js';
-import type { RunIO } from '../workflows/run-io.js';
-import { writeLine } from '../workflows/run-io.js';
+import type { RunIO } from '../model/run-io.js';
+import { writeLine } from '../model/run-io.js';
 import type { StartSession } from '../workflows/store-workflow.js';
 import { quietSession } from '../workflows/store-workflow.js';
 

@@ -3,9 +3,9 @@ import { hasErrors } from '../model/diagnostics.js';
 import { loadManifests } from '../manifest/load-manifests.js';
 import { countDiagnostics, diagnosticToJson, renderDiagnosticsText, summarizeCounts } from '../report/diagnostics-report.js';
 import { describeTargetManifests } from '../api/index.js';
-import type { RunIO } from '../workflows/run-io.js';
-import { loadTargetsConfig, readVariableScope } from '../workflows/open-target.js';
-import { writeLine } from '../workflows/run-io.js';
+import type { RunIO } from '../model/run-io.js';
+import { loadTargetsConfig, readVariableScope } from '../target/open-target.js';
+import { writeLine } from '../model/run-io.js';
 import { renderHelp } from './commands.js';
 import { parseCommandFlags, validateFlags } from './flags.js';
 

@@ -1,5 +1,5 @@
 // The service day a request belongs to, for the account's daily quota (api-facts §5). It lives in
-// model/ because the quota's stores (state/) and the quota's rules (workflows/daily-quota) both
+// model/ because the quota's stores (state/) and the quota's rules (target/daily-quota) both
 // count by it. It decides nothing else.
 
 /**

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { planAdoption, rewriteManifest } from '../drift/adopt-drift.js';
 import type { AdoptionInput, NotAdopted } from '../drift/adopt-drift.js';
 import { hasErrors } from '../model/diagnostics.js';
-import type { RunIO } from './run-io.js';
+import type { RunIO } from '../model/run-io.js';
 import { writeFileAtomically } from '../model/write-file-atomically.js';
 import { appendTo } from '../model/collections.js';
 import { ErpsyncError, isErpsyncError } from '../model/errors.js';

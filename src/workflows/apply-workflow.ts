@@ -19,8 +19,8 @@ import { findStalePreconditions } from '../apply/check-stale.js';
 import type { ReadBackCheck } from '../apply/check-convergence.js';
 import { checkReadBack, describeReadBack } from '../apply/check-convergence.js';
 import { recheckRequest, verifyRequest } from '../apply/read-requests.js';
-import type { AccountQuota } from './daily-quota.js';
-import { requireQuotaFor } from './daily-quota.js';
+import type { AccountQuota } from '../target/daily-quota.js';
+import { requireQuotaFor } from '../target/daily-quota.js';
 
 export interface ApplyWorkflowOptions {
   client: ApiClient;

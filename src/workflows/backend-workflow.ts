@@ -18,7 +18,7 @@ import type { PostgresConnection } from '../state/postgres/connect.js';
 import { migrate, readSchemaVersion, schemaVersion } from '../state/postgres/migrations.js';
 import type { BackendStatus } from '../state/postgres/status.js';
 import { readBackendStatus } from '../state/postgres/status.js';
-import type { RunIO } from './run-io.js';
+import type { RunIO } from '../model/run-io.js';
 
 export interface MigrateOutcome {
   where: string;

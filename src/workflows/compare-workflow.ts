@@ -11,9 +11,9 @@ import type { DesiredState } from '../model/desired.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import { hasErrors } from '../model/diagnostics.js';
 import type { DriftFinding } from '../model/drift.js';
-import { openResolvedTarget } from './open-target.js';
+import { openResolvedTarget } from '../target/open-target.js';
 import { loadDesired, planTargetOf, readAndFindDrift, readToday } from './read-and-plan.js';
-import type { RunIO } from './run-io.js';
+import type { RunIO } from '../model/run-io.js';
 import { readStoreAsManifests } from './store-as-manifests.js';
 
 export type CompareLeft = { type: 'target'; target: ResolvedTarget } | { type: 'manifests'; paths: readonly string[] };

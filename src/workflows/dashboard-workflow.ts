@@ -11,10 +11,10 @@ import { writeFileAtomically } from '../model/write-file-atomically.js';
 import type { DriftSnapshot } from '../report/dashboard-data.js';
 import { buildDashboardModel } from '../report/dashboard-data.js';
 import { renderDashboardHtml } from '../report/dashboard-html.js';
-import { stateStoreFor } from './run-state.js';
+import { stateStoreFor } from '../target/run-state.js';
 import { backendChoiceOf } from '../api/index.js';
 import { journalLocationsOf } from './journal-reader.js';
-import type { RunIO } from './run-io.js';
+import type { RunIO } from '../model/run-io.js';
 
 export interface DashboardRequest {
   out: string;

@@ -8,7 +8,7 @@ import type { ApiClient } from '../api/index.js';
 import type { KindAdapter } from '../kinds/kind.js';
 import { isPlainRecord } from '../model/paths.js';
 import type { DoctorCheck, DoctorReport } from '../model/doctor.js';
-import type { OpenedTarget } from './open-target.js';
+import type { OpenedTarget } from '../target/open-target.js';
 
 /** Fields a payment method's list leaves out (api-facts §7.3); erpsync reads details only where a manifest sets one. */
 const paymentDetailOnly = ['destino', 'condicao', 'utilizaDiasUteis', 'taxas'];

@@ -9,7 +9,7 @@ import { findManifestFiles } from '../manifest/find-files.js';
 import { appendTo } from '../model/collections.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import { loadDesired } from './read-and-plan.js';
-import type { RunIO } from './run-io.js';
+import type { RunIO } from '../model/run-io.js';
 
 /** A target loaded again after files it reads changed: its diagnostics (errors mean the change broke it). */
 export interface Revalidation {

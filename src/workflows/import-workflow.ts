@@ -21,10 +21,10 @@ import { hasErrors } from '../model/diagnostics.js';
 import { ErpsyncError } from '../model/errors.js';
 import type { LiveState } from '../model/live.js';
 import { writeFileAtomically } from '../model/write-file-atomically.js';
-import type { OpenedTarget } from './open-target.js';
-import { openResolvedTarget, readVariableScope } from './open-target.js';
+import type { OpenedTarget } from '../target/open-target.js';
+import { openResolvedTarget, readVariableScope } from '../target/open-target.js';
 import { planTargetOf, readToday } from './read-and-plan.js';
-import type { RunIO } from './run-io.js';
+import type { RunIO } from '../model/run-io.js';
 import { readWholeAccount } from './store-as-manifests.js';
 import { scheduleFleet } from './fleet-workflow.js';
 

@@ -11,8 +11,8 @@ import type { DriftReport } from '../model/drift.js';
 import type { JournalLocation, JournalStore } from '../state/state-store.js';
 import { attributeDrift } from '../drift/attribute-drift.js';
 import { journalDirOf } from './journal-writer.js';
-import type { OpenedTarget } from './open-target.js';
-import type { RunIO } from './run-io.js';
+import type { OpenedTarget } from '../target/open-target.js';
+import type { RunIO } from '../model/run-io.js';
 
 /**
  * Where a repository's runs are: each configured target's journal folder, and the working

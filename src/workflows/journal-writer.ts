@@ -23,7 +23,7 @@ import { readPath, removePath } from '../model/paths.js';
 import type { Change, Plan } from '../model/plan.js';
 import { maskValues } from '../model/secret-mask.js';
 import type { JournalSink, JournalStore } from '../state/state-store.js';
-import type { RunIO } from './run-io.js';
+import type { RunIO } from '../model/run-io.js';
 
 const run = promisify(execFile);
 

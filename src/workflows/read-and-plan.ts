@@ -4,9 +4,9 @@
 import type { UnkeptField } from '../model/unkept-fields.js';
 import type { ApiClient, ResolvedTarget } from '../api/index.js';
 import { DEFAULT_RATE } from '../api/index.js';
-import type { OpenedTarget } from './open-target.js';
-import { readVariableScope } from './open-target.js';
-import type { RunIO } from './run-io.js';
+import type { OpenedTarget } from '../target/open-target.js';
+import { readVariableScope } from '../target/open-target.js';
+import type { RunIO } from '../model/run-io.js';
 import { registry } from '../kinds/registry.js';
 import { fetchLive } from '../live/fetch-live.js';
 import { loadManifests } from '../manifest/load-manifests.js';

@@ -25,10 +25,10 @@ import { parentPathOf } from '../model/names.js';
 import { writePath } from '../model/paths.js';
 import type { Plan } from '../model/plan.js';
 import type { Diagnostic } from '../model/diagnostics.js';
-import type { OpenedTarget } from './open-target.js';
+import type { OpenedTarget } from '../target/open-target.js';
 import { loadDesired, readAndPlan } from './read-and-plan.js';
 import type { PlanSettings } from './store-settings.js';
-import type { RunIO } from './run-io.js';
+import type { RunIO } from '../model/run-io.js';
 
 /** What undoing one record takes: the record as the run found it and as it left it. */
 export interface RevertStep {

@@ -19,11 +19,11 @@ import type { Diagnostic } from '../model/diagnostics.js';
 import type { LiveState } from '../model/live.js';
 import { readPath } from '../model/paths.js';
 import type { ResolvedTarget } from '../api/index.js';
-import type { OpenedTarget } from './open-target.js';
-import { openResolvedTarget, readTargetVariables, readVariableScope } from './open-target.js';
+import type { OpenedTarget } from '../target/open-target.js';
+import { openResolvedTarget, readTargetVariables, readVariableScope } from '../target/open-target.js';
 import type { VariableScope } from '../model/variables.js';
 import type { LoadedManifests } from './read-and-plan.js';
-import type { RunIO } from './run-io.js';
+import type { RunIO } from '../model/run-io.js';
 
 export interface StoreAsManifests {
   /** Absent when the exported files did not load (the diagnostics say why). */

@@ -24,8 +24,8 @@ import type { LiveState } from '../model/live.js';
 import { isPlainRecord } from '../model/paths.js';
 import { writeFileAtomically } from '../model/write-file-atomically.js';
 import { computeOverlay, layersOf, loadBase, readBaseTexts } from './import-workflow.js';
-import { openResolvedTarget, readVariableScope } from './open-target.js';
-import type { RunIO } from './run-io.js';
+import { openResolvedTarget, readVariableScope } from '../target/open-target.js';
+import type { RunIO } from '../model/run-io.js';
 import { scheduleFleet } from './fleet-workflow.js';
 import { exportAccount, loadTexts, readOwnVariables, readWholeAccount, rewriteExported } from './store-as-manifests.js';
 

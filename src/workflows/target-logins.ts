@@ -11,7 +11,7 @@ import type { LoginRef, LoginStore } from '../state/state-store.js';
 import { forEachStore } from './fleet-workflow.js';
 import type { LoginDescription, UpkeepClient, UpkeepLogin } from './login-upkeep.js';
 import { describeLogin, loginCommandOf, loginHintOf } from './login-upkeep.js';
-import type { RunIO } from './run-io.js';
+import type { RunIO } from '../model/run-io.js';
 
 export type TargetLogin =
   /** The target keeps no OAuth login (a sandbox account, or a static token). */

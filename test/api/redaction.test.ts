@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createApiClient, createOAuthProvider, fileCredentialSlot, createStaticTokenProvider, writeCredentialsFile } from '../../src/api/index.js';
 import type { ApiClient, ApiClientOptions, ApiEvent, ApiRequest } from '../../src/api/index.js';
 import { main, reportFailure } from '../../src/cli/main.js';
-import { openTarget } from '../../src/workflows/open-target.js';
+import { openTarget } from '../../src/target/open-target.js';
 import { waitForOutput } from '../support/eventually.js';
 import { captureIO, freePort, onCleanup, startEmulator, tempDir } from './support.js';
 

@@ -8,7 +8,7 @@ import { PassThrough } from 'node:stream';
 import { afterEach } from 'vitest';
 import { requestToken } from '../../src/api/index.js';
 import type { TokenSet } from '../../src/api/index.js';
-import type { RunIO } from '../../src/workflows/run-io.js';
+import type { RunIO } from '../../src/model/run-io.js';
 import { createEmulator } from '../../src/emulator/index.js';
 import type { Emulator, EmulatorOptions, OAuthClient } from '../../src/emulator/index.js';
 

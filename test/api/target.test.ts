@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openTarget, resolveRunTarget } from '../../src/workflows/open-target.js';
+import { openTarget, resolveRunTarget } from '../../src/target/open-target.js';
 import { captureIO, onCleanup, startEmulator, tempDir } from './support.js';
 
 describe('openTarget', () => {

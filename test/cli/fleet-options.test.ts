@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createEmulator } from '../../src/emulator/index.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { localLeases } from '../../src/state/local/leases.js';
-import { lockAccount } from '../../src/workflows/account-lock.js';
+import { lockAccount } from '../../src/target/account-lock.js';
 import { liveIO, runCli } from '../support/run-cli.js';
 
 const names = ['loja-a', 'loja-b', 'loja-c'] as const;

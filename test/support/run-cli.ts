@@ -1,6 +1,6 @@
 // Runs the erpsync CLI in this process with captured output, as a user would call it.
 import { PassThrough, Writable } from 'node:stream';
-import type { RunIO } from '../../src/workflows/run-io.js';
+import type { RunIO } from '../../src/model/run-io.js';
 import { main } from '../../src/cli/main.js';
 
 export interface CliRun {

@@ -1,4 +1,4 @@
-// The local backend's request count (workflows/daily-quota says what it is for): the requests
+// The local backend's request count (target/daily-quota says what it is for): the requests
 // every run of this repository sent to an account, per service day, and a daily 429 met, in one
 // file (`quota.countFile`, `.erpsync/requests-per-day.json`), with the account each target
 // reached last. A new service day starts every count again. The file is rewritten whole and

@@ -1,6 +1,6 @@
 // What a command may touch of the outside world. Tests pass their own; bin.ts passes the process's.
 import type { Readable, Writable } from 'node:stream';
-import type { SecretMask } from '../model/secret-mask.js';
+import type { SecretMask } from './secret-mask.js';
 
 export interface RunIO {
   stdout: Writable & { isTTY?: boolean; columns?: number };

@@ -7,9 +7,9 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { describeOwner } from '../api/lease-lock.js';
 import type { HeldLock } from '../api/lease-lock.js';
 import type { LeaseStore } from '../state/state-store.js';
-import type { RunIO } from './run-io.js';
+import type { RunIO } from '../model/run-io.js';
 import type { OpenedTarget } from './open-target.js';
-import { writeLine } from './run-io.js';
+import { writeLine } from '../model/run-io.js';
 
 export interface AccountLockOptions {
   /** What identifies the account: see lockKeyOf. */

@@ -4,7 +4,7 @@
 // the database URL or the key.
 import type { BackendChoice } from '../api/index.js';
 import type { StateStore } from '../state/state-store.js';
-import type { RunIO } from './run-io.js';
+import type { RunIO } from '../model/run-io.js';
 import { stateStoreFor } from './run-state.js';
 
 export interface OpenedLogins {

@@ -3,7 +3,7 @@
 // command ends. A workflow asks for the store of its target's choice; it never opens its own.
 import type { BackendChoice } from '../api/index.js';
 import type { StateStore } from '../state/state-store.js';
-import type { RunIO } from './run-io.js';
+import type { RunIO } from '../model/run-io.js';
 
 const opened = new Map<string, Promise<StateStore>>();
 
