@@ -26,24 +26,20 @@ export type { OAuthEndpoints, TokenGrant, TokenSet } from './oauth.js';
 export { createRedactor, redactText, REDACTED } from './redact.js';
 export type { Redactor } from './redact.js';
 export {
-  backendChoiceOf,
-  egressOf,
   DEFAULT_BASE_URL,
   DEFAULT_CONFIG_FILE,
   DEFAULT_CREDENTIALS_FILE,
+  DEFAULT_JOURNAL_DIR,
+  DEFAULT_REQUEST_COUNT_FILE,
   DEFAULT_SANDBOX_STATE,
   defaultSandboxState,
   defaultTargetCredentialsFile,
-  describeTarget,
-  describeTargetManifests,
   isCi,
   isFleetSelection,
   normalizeBaseUrl,
   selectTargets,
   targetGlob,
-  resolveLoginTarget,
-  resolveTarget,
 } from './targets.js';
-export type { BackendChoice, BackendDocument, DailyQuotaTarget, OAuthCredentials, RemoteTarget, ResolvedTarget, RolloutConfig, SandboxTarget, TargetBase, TargetConfig, TargetFlags, TargetsConfig, TokenCredentials } from './targets.js';
+export type { BackendChoice, BackendDocument, CredentialsConfig, DailyQuotaTarget, OAuthCredentials, RemoteTarget, ResolvedTarget, RolloutConfig, SandboxTarget, TargetBase, TargetConfig, TargetsConfig, TokenCredentials } from './targets.js';
 export { buildQueryString, isLoopbackHost, parseSecureUrl } from './url.js';
 export type { Query, QueryValue } from './url.js';

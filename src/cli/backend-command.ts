@@ -1,6 +1,6 @@
 // `erpsync backend migrate | status | import`: parses its arguments, runs the backend workflow and
-// renders what it returns (text, or --json). The backend is the run's choice (api/targets).
-import { backendChoiceOf } from '../api/index.js';
+// renders what it returns (text, or --json). The backend is the run's choice (target/resolve-target).
+import { backendChoiceOf } from '../target/resolve-target.js';
 import { ErpsyncError } from '../model/errors.js';
 import { backendStatus, importIntoBackend, migrateBackend, schemaAdvice } from '../workflows/backend-workflow.js';
 import type { StatusOutcome } from '../workflows/backend-workflow.js';

@@ -15,7 +15,7 @@ import type { AdoptOutcome } from '../workflows/adopt-workflow.js';
 import { findFileReaders } from '../workflows/file-readers.js';
 import { runFleet, selectFleet } from '../workflows/fleet-workflow.js';
 import { stateStoreFor } from '../target/run-state.js';
-import { backendChoiceOf } from '../api/index.js';
+import { backendChoiceOf } from '../target/resolve-target.js';
 import { loadTargetsConfig, resolveRunTarget } from '../target/open-target.js';
 import type { RunIO } from '../model/run-io.js';
 import { maskOf, writeLine } from '../model/run-io.js';

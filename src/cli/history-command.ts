@@ -2,7 +2,7 @@
 // journal folders of the config's targets; changes nothing and reaches no account.
 import { renderHistoryText, renderRunText, summarizeRun } from '../report/history-report.js';
 import { stateStoreFor } from '../target/run-state.js';
-import { backendChoiceOf } from '../api/index.js';
+import { backendChoiceOf } from '../target/resolve-target.js';
 import { findJournalRun, journalLocationsOf } from '../workflows/journal-reader.js';
 import { loadTargetsConfig } from '../target/open-target.js';
 import type { RunIO } from '../model/run-io.js';

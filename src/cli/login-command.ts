@@ -6,8 +6,10 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { backendChoiceOf, buildAuthorizeUrl, createRedactor, isLoopbackHost, requestToken, resolveLoginTarget, storedFromTokenSet } from '../api/index.js';
-import type { Redactor, TargetFlags } from '../api/index.js';
+import { buildAuthorizeUrl, createRedactor, isLoopbackHost, requestToken, storedFromTokenSet } from '../api/index.js';
+import type { Redactor } from '../api/index.js';
+import { backendChoiceOf, resolveLoginTarget } from '../target/resolve-target.js';
+import type { TargetFlags } from '../target/resolve-target.js';
 import { ErpsyncError } from '../model/errors.js';
 import type { RunIO } from '../model/run-io.js';
 import { writeLine } from '../model/run-io.js';

@@ -3,8 +3,10 @@
 // store → the plan (login-upkeep.ts) → the refreshes, or with --dry-run the plan alone → one line
 // per target, or --json. Exit 0 when every due login was refreshed, 1 when one failed or is
 // missing. It never prints a token; the refreshing itself is the workflow's.
-import { backendChoiceOf, configureProcessGovernor, egressOf } from '../api/index.js';
-import type { Governor, TargetFlags } from '../api/index.js';
+import { configureProcessGovernor } from '../api/index.js';
+import type { Governor } from '../api/index.js';
+import { backendChoiceOf, egressOf } from '../target/resolve-target.js';
+import type { TargetFlags } from '../target/resolve-target.js';
 import { ErpsyncError, exitCodes } from '../model/errors.js';
 import { formatDuration } from '../report/apply-progress.js';
 import { selectFleet } from '../workflows/fleet-workflow.js';

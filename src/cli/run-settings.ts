@@ -2,7 +2,7 @@
 // of the run is told (StoreSettings, handed whole to each store), and which stores the run is for.
 // A command that lacks a flag gets its default here, the same for one store as for a fleet.
 import { isFleetSelection } from '../api/index.js';
-import type { TargetFlags } from '../api/index.js';
+import type { TargetFlags } from '../target/resolve-target.js';
 import { parseSelection } from '../model/selection.js';
 import { readToday } from '../workflows/read-and-plan.js';
 import type { StoreSettings } from '../workflows/store-settings.js';

@@ -4,8 +4,9 @@
 // 256 jobs of a matrix, else one job per shard of targets (fleet-shards.ts); every job names its
 // `--shard I/N`, and a concurrency group so two jobs never change the same account at once. With
 // --check, each OAuth target's job also says how its login stands (age, expiry, scopes; no token).
-import { backendChoiceOf, configureProcessGovernor, DEFAULT_BASE_URL, defaultTargetCredentialsFile } from '../api/index.js';
+import { configureProcessGovernor, DEFAULT_BASE_URL, defaultTargetCredentialsFile } from '../api/index.js';
 import type { TargetsConfig } from '../api/index.js';
+import { backendChoiceOf } from '../target/resolve-target.js';
 import type { FleetReport } from '../model/fleet.js';
 import { namesOfShard, shardCountFor } from '../workflows/fleet-shards.js';
 import { checkFleet, selectFleet } from '../workflows/fleet-workflow.js';

@@ -2,7 +2,7 @@
 import { hasErrors } from '../model/diagnostics.js';
 import { loadManifests } from '../manifest/load-manifests.js';
 import { countDiagnostics, diagnosticToJson, renderDiagnosticsText, summarizeCounts } from '../report/diagnostics-report.js';
-import { describeTargetManifests } from '../api/index.js';
+import { describeTargetManifests } from '../target/resolve-target.js';
 import type { RunIO } from '../model/run-io.js';
 import { loadTargetsConfig, readVariableScope } from '../target/open-target.js';
 import { writeLine } from '../model/run-io.js';

@@ -2,7 +2,7 @@
 // schemas/config.schema.json, every problem a diagnostic with file:line:col, all at once. The schema
 // is the config's only validator; this file adds the one rule a schema cannot say (plain http only
 // to a loopback host) in the same pass, then maps the checked value to the targets erpsync resolves
-// (src/api/targets.ts decides what they mean).
+// (src/target/resolve-target.ts decides what they mean).
 import { defaultSandboxState, normalizeBaseUrl, parseSecureUrl } from '../api/index.js';
 import type { BackendDocument, RolloutConfig, TargetConfig, TargetsConfig } from '../api/index.js';
 import type { JsonSchema } from '../kinds/kind.js';

@@ -1,4 +1,4 @@
-// Opens the state store a run's backend choice names (api/targets decides the choice once, from
+// Opens the state store a run's backend choice names (target/resolve-target decides the choice once, from
 // the config's `backend:` and its env twins): `local` needs nothing and touches no file until a
 // sub-store is used; `postgres` connects, brings the schema up to date (refusing a newer one)
 // and only then returns, so an unreachable database stops a run before its first request to the

@@ -1,7 +1,7 @@
 // Turns a command's target flags, the environment and erpsync.config.yaml into an open API client:
 // a real account, or the embedded sandbox started in this process when no credentials are
 // configured (refused under CI unless --sandbox). plan, apply, drift and export share these flags
-// and this function. The decision itself is pure (src/api/targets.ts); this file does the effects:
+// and this function. The decision itself is pure (resolve-target.ts); this file does the effects:
 // reading the config, checking files, reading secret variables, starting the emulator, debug lines.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -15,12 +15,12 @@ import {
   createStaticTokenProvider,
   DEFAULT_CONFIG_FILE,
   DEFAULT_RATE_RESERVE,
-  describeTarget,
   readAccountIdentity,
-  resolveTarget,
   theProcessGovernor,
 } from '../api/index.js';
-import type { ApiClient, ApiClientOptions, ApiEvent, CredentialProvider, Governor, RemoteTarget, ResolvedTarget, SandboxTarget, TargetBase, TargetFlags, TargetsConfig } from '../api/index.js';
+import type { ApiClient, ApiClientOptions, ApiEvent, CredentialProvider, Governor, RemoteTarget, ResolvedTarget, SandboxTarget, TargetBase, TargetsConfig } from '../api/index.js';
+import { describeTarget, resolveTarget } from './resolve-target.js';
+import type { TargetFlags } from './resolve-target.js';
 import { readTargetsConfig } from '../manifest/load-config.js';
 import { parseEnvFile } from '../manifest/env-file.js';
 import { displayPath } from '../manifest/find-files.js';

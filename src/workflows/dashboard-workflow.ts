@@ -12,7 +12,7 @@ import type { DriftSnapshot } from '../report/dashboard-data.js';
 import { buildDashboardModel } from '../report/dashboard-data.js';
 import { renderDashboardHtml } from '../report/dashboard-html.js';
 import { stateStoreFor } from '../target/run-state.js';
-import { backendChoiceOf } from '../api/index.js';
+import { backendChoiceOf } from '../target/resolve-target.js';
 import { journalLocationsOf } from './journal-reader.js';
 import type { RunIO } from '../model/run-io.js';
 

@@ -4,7 +4,7 @@
 // run reads those.
 import path from 'node:path';
 import type { TargetsConfig } from '../api/index.js';
-import { describeTargetManifests } from '../api/index.js';
+import { describeTargetManifests } from '../target/resolve-target.js';
 import { findManifestFiles } from '../manifest/find-files.js';
 import { appendTo } from '../model/collections.js';
 import type { Diagnostic } from '../model/diagnostics.js';

@@ -5,7 +5,8 @@
 // that fails becomes a row with its error while the others go on.
 import { performance } from 'node:perf_hooks';
 import { selectTargets, theProcessGovernor } from '../api/index.js';
-import type { ResolvedTarget, TargetFlags, TargetsConfig } from '../api/index.js';
+import type { ResolvedTarget, TargetsConfig } from '../api/index.js';
+import type { TargetFlags } from '../target/resolve-target.js';
 import type { FleetCommand, FleetReport, FleetRow } from '../model/fleet.js';
 import { worstExitCode } from '../model/fleet.js';
 import { ErpsyncError, exitCodes } from '../model/errors.js';

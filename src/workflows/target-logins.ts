@@ -1,10 +1,12 @@
 // Which login each target of a command keeps, and what the login store holds for it: for token
 // upkeep (`login --refresh`) and `targets --check --json`. A target's login is found the way a
-// run finds it (api/targets' resolveTarget: the same name, base URL, file and client), except that
+// run finds it (target/resolve-target: the same name, base URL, file and client), except that
 // whether it exists is asked of the login store, not of the disk. It only reads; it never prints,
 // and what it returns holds tokens only inside StoredCredentials, for the caller to keep in memory.
-import { checkCredentialsBaseUrl, resolveTarget } from '../api/index.js';
-import type { StoredCredentials, TargetFlags, TargetsConfig } from '../api/index.js';
+import { checkCredentialsBaseUrl } from '../api/index.js';
+import type { StoredCredentials, TargetsConfig } from '../api/index.js';
+import { resolveTarget } from '../target/resolve-target.js';
+import type { TargetFlags } from '../target/resolve-target.js';
 import type { ErrorCode } from '../model/errors.js';
 import { isErpsyncError } from '../model/errors.js';
 import type { LoginRef, LoginStore } from '../state/state-store.js';

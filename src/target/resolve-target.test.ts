@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RATE } from './client.js';
-import { backendChoiceOf, defaultSandboxState, describeTarget, egressOf, normalizeBaseUrl, resolveLoginTarget, resolveTarget } from './targets.js';
-import type { ResolveInput, SandboxTarget, TargetsConfig } from './targets.js';
+import { DEFAULT_RATE, defaultSandboxState, normalizeBaseUrl } from '../api/index.js';
+import type { SandboxTarget, TargetsConfig } from '../api/index.js';
+import { backendChoiceOf, describeTarget, egressOf, resolveLoginTarget, resolveTarget } from './resolve-target.js';
+import type { ResolveInput } from './resolve-target.js';
 
 const cwd = '/repo';
 const none = (): boolean => false;
