@@ -203,17 +203,15 @@ export function theProcessGovernor(): Governor {
 }
 
 /**
- * Sets this process's share of its egress IP (`--ip-runners N`, a whole number ≥ 1) before its first
+ * Sets this process's share of its egress IP (`--ip-runners N`, read by the flag table) before its first
  * request. `windowScale` is ERPSYNC_IP_WINDOW_SCALE, for benches against an emulator whose per-IP
  * windows are scaled alike (a number in (0, 1]); unset, the service's own windows.
  */
-export function configureProcessGovernor(runnersSharingIp: string | undefined, windowScale?: string): Governor {
+export function configureProcessGovernor(runnersSharingIp: number | undefined, windowScale?: string): Governor {
   if (runnersSharingIp === undefined && windowScale === undefined) return theProcessGovernor();
-  const runners = Number(runnersSharingIp ?? 1);
-  if (!Number.isInteger(runners) || runners < 1) throw new ErpsyncError('USAGE', `--ip-runners takes a whole number ≥ 1, not \`${runnersSharingIp}\``);
   const scale = Number(windowScale ?? 1);
   if (!(scale > 0 && scale <= 1)) throw new ErpsyncError('USAGE', `ERPSYNC_IP_WINDOW_SCALE takes a number above 0 and at most 1, not \`${windowScale}\``);
-  const budget = ipBudgetOf(runners, scale);
+  const budget = ipBudgetOf(runnersSharingIp, scale);
   const current = processGovernor?.budget;
   if (current?.requests !== budget.requests || current.windowMs !== budget.windowMs) processGovernor = createGovernor(budget);
   return processGovernor as Governor;

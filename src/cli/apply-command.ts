@@ -18,7 +18,8 @@ import { renderHelp } from './commands.js';
 import { applyFlags, parseCommandFlags } from './flags.js';
 import { applyFleet } from './fleet-apply.js';
 import { chooseOutputMode } from './output-mode.js';
-import { isFleetRun, readManifestSource, readStoreSettings, targetFlagsOf } from './run-settings.js';
+import { isFleetRun, readManifestSource, readStoreSettings } from './run-settings.js';
+import { readTargetRequest } from './target-request.js';
 import { printDiagnostics } from './store-output.js';
 
 export async function runApplyCommand(args: string[], io: RunIO): Promise<number> {
@@ -43,7 +44,7 @@ export async function runApplyCommand(args: string[], io: RunIO): Promise<number
     if (planFile) throw new ErpsyncError('USAGE', 'a saved plan belongs to one target: apply it with --target NAME, or save a fleet\'s plans with `erpsync plan --out DIR` across the targets');
     return applyFleet({ type: 'planned', source: await readManifestSource({ ...flags, target: undefined }, positionals, io) }, flags, settings, io);
   }
-  const target = await resolveRunTarget(targetFlagsOf(flags), io);
+  const target = await resolveRunTarget(readTargetRequest(flags), io);
   const source: StoreSource = planFile ? { type: 'saved-plan', plan: await readSavedPlan(planFile, positionals[0] ?? planFile, await readVariableScope(target, io)) } : await readManifestSource(flags, positionals, io);
   const result = await runStore({ command: 'apply', target, source, settings }, io, startApplySession(io, chooseOutputMode(io, flags.json), settings.apply.autoApprove));
   printDiagnostics(result.diagnostics, io);

@@ -13,6 +13,7 @@ import { writeLine } from '../model/run-io.js';
 import { renderHelp } from './commands.js';
 import { compareFlags, parseCommandFlags } from './flags.js';
 import { printDiagnostics } from './store-output.js';
+import { readTargetRequest } from './target-request.js';
 
 export async function runCompareCommand(args: string[], io: RunIO): Promise<number> {
   const { flags, positionals } = parseCommandFlags('compare', compareFlags, args, io.env);
@@ -24,7 +25,7 @@ export async function runCompareCommand(args: string[], io: RunIO): Promise<numb
   const names = flags['compare-target'];
   const usage = 'compare takes two targets (--target A --target B), or one target and manifest paths (--target B PATH…)';
   if (names.length > 2 || names.length === 0 || (names.length === 2 && positionals.length > 0) || (names.length === 1 && positionals.length === 0)) throw new ErpsyncError('USAGE', usage);
-  const common = { rate: flags.rate, 'max-requests': flags['max-requests'], config: flags.config, debug: flags.debug };
+  const common = readTargetRequest(flags);
   const config = await loadTargetsConfig(common, io);
   const resolve = (target: string) => resolveRunTarget({ ...common, target }, io, config);
   const [first = '', second] = names;

@@ -15,7 +15,8 @@ import type { RunIO } from '../model/run-io.js';
 import { writeLine } from '../model/run-io.js';
 import { renderHelp } from './commands.js';
 import { doctorFlags, parseCommandFlags } from './flags.js';
-import { isFleetRun, targetFlagsOf } from './run-settings.js';
+import { isFleetRun } from './run-settings.js';
+import { readTargetRequest } from './target-request.js';
 
 type StoreDoctor = { name: string; report: DoctorReport } | { name: string; error: string; exitCode: ExitCode };
 
@@ -25,19 +26,19 @@ export async function runDoctorCommand(args: string[], io: RunIO): Promise<numbe
     writeLine(io.stdout, renderHelp('doctor'));
     return exitCodes.ok;
   }
-  const targetFlags = targetFlagsOf(flags);
+  const request = readTargetRequest(flags);
   if (!isFleetRun(flags)) {
-    const report = await diagnose(await resolveRunTarget(targetFlags, io), targetFlags, io);
+    const report = await diagnose(await resolveRunTarget(request, io), request, io);
     if (flags.json) io.stdout.write(`${JSON.stringify(doctorJson(report), null, 2)}\n`);
     else for (const line of renderDoctorText(report)) writeLine(io.stdout, line);
     return doctorExitCode(report.checks);
   }
   // A fleet: each store in turn (a doctor run is a few requests), one failing store not stopping the others.
-  const fleet = await selectFleet(flags, io);
+  const fleet = await selectFleet(request, io);
   const stores: StoreDoctor[] = [];
   for (const name of fleet.names) {
     try {
-      stores.push({ name, report: await diagnose(await fleet.resolve(name), targetFlags, io) });
+      stores.push({ name, report: await diagnose(await fleet.resolve(name), request, io) });
     } catch (error) {
       stores.push({ name, error: (error as Error).message, exitCode: (error as { exitCode?: ExitCode }).exitCode ?? exitCodes.error });
     }

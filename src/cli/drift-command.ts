@@ -27,7 +27,8 @@ import { renderHelp } from './commands.js';
 import { driftFlags, parseCommandFlags } from './flags.js';
 import { fleetProgress, printFleetTable } from './fleet-output.js';
 import type { ParsedFlags } from './flags.js';
-import { isFleetRun, readStoreSettings, targetFlagsOf } from './run-settings.js';
+import { isFleetRun, readStoreSettings } from './run-settings.js';
+import { readTargetRequest } from './target-request.js';
 import { bannerSession, printDiagnostics } from './store-output.js';
 
 type DriftFormat = 'text' | 'json' | 'markdown' | 'junit';
@@ -62,9 +63,9 @@ export async function runDriftCommand(args: string[], io: RunIO): Promise<number
   const settings = readStoreSettings(flags, io.env);
   if (isFleetRun(flags)) return driftFleet(flags, positionals, settings, format, io);
 
-  const targetFlags = targetFlagsOf(flags);
-  const target = await resolveRunTarget(targetFlags, io);
-  const readers = settings.drift.adopt ? await findFileReaders(await loadTargetsConfig(targetFlags, io), { targets: [target.name], paths: positionals }, io) : undefined;
+  const request = readTargetRequest(flags);
+  const target = await resolveRunTarget(request, io);
+  const readers = settings.drift.adopt ? await findFileReaders(await loadTargetsConfig(request, io), { targets: [target.name], paths: positionals }, io) : undefined;
   // Reports are often piped into a file or a summary: the account line stays out of them.
   const out = format === 'text' ? io.stdout : io.stderr;
   const result = await runStore({ command: 'drift', target, source: { type: 'manifests', paths: positionals }, settings, ...(readers ? { readers } : {}) }, io, bannerSession(out));
@@ -87,7 +88,7 @@ export async function runDriftCommand(args: string[], io: RunIO): Promise<number
 
 async function driftFleet(flags: DriftCommandFlags, paths: readonly string[], settings: StoreSettings, format: DriftFormat, io: RunIO): Promise<number> {
   if (format === 'junit' || flags.out || settings.drift.baseline) throw new ErpsyncError('USAGE', 'a fleet drift reports one table (text, --json or --format markdown); run one --target for JUnit, --out or --baseline');
-  const fleet = await selectFleet(targetFlagsOf(flags), io);
+  const fleet = await selectFleet(readTargetRequest(flags), io);
   const readers = settings.drift.adopt ? await findFileReaders(fleet.config, { targets: fleet.names, paths }, io) : undefined;
   const { stores, report } = await runFleet(
     {

@@ -16,7 +16,8 @@ import { makeDirectory, writeFileAtomically } from '../model/write-file-atomical
 import { openTarget } from '../target/open-target.js';
 import { renderHelp } from './commands.js';
 import { exportFlags, parseCommandFlags } from './flags.js';
-import { isFleetRun, targetFlagsOf } from './run-settings.js';
+import { isFleetRun } from './run-settings.js';
+import { readTargetRequest } from './target-request.js';
 import type { KindKey, UnitKind } from '../model/kinds.js';
 
 const kindKeys = registry.kinds.map((d) => d.key);
@@ -69,7 +70,7 @@ export async function runExportCommand(args: string[], io: RunIO): Promise<numbe
   const messages = outDir === undefined || flags.json ? io.stderr : io.stdout;
 
   if (isFleetRun(flags)) throw new ErpsyncError('USAGE', 'export reads one account: pass one --target');
-  const opened = await openTarget(targetFlagsOf(flags), io);
+  const opened = await openTarget(readTargetRequest(flags), io);
   try {
     writeLine(messages, opened.banner);
     const live = await fetchLive(opened.client, registry.units, { kinds: unitKindsOf(kinds), desired: new Map(), complete: () => true, everyField: true });

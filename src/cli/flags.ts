@@ -31,11 +31,20 @@ const readSwitch = (raw: Raw): boolean => raw === true || (typeof raw === 'strin
 const readText = (raw: Raw): string | undefined => (typeof raw === 'string' && raw.trim() !== '' ? raw : undefined);
 const readList = (raw: Raw): string[] => (Array.isArray(raw) ? raw.filter((v): v is string => typeof v === 'string') : []);
 
-/** A whole number ≥ 0 (≥ 1 with `min`), or undefined when not given. */
-export function readCount(raw: Raw, flag: string, min = 0): number | undefined {
+/** What a numeric flag takes: whole numbers from `min` (default 0), or any number above `above` (and at most `max`). */
+type NumberRange = { min?: number } | { above: number; max?: number };
+
+/** The table's one numeric reader: the flag's number within its range, or undefined when not given. */
+export function readNumber(raw: Raw, flag: string, range: NumberRange = {}): number | undefined {
   const text = readText(raw);
   if (text === undefined) return undefined;
   const n = Number(text);
+  if ('above' in range) {
+    const max = range.max ?? Number.POSITIVE_INFINITY;
+    if (Number.isFinite(n) && n > range.above && n <= max) return n;
+    throw new ErpsyncError('USAGE', `${flag} takes a number above ${range.above}${range.max === undefined ? '' : ` and at most ${range.max}`}, not \`${text}\``);
+  }
+  const min = range.min ?? 0;
   if (!Number.isInteger(n) || n < min) throw new ErpsyncError('USAGE', `${flag} takes a whole number ≥ ${min}, not \`${text}\``);
   return n;
 }
@@ -101,7 +110,7 @@ export const flagTable = {
   'revert-conflicts': defineFlag({ type: 'boolean', help: 'with --revert: restore records changed since the run too (overwrites those changes)', read: readSwitch }),
   html: defineFlag({ type: 'string', value: 'FILE', help: 'write the fleet dashboard: one static HTML file that opens from disk', read: readText }),
   drift: defineFlag({ type: 'string', multiple: true, value: 'PATH', help: ['drift results to show: files or folders of `drift --all-targets --json`', 'output kept over time (repeatable)'], read: readList }),
-  days: defineFlag({ type: 'string', value: 'N', help: 'days of history the dashboard shows (default 90)', read: (raw, flag) => readCount(raw, flag, 1) ?? 90 }),
+  days: defineFlag({ type: 'string', value: 'N', help: 'days of history the dashboard shows (default 90)', read: (raw, flag) => readNumber(raw, flag, { min: 1 }) ?? 90 }),
   'detailed-exitcode': defineFlag({ type: 'boolean', help: 'exit 2 when there are changes (0 none, 1 error)', read: readSwitch }),
   'allow-replace': defineFlag({ type: 'boolean', help: 'delete and re-create records the API cannot change in place', read: readSwitch }),
   'allow-cascade': defineFlag({
@@ -109,7 +118,7 @@ export const flagTable = {
     help: ['plan the removal of undeclared records that name a removed one (or of their', 'names of it), and have records name a replaced one\'s new record, instead of blocking'],
     read: readSwitch,
   }),
-  'max-deletes': defineFlag({ type: 'string', value: 'N', help: 'delete budget of this run, per store (default: policy.maxDeletes, 10)', read: (raw, flag) => readCount(raw, flag) }),
+  'max-deletes': defineFlag({ type: 'string', value: 'N', help: 'delete budget of this run, per store (default: policy.maxDeletes, 10)', read: (raw, flag) => readNumber(raw, flag) }),
   verbose: defineFlag({ type: 'boolean', help: 'show every field of every change (a terminal folds large plans harder)', read: readSwitch }),
   only: defineFlag({
     type: 'string',
@@ -120,20 +129,20 @@ export const flagTable = {
   }),
   exclude: defineFlag({ type: 'string', multiple: true, value: 'KIND[/IDENTITY]', help: 'leave these records out (repeatable, globs)', read: readList }),
   'auto-approve': defineFlag({ type: 'boolean', help: 'do not ask for confirmation (needed without a terminal)', read: readSwitch }),
-  concurrency: defineFlag({ type: 'string', value: 'N', help: 'changes in flight at once inside a wave (default 3)', read: (raw, flag) => readCount(raw, flag, 1) ?? 3 }),
+  concurrency: defineFlag({ type: 'string', value: 'N', help: 'changes in flight at once inside a wave (default 3)', read: (raw, flag) => readNumber(raw, flag, { min: 1 }) ?? 3 }),
   'lock-timeout': defineFlag({
     type: 'string',
     value: 'S',
     env: 'ERPSYNC_LOCK_TIMEOUT',
     help: ['seconds to wait while another apply holds the account (default 0:', 'refuse at once, exit 3)'],
-    read: (raw, flag) => (readCount(raw, flag) ?? 0) * 1000,
+    read: (raw, flag) => (readNumber(raw, flag) ?? 0) * 1000,
   }),
   'outcome-wait': defineFlag({
     type: 'string',
     value: 'S',
     env: 'ERPSYNC_OUTCOME_WAIT',
     help: ['seconds a create of unknown outcome (timeout, lost connection) may still', 'commit: it is looked up that long before it may be sent again (default 30)'],
-    read: (raw, flag) => (readCount(raw, flag) ?? 30) * 1000,
+    read: (raw, flag) => (readNumber(raw, flag) ?? 30) * 1000,
   }),
   baseline: defineFlag({
     type: 'string',
@@ -147,7 +156,7 @@ export const flagTable = {
     help: ["list the account's own records (built-in, fixa, native, untouched", 'defaults) as unmanaged too'],
     read: readSwitch,
   }),
-  'markdown-limit': defineFlag({ type: 'string', value: 'N', help: 'most characters of markdown output (default 60000)', read: (raw, flag) => readCount(raw, flag) }),
+  'markdown-limit': defineFlag({ type: 'string', value: 'N', help: 'most characters of markdown output (default 60000)', read: (raw, flag) => readNumber(raw, flag) }),
   'report-url': defineFlag({ type: 'string', value: 'URL', env: 'ERPSYNC_REPORT_URL', help: 'where the full report is, named when markdown is cut', read: readText }),
   adopt: defineFlag({
     type: 'boolean',
@@ -206,45 +215,39 @@ export const flagTable = {
     type: 'string',
     value: 'X',
     help: 'with --suggest-base: the share of stores (0–1) a record must be in (default 0.8)',
-    read: (raw, flag) => {
-      const text = readText(raw);
-      if (text === undefined) return 0.8;
-      const n = Number(text);
-      if (!Number.isFinite(n) || n <= 0 || n > 1) throw new ErpsyncError('USAGE', `${flag} takes a share between 0 and 1, not \`${text}\``);
-      return n;
-    },
+    read: (raw, flag) => readNumber(raw, flag, { above: 0, max: 1 }) ?? 0.8,
   }),
   'all-targets': defineFlag({ type: 'boolean', help: 'run across every target of the config (a fleet)', read: readSwitch }),
-  parallel: defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_PARALLEL', help: 'the most stores in flight at once in a fleet (default: as many as the per-IP request budget keeps busy)', read: (raw, flag) => readCount(raw, flag, 1) }),
+  parallel: defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_PARALLEL', help: 'the most stores in flight at once in a fleet (default: as many as the per-IP request budget keeps busy)', read: (raw, flag) => readNumber(raw, flag, { min: 1 }) }),
   'base-url': defineFlag({ type: 'string', value: 'URL', env: 'ERPSYNC_BASE_URL', help: 'API base URL (default https://api.bling.com.br/Api/v3)', read: readText }),
   sandbox: defineFlag({ type: 'boolean', env: 'ERPSYNC_SANDBOX', help: 'use the embedded sandbox', read: readSwitch }),
   'sandbox-state': defineFlag({ type: 'string', value: 'FILE', env: 'ERPSYNC_SANDBOX_STATE', help: 'sandbox state file (default .erpsync/sandbox.json)', read: readText }),
-  rate: defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_RATE', help: 'requests per second (default 2.9)', read: readText }),
+  rate: defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_RATE', help: 'requests per second (default 2.9)', read: (raw, flag) => readNumber(raw, flag, { above: 0 }) }),
   canary: defineFlag({ type: 'string', value: 'NAMES|N', env: 'ERPSYNC_CANARY', help: "a fleet apply's first stage: names or globs (a,b), or the first N stores; the rest follow in waves", read: readText }),
   'wave-size': defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_WAVE_SIZE', help: 'stores per wave after the canary (default: all the rest at once)', read: readText }),
   'halt-after': defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_HALT_AFTER', help: 'stop a staged fleet apply after N failed stores (default 1); the rest are skipped', read: readText }),
   shard: defineFlag({ type: 'string', value: 'I/N', env: 'ERPSYNC_SHARD', help: "only shard I of N of the fleet's targets (one CI job each; `targets --json` plans them)", read: readText }),
-  'ip-runners': defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_IP_RUNNERS', help: "runners sharing this machine's egress IP: each keeps 1/N of the per-IP request budget (default 1)", read: readText }),
-  'max-requests': defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_MAX_REQUESTS', help: 'stop before sending more than N requests', read: readText }),
+  'ip-runners': defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_IP_RUNNERS', help: "runners sharing this machine's egress IP: each keeps 1/N of the per-IP request budget (default 1)", read: (raw, flag) => readNumber(raw, flag, { min: 1 }) }),
+  'max-requests': defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_MAX_REQUESTS', help: 'stop before sending more than N requests', read: (raw, flag) => readNumber(raw, flag, { min: 1 }) }),
   'request-timeout': defineFlag({
     type: 'string',
     value: 'S',
     env: 'ERPSYNC_REQUEST_TIMEOUT',
     help: 'seconds one request may take, headers and body together (default 60)',
-    read: (raw, flag) => secondsToMs(readCount(raw, flag, 1)),
+    read: (raw, flag) => secondsToMs(readNumber(raw, flag, { min: 1 })),
   }),
   'store-timeout': defineFlag({
     type: 'string',
     value: 'S',
     env: 'ERPSYNC_STORE_TIMEOUT',
     help: ['seconds one store of a fleet may take: past it the store stops and is', 'reported as failed (timeout) while the others go on (default 1800)'],
-    read: (raw, flag) => secondsToMs(readCount(raw, flag, 1)),
+    read: (raw, flag) => secondsToMs(readNumber(raw, flag, { min: 1 })),
   }),
   config: defineFlag({ type: 'string', value: 'FILE', env: 'ERPSYNC_CONFIG', help: 'config file (default erpsync.config.yaml)', read: readText }),
   debug: defineFlag({ type: 'boolean', env: 'ERPSYNC_DEBUG', help: 'trace every request on stderr, secrets redacted', read: (raw) => raw === true || raw === '1' }),
   'client-id': defineFlag({ type: 'string', value: 'ID', help: 'OAuth client id (default: the target\'s clientId, or BLING_CLIENT_ID)', read: readText }),
   'redirect-uri': defineFlag({ type: 'string', value: 'URI', env: 'ERPSYNC_REDIRECT_URI', help: "the app's registered redirect URI on this machine (default http://127.0.0.1:8719/callback)", read: readText }),
-  timeout: defineFlag({ type: 'string', value: 'SECONDS', help: 'how long to wait for the browser (default 300)', read: (raw, flag) => readCount(raw, flag, 1) ?? 300 }),
+  timeout: defineFlag({ type: 'string', value: 'SECONDS', help: 'how long to wait for the browser (default 300)', read: (raw, flag) => readNumber(raw, flag, { min: 1 }) ?? 300 }),
   refresh: defineFlag({
     type: 'boolean',
     help: ['token upkeep (no browser): refresh the stored logins whose access token', 'expires within --within; run hourly, a nightly fleet starts with valid tokens'],

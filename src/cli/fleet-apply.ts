@@ -15,15 +15,15 @@ import type { applyFlags } from './flags.js';
 import type { FleetFormat } from './fleet-output.js';
 import { fleetProgress, printFleetPlans, printFleetReview } from './fleet-output.js';
 import type { ParsedFlags } from './flags.js';
-import { leaveOutTemplate, targetFlagsOf } from './run-settings.js';
+import { leaveOutTemplate } from './run-settings.js';
+import { readTargetRequest } from './target-request.js';
 
 type ApplyCommandFlags = ParsedFlags<(typeof applyFlags)[number]>;
 
 export async function applyFleet(from: FleetPlans, flags: ApplyCommandFlags, settings: StoreSettings, io: RunIO): Promise<number> {
   const format: FleetFormat = flags.json ? 'json' : 'text';
-  const targetFlags = targetFlagsOf(flags);
   // A folder applies the stores it holds, or those of them that --target / --all-targets select.
-  const fleet = leaveOutTemplate(await selectFleet(targetFlags, io, from.type === 'saved' ? from.entries.map((e) => e.target) : undefined), from.type === 'planned' ? from.source : undefined);
+  const fleet = leaveOutTemplate(await selectFleet(readTargetRequest(flags), io, from.type === 'saved' ? from.entries.map((e) => e.target) : undefined), from.type === 'planned' ? from.source : undefined);
   const outcome = await runFleetApply(
     {
       from,

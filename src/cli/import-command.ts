@@ -11,7 +11,8 @@ import type { RunIO } from '../model/run-io.js';
 import { writeLine } from '../model/run-io.js';
 import { renderHelp } from './commands.js';
 import { importFlags, parseCommandFlags } from './flags.js';
-import { isFleetRun, targetFlagsOf } from './run-settings.js';
+import { isFleetRun } from './run-settings.js';
+import { readTargetRequest } from './target-request.js';
 import { printDiagnostics } from './store-output.js';
 import { ErpsyncError } from '../model/errors.js';
 import { hasErrors } from '../model/diagnostics.js';
@@ -26,15 +27,15 @@ export async function runImportCommand(args: string[], io: RunIO): Promise<numbe
     return 0;
   }
   if (positionals.length > 0) throw new ErpsyncError('USAGE', `import takes no paths (got \`${positionals.join(' ')}\`): the base is --base PATH, the overlay the last layer of the target's manifests`);
-  const targetFlags = targetFlagsOf(flags);
+  const request = readTargetRequest(flags);
   let names: string[];
   let resolve: (name: string) => ReturnType<typeof resolveRunTarget>;
   if (isFleetRun(flags)) {
-    const fleet = await selectFleet(targetFlags, io);
+    const fleet = await selectFleet(request, io);
     names = fleet.names;
     resolve = fleet.resolve;
   } else {
-    const target = await resolveRunTarget(targetFlags, io);
+    const target = await resolveRunTarget(request, io);
     names = [target.name];
     resolve = async () => target;
   }

@@ -9,7 +9,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buildAuthorizeUrl, createRedactor, isLoopbackHost, requestToken, storedFromTokenSet } from '../api/index.js';
 import type { Redactor } from '../api/index.js';
 import { backendChoiceOf, resolveLoginTarget } from '../target/resolve-target.js';
-import type { TargetFlags } from '../target/resolve-target.js';
 import { ErpsyncError } from '../model/errors.js';
 import type { RunIO } from '../model/run-io.js';
 import { writeLine } from '../model/run-io.js';
@@ -18,6 +17,7 @@ import { loadTargetsConfig } from '../target/open-target.js';
 import { renderHelp } from './commands.js';
 import { loginFlags, parseCommandFlags } from './flags.js';
 import { runLoginRefresh } from './login-refresh.js';
+import { readTargetRequest } from './target-request.js';
 
 export const DEFAULT_REDIRECT_URI = 'http://127.0.0.1:8719/callback';
 
@@ -30,9 +30,9 @@ export async function runLoginCommand(args: string[], io: RunIO): Promise<number
   if (positionals.length > 0) throw new ErpsyncError('USAGE', `login takes no paths (got \`${positionals.join(' ')}\`)`);
   if (values.refresh) return runLoginRefresh(values, io);
   refuseUpkeepFlags(values);
-  const flags: TargetFlags = { target: values.target, 'base-url': values['base-url'], config: values.config };
-  const config = await loadTargetsConfig(flags, io);
-  const login = resolveLoginTarget({ flags, env: io.env, cwd: io.cwd, config });
+  const request = readTargetRequest(values);
+  const config = await loadTargetsConfig(request, io);
+  const login = resolveLoginTarget({ request, env: io.env, cwd: io.cwd, config });
   const clientId = values['client-id'] ?? login.clientId ?? nonEmpty(io.env[login.clientIdEnv]);
   const clientSecret = nonEmpty(io.env[login.clientSecretEnv]);
   if (!clientId) throw new ErpsyncError('AUTH_MISSING', `no OAuth client id: pass --client-id or set ${login.clientIdEnv}`);

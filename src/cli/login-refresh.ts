@@ -6,7 +6,6 @@
 import { configureProcessGovernor } from '../api/index.js';
 import type { Governor } from '../api/index.js';
 import { backendChoiceOf, egressOf } from '../target/resolve-target.js';
-import type { TargetFlags } from '../target/resolve-target.js';
 import { ErpsyncError, exitCodes } from '../model/errors.js';
 import { formatDuration } from '../report/apply-progress.js';
 import { selectFleet } from '../workflows/fleet-workflow.js';
@@ -19,6 +18,7 @@ import { writeLine } from '../model/run-io.js';
 import type { TargetLogin } from '../workflows/target-logins.js';
 import { readTargetLogins, upkeepLoginsOf } from '../workflows/target-logins.js';
 import type { loginFlags, ParsedFlags } from './flags.js';
+import { readTargetRequest } from './target-request.js';
 
 type LoginValues = ParsedFlags<(typeof loginFlags)[number]>;
 
@@ -32,13 +32,13 @@ export type UpkeepRow =
 export async function runLoginRefresh(values: LoginValues, io: RunIO): Promise<number> {
   const withinMs = values.within ?? DEFAULT_UPKEEP_WITHIN_MS;
   const dryRun = values['dry-run'];
-  const flags: TargetFlags = { target: values.target, 'base-url': values['base-url'], config: values.config };
-  const selection = await selectFleet({ ...flags, 'all-targets': values['all-targets'] }, io);
+  const request = readTargetRequest(values);
+  const selection = await selectFleet(request, io);
   // No --target nor --all-targets: the default login, the one `erpsync login` alone stores.
   const names = selection.names.length > 0 ? selection.names : [undefined];
-  const governor = configureProcessGovernor(values['ip-runners'], io.env.ERPSYNC_IP_WINDOW_SCALE);
+  const governor = configureProcessGovernor(request.ipRunners, io.env.ERPSYNC_IP_WINDOW_SCALE);
   const opened = await loginStoreFor(backendChoiceOf(selection.config, io.env), io);
-  const found = await readTargetLogins(names, flags, selection.config, opened.logins, io);
+  const found = await readTargetLogins(names, request, selection.config, opened.logins, io);
   const now = Date.now();
   const plan = planLoginUpkeep(upkeepLoginsOf(found), { now, withinMs });
   const callsBefore = governor.stats().tokenCalls;

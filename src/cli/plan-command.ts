@@ -28,7 +28,8 @@ import type { FleetFormat } from './fleet-output.js';
 import { fleetProgress, printFleetPlans } from './fleet-output.js';
 import type { ParsedFlags } from './flags.js';
 import { isCapableTerminal, isColorEnabled } from './output-mode.js';
-import { isFleetRun, leaveOutTemplate, readManifestSource, readStoreSettings, targetFlagsOf } from './run-settings.js';
+import { isFleetRun, leaveOutTemplate, readManifestSource, readStoreSettings } from './run-settings.js';
+import { readTargetRequest } from './target-request.js';
 import { bannerSession, printDiagnostics } from './store-output.js';
 
 type PlanCommandFlags = ParsedFlags<(typeof planFlags)[number]>;
@@ -47,7 +48,7 @@ export async function runPlanCommand(args: string[], io: RunIO): Promise<number>
     return planFleet(flags, positionals, settings, format, io);
   }
 
-  const target = await resolveRunTarget(targetFlagsOf(flags), io);
+  const target = await resolveRunTarget(readTargetRequest(flags), io);
   const source = flags.revert === undefined ? await readManifestSource(flags, positionals, io) : await revertSourceOf(flags.revert, flags['revert-conflicts'], positionals, target, io);
   // Machine-readable output owns stdout; the account line goes to stderr then.
   const result = await runStore({ command: 'plan', target, source, settings }, io, bannerSession(format === 'text' ? io.stdout : io.stderr));
@@ -66,7 +67,7 @@ export async function runPlanCommand(args: string[], io: RunIO): Promise<number>
 
 async function planFleet(flags: PlanCommandFlags, paths: readonly string[], settings: StoreSettings, format: FleetFormat, io: RunIO): Promise<number> {
   const source = await readManifestSource({ ...flags, target: undefined }, paths, io);
-  const fleet = leaveOutTemplate(await selectFleet(targetFlagsOf(flags), io), source);
+  const fleet = leaveOutTemplate(await selectFleet(readTargetRequest(flags), io), source);
   const { stores, report } = await runFleet(
     {
       command: 'plan',

@@ -2,7 +2,6 @@
 // of the run is told (StoreSettings, handed whole to each store), and which stores the run is for.
 // A command that lacks a flag gets its default here, the same for one store as for a fleet.
 import { isFleetSelection } from '../api/index.js';
-import type { TargetFlags } from '../target/resolve-target.js';
 import { parseSelection } from '../model/selection.js';
 import { readToday } from '../workflows/read-and-plan.js';
 import type { StoreSettings } from '../workflows/store-settings.js';
@@ -12,6 +11,7 @@ import { resolveRunTarget } from '../target/open-target.js';
 import type { FleetSelection } from '../workflows/fleet-workflow.js';
 import { templateSourceOf } from '../workflows/store-as-manifests.js';
 import { ErpsyncError } from '../model/errors.js';
+import { readTargetRequest } from './target-request.js';
 import type { ParsedFlags } from './flags.js';
 import type { applyFlags, driftFlags, planFlags } from './flags.js';
 
@@ -42,24 +42,6 @@ export function readStoreSettings(flags: StoreFlags, env: NodeJS.ProcessEnv): St
   };
 }
 
-/** The target flags as target resolution and fleet selection take them. */
-export function targetFlagsOf(flags: StoreFlags & Partial<ParsedFlags<'target' | 'all-targets'>>): TargetFlags & { 'all-targets': boolean; shard?: string | undefined } {
-  return {
-    'all-targets': flags['all-targets'] === true,
-    shard: flags.shard,
-    'base-url': flags['base-url'],
-    sandbox: flags.sandbox,
-    'sandbox-state': flags['sandbox-state'],
-    target: flags.target,
-    rate: flags.rate,
-    'max-requests': flags['max-requests'],
-    'request-timeout': flags['request-timeout'],
-    'ip-runners': flags['ip-runners'],
-    config: flags.config,
-    debug: flags.debug,
-  };
-}
-
 /** Whether the run is a fleet: several targets, a glob, or every target. */
 export function isFleetRun(flags: { target?: string | undefined; 'all-targets'?: boolean | undefined }): boolean {
   return flags['all-targets'] === true || isFleetSelection(flags.target);
@@ -71,7 +53,7 @@ export async function readManifestSource(flags: StoreFlags & { 'from-target'?: s
   if (from === undefined) return { type: 'manifests', paths };
   if (paths.length > 0) throw new ErpsyncError('USAGE', `--from-target takes the store ${from} as the manifests: pass no manifest paths beside it`);
   if (from === flags.target) throw new ErpsyncError('USAGE', `--from-target ${from} is the store itself: name another target`);
-  return templateSourceOf(await resolveRunTarget({ ...targetFlagsOf(flags), target: from }, io), io, flags.debug === true);
+  return templateSourceOf(await resolveRunTarget({ ...readTargetRequest(flags), target: from }, io), io, flags.debug === true);
 }
 
 /** A fleet copied from a template leaves the template out: it is the source, not a store to make like itself. */

@@ -18,6 +18,7 @@ import { writeLine } from '../model/run-io.js';
 import { renderHelp } from './commands.js';
 import { parseCommandFlags, targetsFlags } from './flags.js';
 import { fleetProgress, printFleetTable } from './fleet-output.js';
+import { readTargetRequest } from './target-request.js';
 
 export async function runTargetsCommand(args: string[], io: RunIO): Promise<number> {
   const { flags } = parseCommandFlags('targets', targetsFlags, args, io.env);
@@ -25,15 +26,17 @@ export async function runTargetsCommand(args: string[], io: RunIO): Promise<numb
     writeLine(io.stdout, renderHelp('targets'));
     return 0;
   }
-  configureProcessGovernor(flags['ip-runners'], io.env.ERPSYNC_IP_WINDOW_SCALE);
-  const fleet = await selectFleet({ target: flags.target, config: flags.config, 'ip-runners': flags['ip-runners'], 'all-targets': flags.target === undefined }, io);
+  // No --target: every target of the config.
+  const request = { ...readTargetRequest(flags), allTargets: flags.target === undefined };
+  configureProcessGovernor(request.ipRunners, io.env.ERPSYNC_IP_WINDOW_SCALE);
+  const fleet = await selectFleet(request, io);
   const { config, names } = fleet;
   const format = flags.json ? 'json' : 'text';
   const report = flags.check ? (await checkFleet(names, flags.parallel, fleet.resolve, io, fleetProgress('check', format, io))).report : undefined;
   if (flags.json) {
     // Read after the check: a target it opened may have refreshed its login.
     const logins = report ? await reportLogins(names, config, flags.config, io) : undefined;
-    io.stdout.write(`${JSON.stringify(buildMatrix(names, config, report, flags['ip-runners'], logins), null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify(buildMatrix(names, config, report, request.ipRunners, logins), null, 2)}\n`);
   } else if (report) {
     printFleetTable(report, 'text', io);
   } else {
@@ -78,9 +81,9 @@ function describeEntry(name: string, config: TargetsConfig | undefined): string 
  * given, is passed on for jobs whose runners share an egress IP (each keeps 1/N of its budget).
  * `logins` (from --check) adds each OAuth target's `login`, and a shard's `logins` beside its `targets`.
  */
-export function buildMatrix(names: readonly string[], config: TargetsConfig | undefined, report: FleetReport | undefined, ipRunners?: string, logins?: ReadonlyMap<string, LoginReport>): { include: Record<string, unknown>[] } {
+export function buildMatrix(names: readonly string[], config: TargetsConfig | undefined, report: FleetReport | undefined, ipRunners?: number, logins?: ReadonlyMap<string, LoginReport>): { include: Record<string, unknown>[] } {
   const count = shardCountFor(names.length);
-  const shared = ipRunners === undefined ? {} : { ipRunners: Number(ipRunners) };
+  const shared = ipRunners === undefined ? {} : { ipRunners };
   if (count >= names.length) {
     return {
       include: names.map((name, i) => {

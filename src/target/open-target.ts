@@ -1,6 +1,6 @@
-// Turns a command's target flags, the environment and erpsync.config.yaml into an open API client:
+// Turns a command's target request, the environment and erpsync.config.yaml into an open API client:
 // a real account, or the embedded sandbox started in this process when no credentials are
-// configured (refused under CI unless --sandbox). plan, apply, drift and export share these flags
+// configured (refused under CI unless --sandbox). plan, apply, drift and export share this request
 // and this function. The decision itself is pure (resolve-target.ts); this file does the effects:
 // reading the config, checking files, reading secret variables, starting the emulator, debug lines.
 import { existsSync } from 'node:fs';
@@ -20,7 +20,7 @@ import {
 } from '../api/index.js';
 import type { ApiClient, ApiClientOptions, ApiEvent, CredentialProvider, Governor, RemoteTarget, ResolvedTarget, SandboxTarget, TargetBase, TargetsConfig } from '../api/index.js';
 import { describeTarget, resolveTarget } from './resolve-target.js';
-import type { TargetFlags } from './resolve-target.js';
+import type { TargetRequest } from './resolve-target.js';
 import { readTargetsConfig } from '../manifest/load-config.js';
 import { parseEnvFile } from '../manifest/env-file.js';
 import { displayPath } from '../manifest/find-files.js';
@@ -61,15 +61,15 @@ export interface OpenTargetOptions {
   client?: Partial<Omit<ApiClientOptions, 'baseUrl' | 'credentials' | 'onEvent'>>;
 }
 
-export async function openTarget(flags: TargetFlags, io: RunIO, options: OpenTargetOptions = {}): Promise<OpenedTarget> {
-  return openResolvedTarget(await resolveRunTarget(flags, io), flags, io, options);
+export async function openTarget(request: TargetRequest, io: RunIO, options: OpenTargetOptions = {}): Promise<OpenedTarget> {
+  return openResolvedTarget(await resolveRunTarget(request, io), request, io, options);
 }
 
 /** Opens a target already resolved (a fleet resolves all of its stores first), and names its account. */
-export async function openResolvedTarget(target: ResolvedTarget, flags: Pick<TargetFlags, 'debug'>, io: RunIO, options: OpenTargetOptions = {}): Promise<OpenedTarget> {
+export async function openResolvedTarget(target: ResolvedTarget, request: Pick<TargetRequest, 'debug'>, io: RunIO, options: OpenTargetOptions = {}): Promise<OpenedTarget> {
   // The backend first: one that cannot be reached stops the run before its first request to the service.
   const state = await stateStoreFor(target.backend, io);
-  const debug = flags.debug === true;
+  const debug = request.debug === true;
   let client: ApiClient | undefined;
   const onEvent = (event: ApiEvent): void => {
     if (debug && client) writeLine(io.stderr, client.redact(formatApiEvent(event)));
@@ -203,15 +203,15 @@ async function nameAccount(client: ApiClient, target: ResolvedTarget, cwd: strin
 }
 
 /** Resolves the target without opening anything; a fleet passes the config it read once. */
-export async function resolveRunTarget(flags: TargetFlags, io: RunIO, config?: TargetsConfig): Promise<ResolvedTarget> {
+export async function resolveRunTarget(request: TargetRequest, io: RunIO, config?: TargetsConfig): Promise<ResolvedTarget> {
   // Every run resolves its targets before it sends anything: the process's IP share is set here.
-  configureProcessGovernor(flags['ip-runners'], io.env.ERPSYNC_IP_WINDOW_SCALE);
-  return resolveTarget({ flags, env: io.env, cwd: io.cwd, config: config ?? (await loadTargetsConfig(flags, io)), fileExists: existsSync });
+  configureProcessGovernor(request.ipRunners, io.env.ERPSYNC_IP_WINDOW_SCALE);
+  return resolveTarget({ request, env: io.env, cwd: io.cwd, config: config ?? (await loadTargetsConfig(request, io)), fileExists: existsSync });
 }
 
 /** Reads erpsync.config.yaml (or --config, whose env twin the flag table read); undefined when the default file is absent. */
-export async function loadTargetsConfig(flags: TargetFlags, io: RunIO): Promise<TargetsConfig | undefined> {
-  const explicit = flags.config;
+export async function loadTargetsConfig(request: Pick<TargetRequest, 'config'>, io: RunIO): Promise<TargetsConfig | undefined> {
+  const explicit = request.config;
   const file = resolve(io.cwd, explicit ?? DEFAULT_CONFIG_FILE);
   let bytes: Uint8Array;
   try {

@@ -1,7 +1,8 @@
-// Where a command points, decided from its target request (the flags, read once by the flag table),
-// the environment and the optional erpsync.config.yaml: the target, its backend and egress name,
-// where `erpsync login` stores a login, and the banner naming the account. Pure: the caller reads
-// the config file and says which credential files exist (target/open-target does the effects).
+// Where a command points, decided from its target request (its target flags, each read and checked
+// once by the flag table, src/cli/flags.ts), the environment and the optional erpsync.config.yaml:
+// the target, its backend and egress name, where `erpsync login` stores a login, and the banner
+// naming the account. Pure, and it parses no flag again: the caller reads the config file and says
+// which credential files exist (target/open-target does the effects).
 import { resolve } from 'node:path';
 import { ACCOUNT_DAILY_QUOTA, ACCOUNT_RATE_LIMIT, DEFAULT_BASE_URL, DEFAULT_CONFIG_FILE, DEFAULT_CREDENTIALS_FILE, DEFAULT_JOURNAL_DIR, DEFAULT_RATE, DEFAULT_REQUEST_COUNT_FILE, DEFAULT_SANDBOX_STATE, defaultSandboxState, defaultTargetCredentialsFile, deriveOAuthEndpoints, isCi, normalizeBaseUrl } from '../api/index.js';
 import type { BackendChoice, CredentialsConfig, OAuthCredentials, ResolvedTarget, SandboxTarget, TargetBase, TargetConfig, TargetsConfig, TokenCredentials } from '../api/index.js';
@@ -9,20 +10,23 @@ import type { AccountIdentity } from '../model/account.js';
 import { describeAccount } from '../model/account.js';
 import { ErpsyncError } from '../model/errors.js';
 
-/** The target flags, their environment twins already read (the flag table, src/cli/flags.ts). */
-export interface TargetFlags {
-  'base-url'?: string;
-  sandbox?: boolean;
-  'sandbox-state'?: string;
-  target?: string;
-  rate?: string;
-  'max-requests'?: string;
-  /** The deadline of one request (ms), already read by the flag table. */
-  'request-timeout'?: number | undefined;
+/** Where a command asks to point: its target flags with their env twins, already read and checked (numbers as numbers). */
+export interface TargetRequest {
+  /** A target of the config (--target); absent: the default target. */
+  target?: string | undefined;
+  baseUrl?: string | undefined;
+  sandbox?: boolean | undefined;
+  sandboxState?: string | undefined;
+  /** Requests per second, over the target's own. */
+  rate?: number | undefined;
+  maxRequests?: number | undefined;
+  /** The deadline of one request (ms). */
+  requestTimeoutMs?: number | undefined;
   /** Runners sharing this machine's egress IP: the per-IP budget is divided among them. */
-  'ip-runners'?: string;
-  config?: string;
-  debug?: boolean;
+  ipRunners?: number | undefined;
+  /** The config file (--config); absent: erpsync.config.yaml when it exists. */
+  config?: string | undefined;
+  debug?: boolean | undefined;
 }
 
 const DEFAULT_DATABASE_URL_ENV = 'ERPSYNC_DATABASE_URL';
@@ -59,7 +63,7 @@ export function egressOf(config: Pick<TargetsConfig, 'egress'> | undefined, env:
 }
 
 export interface ResolveInput {
-  flags: TargetFlags;
+  request: TargetRequest;
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
   config?: TargetsConfig;
@@ -72,29 +76,27 @@ export function resolveTarget(input: ResolveInput): ResolvedTarget {
   const shared = { backend, egress: egressOf(input.config, input.env) };
   // With a shared backend, a named target's login lives in the backend: whether it exists is known
   // when the target opens. The default target keeps to the sandbox unless an OAuth app is named.
-  const inBackend = (path: string): boolean => input.fileExists(path) || nonEmpty(input.flags.target) !== undefined || nonEmpty(input.env.BLING_CLIENT_ID) !== undefined;
+  const inBackend = (path: string): boolean => input.fileExists(path) || nonEmpty(input.request.target) !== undefined || nonEmpty(input.env.BLING_CLIENT_ID) !== undefined;
   const withBackend = backend.kind === 'postgres' ? { ...input, fileExists: inBackend } : input;
   const target = { ...resolveTargetOf(withBackend), ...shared };
-  const requestTimeoutMs = input.flags['request-timeout'];
+  const requestTimeoutMs = input.request.requestTimeoutMs;
   return requestTimeoutMs === undefined ? target : { ...target, requestTimeoutMs };
 }
 
 type Unshared<T> = T extends unknown ? Omit<T, 'backend' | 'egress'> : never;
 
 function resolveTargetOf(input: ResolveInput): Unshared<ResolvedTarget> {
-  const { flags, env } = input;
-  const targetName = nonEmpty(flags.target);
-  const explicitBaseUrl = nonEmpty(flags['base-url']);
-  const rateOverride = parseRate(flags.rate);
-  const maxRequestsOverride = parseCount(flags['max-requests'], '--max-requests');
+  const { request, env } = input;
+  const targetName = nonEmpty(request.target);
+  const explicitBaseUrl = nonEmpty(request.baseUrl);
 
-  if (flags.sandbox === true) {
-    if (targetName !== undefined || nonEmpty(flags['base-url']) !== undefined) {
+  if (request.sandbox === true) {
+    if (targetName !== undefined || explicitBaseUrl !== undefined) {
       throw new ErpsyncError('USAGE', '--sandbox cannot be combined with --target or --base-url', {
         details: [`to try a target in a sandbox, give it \`sandbox: true\` in ${DEFAULT_CONFIG_FILE} (see docs/config.md)`],
       });
     }
-    return sandboxTarget(input, 'requested', rateOverride, maxRequestsOverride);
+    return sandboxTarget(input, 'requested');
   }
 
   if (targetName !== undefined) {
@@ -106,7 +108,7 @@ function resolveTargetOf(input: ResolveInput): Unshared<ResolvedTarget> {
         details: [known.length > 0 ? `targets in the config: ${known.join(', ')}` : `no targets are defined (add them under \`targets:\` in ${DEFAULT_CONFIG_FILE})`],
       });
     }
-    if (entry.sandbox) return configuredSandboxTarget(targetName, entry, config.dir, input.flags, rateOverride, maxRequestsOverride);
+    if (entry.sandbox) return configuredSandboxTarget(targetName, entry, config.dir, request);
     const baseUrl = normalizeBaseUrl(explicitBaseUrl ?? entry.baseUrl ?? DEFAULT_BASE_URL);
     const credentials = targetCredentials(entry.credentials, baseUrl, config.dir, targetName, input);
     if (!credentials) {
@@ -120,8 +122,8 @@ function resolveTargetOf(input: ResolveInput): Unshared<ResolvedTarget> {
       id: baseUrl,
       baseUrl,
       credentials,
-      rate: rateOverride ?? entry.rate ?? (entry.reserve === undefined ? DEFAULT_RATE : ACCOUNT_RATE_LIMIT - entry.reserve),
-      maxRequests: maxRequestsOverride ?? entry.maxRequests,
+      rate: request.rate ?? entry.rate ?? (entry.reserve === undefined ? DEFAULT_RATE : ACCOUNT_RATE_LIMIT - entry.reserve),
+      maxRequests: request.maxRequests ?? entry.maxRequests,
       dailyQuota: { perDay: entry.dailyQuota ?? dailyShareOf(entry.reserve), countFile: resolve(config.dir, DEFAULT_REQUEST_COUNT_FILE) },
       ...targetInputs(entry, config.dir),
     };
@@ -131,7 +133,7 @@ function resolveTargetOf(input: ResolveInput): Unshared<ResolvedTarget> {
   const credentials = defaultCredentials(baseUrl, input);
   if (credentials) {
     const dailyQuota = { perDay: ACCOUNT_DAILY_QUOTA, countFile: resolve(input.cwd, DEFAULT_REQUEST_COUNT_FILE) };
-    return { mode: 'remote', name: 'default', id: baseUrl, baseUrl, credentials, rate: rateOverride ?? DEFAULT_RATE, maxRequests: maxRequestsOverride, dailyQuota };
+    return { mode: 'remote', name: 'default', id: baseUrl, baseUrl, credentials, rate: request.rate ?? DEFAULT_RATE, maxRequests: request.maxRequests, dailyQuota };
   }
   if (explicitBaseUrl !== undefined) {
     throw new ErpsyncError('AUTH_MISSING', `no credentials for ${baseUrl}`, {
@@ -143,7 +145,7 @@ function resolveTargetOf(input: ResolveInput): Unshared<ResolvedTarget> {
       details: ['set BLING_ACCESS_TOKEN (or OAuth credentials), or pass --sandbox to run against the sandbox on purpose'],
     });
   }
-  return sandboxTarget(input, 'no-credentials', rateOverride, maxRequestsOverride);
+  return sandboxTarget(input, 'no-credentials');
 }
 
 /**
@@ -156,17 +158,17 @@ function dailyShareOf(reserve: number | undefined): number {
 }
 
 /** A target of the config that is a sandbox account: its own state file, no credentials, allowed under CI (it is explicit). */
-function configuredSandboxTarget(name: string, entry: TargetConfig, dir: string, flags: TargetFlags, rate: number | undefined, maxRequests: number | undefined): Unshared<SandboxTarget> {
+function configuredSandboxTarget(name: string, entry: TargetConfig, dir: string, request: TargetRequest): Unshared<SandboxTarget> {
   const state = entry.sandbox?.state ?? defaultSandboxState(name);
-  if (nonEmpty(flags['base-url']) !== undefined) throw new ErpsyncError('USAGE', `target '${name}' is a sandbox: --base-url does not apply to it`);
+  if (nonEmpty(request.baseUrl) !== undefined) throw new ErpsyncError('USAGE', `target '${name}' is a sandbox: --base-url does not apply to it`);
   return {
     mode: 'sandbox',
     name,
     id: `sandbox:${state}`,
     stateFile: resolve(dir, state),
     reason: 'target',
-    rate: rate ?? entry.rate ?? Number.POSITIVE_INFINITY,
-    maxRequests: maxRequests ?? entry.maxRequests,
+    rate: request.rate ?? entry.rate ?? Number.POSITIVE_INFINITY,
+    maxRequests: request.maxRequests ?? entry.maxRequests,
     ...(entry.reserve === undefined ? {} : { reserve: entry.reserve }),
     ...targetInputs(entry, dir),
   };
@@ -182,10 +184,11 @@ function targetInputs(entry: TargetConfig, dir: string): Pick<TargetBase, 'manif
   };
 }
 
-function sandboxTarget(input: ResolveInput, reason: SandboxTarget['reason'], rate: number | undefined, maxRequests: number | undefined): Unshared<SandboxTarget> {
-  const state = nonEmpty(input.flags['sandbox-state']) ?? DEFAULT_SANDBOX_STATE;
+function sandboxTarget(input: ResolveInput, reason: SandboxTarget['reason']): Unshared<SandboxTarget> {
+  const { request } = input;
+  const state = nonEmpty(request.sandboxState) ?? DEFAULT_SANDBOX_STATE;
   const stateFile = resolve(input.cwd, state);
-  return { mode: 'sandbox', name: 'sandbox', id: `sandbox:${state}`, stateFile, reason, rate: rate ?? Number.POSITIVE_INFINITY, maxRequests };
+  return { mode: 'sandbox', name: 'sandbox', id: `sandbox:${state}`, stateFile, reason, rate: request.rate ?? Number.POSITIVE_INFINITY, maxRequests: request.maxRequests };
 }
 
 function defaultCredentials(baseUrl: string, input: ResolveInput): TokenCredentials | OAuthCredentials | undefined {
@@ -245,10 +248,10 @@ export function resolveLoginTarget(input: Omit<ResolveInput, 'fileExists'>): {
   tokenUrl: string;
   authorizeUrl: string;
 } {
-  const { flags, env, cwd } = input;
-  if (flags.sandbox === true) throw new ErpsyncError('USAGE', 'login is for real accounts; the sandbox needs no login');
-  const targetName = nonEmpty(flags.target);
-  const explicitBaseUrl = nonEmpty(flags['base-url']);
+  const { request, env, cwd } = input;
+  if (request.sandbox === true) throw new ErpsyncError('USAGE', 'login is for real accounts; the sandbox needs no login');
+  const targetName = nonEmpty(request.target);
+  const explicitBaseUrl = nonEmpty(request.baseUrl);
   if (targetName === undefined) {
     const baseUrl = normalizeBaseUrl(explicitBaseUrl ?? DEFAULT_BASE_URL);
     return {
@@ -305,20 +308,6 @@ export function describeTarget(target: ResolvedTarget, cwd: string, account: Acc
 function relativeOrAbsolute(path: string, cwd: string): string {
   const prefix = cwd.endsWith('/') ? cwd : `${cwd}/`;
   return path.startsWith(prefix) ? path.slice(prefix.length) : path;
-}
-
-function parseRate(raw: string | undefined): number | undefined {
-  if (nonEmpty(raw) === undefined) return undefined;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new ErpsyncError('USAGE', `--rate must be a positive number of requests per second (got '${raw}')`);
-  return value;
-}
-
-function parseCount(raw: string | undefined, flag: string): number | undefined {
-  if (nonEmpty(raw) === undefined) return undefined;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new ErpsyncError('USAGE', `${flag} must be a positive integer (got '${raw}')`);
-  return value;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

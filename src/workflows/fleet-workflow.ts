@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { selectTargets, theProcessGovernor } from '../api/index.js';
 import type { ResolvedTarget, TargetsConfig } from '../api/index.js';
-import type { TargetFlags } from '../target/resolve-target.js';
+import type { TargetRequest } from '../target/resolve-target.js';
 import type { FleetCommand, FleetReport, FleetRow } from '../model/fleet.js';
 import { worstExitCode } from '../model/fleet.js';
 import { ErpsyncError, exitCodes } from '../model/errors.js';
@@ -57,19 +57,27 @@ export interface FleetSelection {
   resolve(name: string): Promise<ResolvedTarget>;
 }
 
+/** A fleet's target request: its `target` names or globs the stores, the rest applies to each of them. */
+export interface FleetRequest extends TargetRequest {
+  /** --all-targets: every target of the config. */
+  allTargets?: boolean | undefined;
+  /** --shard I/N: this job's part of the selection. */
+  shard?: string | undefined;
+}
+
 /**
  * `--all-targets`, or `--target` with several names or globs; the command line's other target flags
  * apply to every store. `within` (the stores of a folder of saved plans) is the whole fleet unless
- * the flags select some of them.
+ * the request selects some of them.
  */
-export async function selectFleet(flags: TargetFlags & { 'all-targets'?: boolean | undefined; shard?: string | undefined }, io: RunIO, within?: readonly string[]): Promise<FleetSelection> {
-  const config = await loadTargetsConfig(flags, io);
-  const selecting = flags.target !== undefined || flags['all-targets'] === true;
-  const selected = selecting ? selectTargets(config, { patterns: flags.target, all: flags['all-targets'] === true }) : undefined;
+export async function selectFleet(request: FleetRequest, io: RunIO, within?: readonly string[]): Promise<FleetSelection> {
+  const config = await loadTargetsConfig(request, io);
+  const selecting = request.target !== undefined || request.allTargets === true;
+  const selected = selecting ? selectTargets(config, { patterns: request.target, all: request.allTargets === true }) : undefined;
   const all = within ? within.filter((name) => selected?.includes(name) ?? true) : (selected ?? []);
   // `--shard I/N`: this job's part of the selection, cut as `targets --json` planned it.
-  const names = flags.shard === undefined ? all : namesOfShard(all, parseShard(flags.shard));
-  return { config, names, resolve: (name) => resolveRunTarget({ ...flags, target: name }, io, config) };
+  const names = request.shard === undefined ? all : namesOfShard(all, parseShard(request.shard));
+  return { config, names, resolve: (name) => resolveRunTarget({ ...request, target: name }, io, config) };
 }
 
 export interface FleetOutcome {

@@ -6,7 +6,7 @@
 import { checkCredentialsBaseUrl } from '../api/index.js';
 import type { StoredCredentials, TargetsConfig } from '../api/index.js';
 import { resolveTarget } from '../target/resolve-target.js';
-import type { TargetFlags } from '../target/resolve-target.js';
+import type { TargetRequest } from '../target/resolve-target.js';
 import type { ErrorCode } from '../model/errors.js';
 import { isErpsyncError } from '../model/errors.js';
 import type { LoginRef, LoginStore } from '../state/state-store.js';
@@ -28,18 +28,18 @@ const readsAtOnce = 8;
 
 /**
  * The logins of `names` (undefined: the default target, the one of no `--target`), in their order.
- * `flags` are the command line's target flags (a --base-url applies to each, as in a run).
+ * `request` is the command line's target request (a --base-url applies to each, as in a run).
  */
-export function readTargetLogins(names: readonly (string | undefined)[], flags: TargetFlags, config: TargetsConfig | undefined, logins: LoginStore, io: Pick<RunIO, 'cwd' | 'env'>): Promise<TargetLogin[]> {
+export function readTargetLogins(names: readonly (string | undefined)[], request: TargetRequest, config: TargetsConfig | undefined, logins: LoginStore, io: Pick<RunIO, 'cwd' | 'env'>): Promise<TargetLogin[]> {
   const keys = names.map((name) => name ?? '');
-  return forEachStore(keys, Promise.resolve(readsAtOnce), (_key, index) => readTargetLogin(names[index], flags, config, logins, io));
+  return forEachStore(keys, Promise.resolve(readsAtOnce), (_key, index) => readTargetLogin(names[index], request, config, logins, io));
 }
 
-async function readTargetLogin(name: string | undefined, flags: TargetFlags, config: TargetsConfig | undefined, logins: LoginStore, io: Pick<RunIO, 'cwd' | 'env'>): Promise<TargetLogin> {
+async function readTargetLogin(name: string | undefined, request: TargetRequest, config: TargetsConfig | undefined, logins: LoginStore, io: Pick<RunIO, 'cwd' | 'env'>): Promise<TargetLogin> {
   let target = name ?? 'default';
   try {
     // Whether a login exists is the store's to say: resolved as if every credentials file existed.
-    const resolved = resolveTarget({ flags: { ...flags, target: name }, env: io.env, cwd: io.cwd, config, fileExists: () => true });
+    const resolved = resolveTarget({ request: { ...request, target: name }, env: io.env, cwd: io.cwd, config, fileExists: () => true });
     target = resolved.name;
     if (resolved.mode === 'sandbox') return { target, status: 'none', reason: 'a sandbox account needs no login' };
     const credentials = resolved.credentials;

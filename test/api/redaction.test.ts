@@ -85,7 +85,7 @@ describe('secrets never leak from failure paths', () => {
     // The CLI path with --debug: every request traced on stderr, then the error report.
     emulator.setFaults(undefined);
     const io = captureIO({ BLING_ACCESS_TOKEN: KNOWN_TOKEN, ERPSYNC_DEBUG: '1' }, await tempDir());
-    const opened = await openTarget({ 'base-url': emulator.baseUrl, debug: true }, io, { client: { secrets: [KNOWN_SECRET] } });
+    const opened = await openTarget({ baseUrl: emulator.baseUrl, debug: true }, io, { client: { secrets: [KNOWN_SECRET] } });
     onCleanup(() => opened.close());
     await opened.client.request({ method: 'GET', path: '/formas-pagamentos', query: { descricao: KNOWN_SECRET } });
     seen.push(...exposeFailure(await failureOf(opened.client.request({ method: 'DELETE', path: `/formas-pagamentos/${KNOWN_TOKEN}` }))));

@@ -28,7 +28,7 @@ describe('openTarget', () => {
   it('refuses the fallback under CI, but runs the sandbox when asked explicitly', async () => {
     const cwd = await tempDir();
     await expect(openTarget({}, captureIO({ CI: 'true' }, cwd))).rejects.toMatchObject({ code: 'SANDBOX_REFUSED', exitCode: 3 });
-    const opened = await openTarget({ sandbox: true, 'sandbox-state': 'state/s.json' }, captureIO({ CI: 'true' }, cwd));
+    const opened = await openTarget({ sandbox: true, sandboxState: 'state/s.json' }, captureIO({ CI: 'true' }, cwd));
     onCleanup(() => opened.close());
     expect(opened.banner).toBe('Account: Loja Sandbox Ltda (CNPJ 12.345.678/0001-90) · local sandbox (state in state/s.json)');
     expect((await opened.client.request({ method: 'GET', path: '/situacoes/modulos' })).status).toBe(200);
@@ -37,7 +37,7 @@ describe('openTarget', () => {
   it('opens a real target from --base-url and BLING_ACCESS_TOKEN, and names its account', async () => {
     const emulator = await startEmulator();
     const cwd = await tempDir();
-    const opened = await openTarget({ 'base-url': emulator.baseUrl }, captureIO({ BLING_ACCESS_TOKEN: emulator.token, CI: '1' }, cwd));
+    const opened = await openTarget({ baseUrl: emulator.baseUrl }, captureIO({ BLING_ACCESS_TOKEN: emulator.token, CI: '1' }, cwd));
     onCleanup(() => opened.close());
     expect(opened.banner).toBe(`Account: Loja Sandbox Ltda (CNPJ 12.345.678/0001-90) · ${new URL(emulator.baseUrl).host} · token from BLING_ACCESS_TOKEN`);
     expect(opened.identityReads).toBe(1);
@@ -100,7 +100,7 @@ describe('openTarget', () => {
     const emulator = await startEmulator();
     const cwd = await tempDir();
     const io = captureIO({ BLING_ACCESS_TOKEN: emulator.token }, cwd);
-    const opened = await openTarget({ 'base-url': emulator.baseUrl, debug: true }, io);
+    const opened = await openTarget({ baseUrl: emulator.baseUrl, debug: true }, io);
     onCleanup(() => opened.close());
     await opened.client.request({ method: 'GET', path: '/formas-pagamentos', query: { pagina: 1 } });
     expect(io.err()).toMatch(/^debug: #1\.1 GET \/empresas\/me\/dados-basicos →\ndebug: #1\.1 GET \/empresas\/me\/dados-basicos ← 200 \(\d+ ms\)\ndebug: #2\.1 GET \/formas-pagamentos\?pagina=1 →\ndebug: #2\.1 GET \/formas-pagamentos\?pagina=1 ← 200 \(\d+ ms\)\n$/);
