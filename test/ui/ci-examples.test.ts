@@ -98,7 +98,7 @@ describe('the fleet workflow on the shared backend', () => {
 
   it('loads the secret before every erpsync step of a job that reaches an account', () => {
     for (const [job, { steps: list }] of Object.entries(fleet.jobs).filter(([name]) => name !== 'targets')) {
-      const loadAt = list.findIndex((s) => s.run === 'node .github/erpsync/load-state-secret.cjs');
+      const loadAt = list.findIndex((s) => s.run === 'node .github/erpsync/load-state-secret.mjs');
       const erpsyncAt = list.findIndex((s) => /npx --no-install erpsync (apply|login)/.test(s.run ?? ''));
       expect(loadAt, job).toBeGreaterThan(-1);
       expect(erpsyncAt, job).toBeGreaterThan(loadAt);
@@ -110,7 +110,7 @@ describe('the fleet workflow on the shared backend', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'erpsync-gha-'));
     const githubEnv = path.join(dir, 'env');
     writeFileSync(githubEnv, '');
-    const run = spawnSync(process.execPath, [path.join(root, 'load-state-secret.cjs')], { env: { GITHUB_ENV: githubEnv, ...(state === undefined ? {} : { STATE: state }) }, encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [path.join(root, 'load-state-secret.mjs')], { env: { GITHUB_ENV: githubEnv, ...(state === undefined ? {} : { STATE: state }) }, encoding: 'utf8' });
     const written = readFileSync(githubEnv, 'utf8');
     rmSync(dir, { recursive: true, force: true });
     return { status: run.status, stdout: run.stdout, written };

@@ -1,9 +1,10 @@
 // Loads the one ERPSYNC_STATE secret (.env lines) into the job's environment for the steps after
 // this one: each value masked in the log first, only the variables erpsync's backend and OAuth
-// app need, refused when one is missing. Copy to .github/erpsync/load-state-secret.cjs.
-/* global process, require, console -- a Node.js script run by the workflow */
-const { appendFileSync } = require('node:fs');
-const { parseEnv } = require('node:util');
+// app need, refused when one is missing. Copy to .github/erpsync/load-state-secret.mjs.
+/* global console -- a Node.js script run by the workflow */
+import { appendFileSync } from 'node:fs';
+import process from 'node:process';
+import { parseEnv } from 'node:util';
 
 const needed = ['ERPSYNC_DATABASE_URL', 'ERPSYNC_STATE_KEY', 'BLING_CLIENT_ID', 'BLING_CLIENT_SECRET'];
 
