@@ -55,9 +55,11 @@ export interface ApiClientOptions {
   signal?: AbortSignal;
   /**
    * Awaited right before each attempt leaves (after pacing), so nothing waits between it and the
-   * send; a throw stops the request unsent (apply's lock fence).
+   * send; a throw stops the request unsent (apply's lock fence). It may resolve to how long (ms)
+   * its confirmation holds: an attempt that has not reached its socket by then (the process was
+   * paused, or waited for a connection, between the two) is held back unsent and confirmed again.
    */
-  beforeSend?: (req: ApiRequest) => Promise<void>;
+  beforeSend?: (req: ApiRequest) => Promise<number | void>;
   onEvent?: (event: ApiEvent) => void;
   /** Jitter source in [0, 1); tests seed it. */
   random?: () => number;
@@ -133,7 +135,44 @@ const defaultMaxResponseBytes = 32 * 1024 * 1024;
 
 type Outcome =
   | { type: 'response'; status: number; contentType: string | undefined; retryAfter: string | undefined; text: string }
-  | { type: 'network'; failure: Extract<FailureKind, 'connect-failed' | 'connection-lost' | 'timeout'>; error: unknown };
+  | { type: 'network'; failure: Extract<FailureKind, 'connect-failed' | 'connection-lost' | 'timeout'>; error: unknown }
+  | { type: 'held-back' };
+
+/** An attempt stopped at its socket, before a byte of it was written: its confirmation had lapsed. */
+class HeldBackError extends Error {}
+
+/**
+ * Checks, at the moment undici hands the request to its socket (before writing it), that the
+ * confirmation from beforeSend still holds (by the monotonic clock, which runs on while the
+ * process is stopped); otherwise the request is aborted there, unsent. Only the method the handler
+ * has is wrapped: undici tells old handlers from new ones by the methods they have.
+ */
+function holdBackAfter(until: number): Dispatcher.DispatcherComposeInterceptor {
+  const lapsed = (): HeldBackError | undefined => (performance.now() > until ? new HeldBackError('the lock confirmation lapsed before the request reached its socket') : undefined);
+  return (dispatch) => (opts, handler) =>
+    dispatch(
+      opts,
+      new Proxy(handler, {
+        get(target, property, receiver) {
+          const original: unknown = Reflect.get(target, property, receiver);
+          if (typeof original !== 'function') return original;
+          if (property === 'onConnect') {
+            return (abort: (error: Error) => void, context: unknown) => {
+              const error = lapsed();
+              return error ? abort(error) : original.call(target, abort, context);
+            };
+          }
+          if (property === 'onRequestStart') {
+            return (controller: { abort(error: Error): void }, context: unknown) => {
+              const error = lapsed();
+              return error ? controller.abort(error) : original.call(target, controller, context);
+            };
+          }
+          return original.bind(target);
+        },
+      }),
+    );
+}
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
   const state = openClientState(options);
@@ -241,14 +280,15 @@ function ensureMaySend(state: ClientState): void {
 }
 
 /** One HTTP exchange within its deadline: the answer as text, or where the connection failed. */
-async function sendOnce(state: ClientState, req: ApiRequest, requestPath: string, token: string): Promise<Outcome> {
+async function sendOnce(state: ClientState, req: ApiRequest, requestPath: string, token: string, confirmedUntil?: number): Promise<Outcome> {
   const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json' };
   let body: string | undefined;
   if (req.body !== undefined) {
     headers['content-type'] = 'application/json; charset=utf-8';
     body = JSON.stringify(req.body);
   }
-  const sender = await dispatcherOf(state);
+  const agent = await dispatcherOf(state);
+  const sender = confirmedUntil === undefined ? agent : agent.compose(holdBackAfter(confirmedUntil));
   const deadline = AbortSignal.timeout(state.timeouts.requestMs);
   const signal = state.options.signal ? AbortSignal.any([state.options.signal, deadline]) : deadline;
   // A deadline that fired is a timeout, whatever undici calls the abort.
@@ -269,6 +309,7 @@ async function sendOnce(state: ClientState, req: ApiRequest, requestPath: string
     }
   } catch (error) {
     if (error instanceof ErpsyncError) throw error;
+    if (error instanceof HeldBackError) return { type: 'held-back' };
     return failed(error, 'headers');
   }
 }
@@ -320,14 +361,21 @@ async function sendRequest<T>(state: ClientState, req: ApiRequest): Promise<ApiR
     ensureMaySend(state);
     const token = a.renewedToken ?? (await options.credentials.accessToken(options.signal));
     a.renewedToken = undefined;
-    await options.beforeSend?.(req);
+    const holdsMs = await options.beforeSend?.(req);
+    const confirmedUntil = typeof holdsMs === 'number' ? performance.now() + holdsMs : undefined;
     a.attempt += 1;
     a.policyAttempts += 1;
     countSend(state, req);
     options.onEvent?.({ type: 'request-start', ...tagOf(a) });
     const sentAt = state.now();
-    const outcome = await sendOnce(state, req, requestPath, token);
+    const outcome = await sendOnce(state, req, requestPath, token, confirmedUntil);
     const durationMs = Math.round(state.now() - sentAt);
+    if (outcome.type === 'held-back') {
+      // Nothing was written: confirmed again (which refuses a lock lost meanwhile), then sent.
+      options.onEvent?.({ type: 'request-end', ...tagOf(a), error: 'held back unsent: the lock confirmation lapsed', durationMs });
+      a.policyAttempts -= 1;
+      continue;
+    }
     if (outcome.type === 'network') {
       await handleNetworkFailure(state, a, outcome, durationMs);
       continue;

@@ -93,7 +93,15 @@ export async function runStore(job: StoreJob, io: RunIO, startSession: StartSess
   // Ctrl-C stops apply from starting changes while requests in flight finish (a second Ctrl-C
   // exits at once), so an apply's client does not share the interrupt signal. Every write of an
   // apply first confirms that this run still holds the account's lock.
-  const fence = { beforeSend: async (req: { method: string }) => (req.method === 'GET' ? undefined : lock?.confirm()) };
+  // A confirmation holds for a quarter of the lease (a taker needs the whole lease to pass): a write
+  // that has not reached its socket by then, because the process was paused, is confirmed again.
+  const fence = {
+    beforeSend: async (req: { method: string }): Promise<number | undefined> => {
+      if (req.method === 'GET' || lock === undefined) return undefined;
+      await lock.confirm();
+      return lock.record.leaseMs / 4;
+    },
+  };
   const opened = await openResolvedTarget(job.target, { debug: job.settings.debug }, io, job.command === 'apply' ? { client: { signal: new AbortController().signal, ...fence } } : {});
   const facts: StoreFacts = { target: job.target, opened, diagnostics: loaded?.diagnostics ?? [] };
   let session: StoreSession | undefined;
