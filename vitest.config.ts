@@ -29,6 +29,7 @@ const slow = [
   'test/state/runners-share-backend.test.ts',
   'test/state/lease-lost-apply.test.ts',
   'test/state/backend-lost-apply.test.ts',
+  'test/state/egress-shared-budget.test.ts',
 ];
 
 /** Beside the code, and the scenario folders: what to run while working. */
