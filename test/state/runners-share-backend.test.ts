@@ -188,6 +188,10 @@ describe('four runners sharing a postgres backend, twice at once', () => {
       const [round, runner] = [Number(job?.[1]), Number(job?.[2])];
       expect(run.git, `run ${run.run}`).toEqual({ revision: rounds[round]?.revisions[runner], dirty: false });
     }
+    // The text lists say the same: one line a run, with its revision and its runner.
+    const text = await reader.run(['history']).exit;
+    expect(text.code, text.stderr).toBe(0);
+    for (const run of history) expect(text.stdout).toMatch(new RegExp(`^${run.run} .* ${run.git?.revision.slice(0, 12) ?? '-'}  by ${run.actor.url ?? '-'}$`, 'm'));
     // Each store changed once a round, by the runner whose writes the account saw.
     rounds.forEach((_, round) => {
       for (const [account, store] of fleet.stores.entries()) {
