@@ -62,7 +62,7 @@ async function measureFleet(dir: string): Promise<{ runs: FleetRun[]; violations
       ['apply', ['apply', '--all-targets', '--parallel', '100', '--auto-approve', '--json']],
     ] as const) {
       // Each run starts with the IP's windows empty, so its floor is its own: the apply's process
-      // would otherwise wait (src/workflows/ip-ledger) for the plan's requests of the last 10 s.
+      // would otherwise wait (src/state/local/ip-budget) for the plan's requests of the last 10 s.
       await new Promise((resolve) => setTimeout(resolve, label === 'plan' ? 0 : 11_000));
       for (const e of emulators) e.clearLog();
       say(`${label} of ${stores} accounts…`);

@@ -1,6 +1,6 @@
 // Issue 23's IP ledger case for `npm run bench:fleet` (`-- --only concurrent` runs it alone): two
 // erpsync processes started together on one machine share its per-IP budget as they run
-// (src/workflows/ip-ledger.ts). Two fleet plans of half the stores each, at once, against one
+// (src/state/local/ip-budget.ts). Two fleet plans of half the stores each, at once, against one
 // process planning all of them, side by side: the time from the first request the sandbox
 // accounts received to the last, against the floor (all requests ÷ the budget), and what the
 // emulator's ledger of the per-IP rules recorded. The rules and the governor are scaled alike, as

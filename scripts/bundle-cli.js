@@ -2,7 +2,7 @@
 // by resolving and reading a hundred module files one by one (issue 16).
 // - Every command: one ES module bundle, dist/cli/bundle-main.js, split at the dynamic imports
 //   (each command, the terminal UI, the emulator) into chunks beside it, so a command loads only
-//   its own code and no module exists twice. ink, react and undici stay packages of their own.
+//   its own code and no module exists twice. ink, react, undici and pg stay packages of their own.
 //   The chunks sit in dist/cli, where main.js and export-command.js were, so the paths they
 //   resolve from import.meta.url (package.json, schemas/) stay right.
 // - validate: one CommonJS file, dist/cli/validate.cjs, with V8's code cache of a run of it on
@@ -58,7 +58,7 @@ await build({
   target: 'node20',
   minify: true,
   legalComments: 'none',
-  external: ['ink', 'react', 'react/*', 'undici'],
+  external: ['ink', 'react', 'react/*', 'undici', 'pg'],
   // The CommonJS builds in the bundle (yaml's for node, ajv's helpers) require node's own modules.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   logLevel: 'warning',

@@ -48,9 +48,9 @@ export interface GovernorStats {
 }
 
 /**
- * What the IP's windows hold, in wall-clock ms (Date.now): the processes on the machine share it as
- * they run (workflows/ip-ledger); alone, each would spend the whole budget — a fleet's `plan` then
- * its `apply` back to back sent 780 requests in 10 s.
+ * What the IP's windows hold, in wall-clock ms (Date.now): the processes behind one egress share it
+ * as they run (the state store's IP budget, state/ip-claims); alone, each would spend the whole
+ * budget — a fleet's `plan` then its `apply` back to back sent 780 requests in 10 s.
  */
 export interface IpLedger {
   requests: number[];
@@ -80,7 +80,7 @@ export interface Governor {
    * here, in place of what they were last said to have sent.
    */
   absorb(others: IpLedger): void;
-  /** Puts the other processes' gate (workflows/ip-ledger) before every request and token call from now on. */
+  /** Puts the other processes' gate (state/ip-claims) before every request and token call from now on. */
   share(gate: IpGate): void;
 }
 
@@ -184,7 +184,7 @@ export function createGovernor(budget: IpBudget = ipBudgetOf(), now: () => numbe
     },
     absorb(others) {
       const at = now();
-      // A mark ahead of now is a slot another process holds and may use until then (ip-ledger).
+      // A mark ahead of now is a slot another process holds and may use until then (state/ip-claims).
       const local = (marks: readonly number[], windowMs: number) => marks.map((mark) => mark - origin).filter((t) => t > at - windowMs && t <= at + windowMs).sort((a, b) => a - b);
       foreign = { requests: local(others.requests, budget.windowMs), errors: local(others.errors, budget.windowMs), tokenCalls: local(others.tokenCalls, budget.tokenWindowMs) };
     },

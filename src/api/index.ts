@@ -14,6 +14,7 @@ export {
   createOAuthProvider,
   createStaticTokenProvider,
   fileCredentialSlot,
+  issuedBaseUrl,
   parseStoredCredentials,
   readCredentialsFile,
   storedFromTokenSet,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RATE } from './client.js';
-import { defaultSandboxState, describeTarget, normalizeBaseUrl, resolveLoginTarget, resolveTarget } from './targets.js';
+import { backendChoiceOf, defaultSandboxState, describeTarget, egressOf, normalizeBaseUrl, resolveLoginTarget, resolveTarget } from './targets.js';
 import type { ResolveInput, SandboxTarget, TargetsConfig } from './targets.js';
 
 const cwd = '/repo';
@@ -52,6 +52,8 @@ describe('resolving the target', () => {
       rate: 1.5,
       maxRequests: 100,
       dailyQuota: { perDay: 120_000, countFile: '/repo/.erpsync/requests-per-day.json' },
+      backend: { kind: 'local' },
+      egress: 'default',
     });
     expect(JSON.stringify(target)).not.toContain('tok-123456');
   });
@@ -118,6 +120,8 @@ describe('sandbox targets of erpsync.config.yaml', () => {
       variables: { LOJA: 'Centro' },
       envFile: '/repo/centro.env',
       journal: '/repo/.erpsync/journal',
+      backend: { kind: 'local' },
+      egress: 'default',
     });
     expect(describeTarget(centro, cwd, account)).toBe('Account: Loja Nova Ltda (CNPJ 12.345.678/0001-90) · local sandbox (state in .erpsync/sandbox-lojas.centro.json) · target lojas/centro');
     const sul = resolveTarget(input({ flags: { target: 'lojas/sul' }, config })) as SandboxTarget;
@@ -149,5 +153,30 @@ describe('base URLs', () => {
     expect(normalizeBaseUrl('https://api.bling.com.br/Api/v3/')).toBe('https://api.bling.com.br/Api/v3');
     expect(normalizeBaseUrl('http://127.0.0.1:9000/Api/v3')).toBe('http://127.0.0.1:9000/Api/v3');
     expect(() => normalizeBaseUrl('http://prod.example/Api/v3')).toThrow(expect.objectContaining({ code: 'INSECURE_URL' }));
+  });
+});
+
+describe('the state backend and the egress name, decided once', () => {
+  it('is local by default, postgres from the config or ERPSYNC_BACKEND, with the variables it names', () => {
+    expect(backendChoiceOf(undefined, {})).toEqual({ kind: 'local' });
+    expect(backendChoiceOf({ backend: { postgres: {} } }, {})).toEqual({ kind: 'postgres', urlEnv: 'ERPSYNC_DATABASE_URL', keyEnv: 'ERPSYNC_STATE_KEY', schema: 'erpsync' });
+    expect(backendChoiceOf({ backend: { postgres: { urlEnv: 'DB', keyEnv: 'K', schema: 'loja' } } }, { ERPSYNC_BACKEND_SCHEMA: 'outra' })).toEqual({ kind: 'postgres', urlEnv: 'DB', keyEnv: 'K', schema: 'outra' });
+    expect(backendChoiceOf({ backend: { postgres: {} } }, { ERPSYNC_BACKEND: 'local' })).toEqual({ kind: 'local' });
+    expect(backendChoiceOf({ backend: 'local' }, { ERPSYNC_BACKEND: 'postgres' })).toMatchObject({ kind: 'postgres' });
+    expect(() => backendChoiceOf(undefined, { ERPSYNC_BACKEND: 'mysql' })).toThrow(/ERPSYNC_BACKEND/);
+  });
+
+  it('takes the egress name from ERPSYNC_EGRESS, else the config, else `default`, and refuses a name that is not one', () => {
+    expect(egressOf(undefined, {})).toBe('default');
+    expect(egressOf({ egress: 'escritorio' }, {})).toBe('escritorio');
+    expect(egressOf({ egress: 'escritorio' }, { ERPSYNC_EGRESS: 'nuvem' })).toBe('nuvem');
+    expect(() => egressOf(undefined, { ERPSYNC_EGRESS: 'a b' })).toThrow(/ERPSYNC_EGRESS/);
+  });
+
+  it('with postgres, finds a named target\'s login in the backend, while the default target keeps to the sandbox unless an OAuth app is named', () => {
+    const env = { ERPSYNC_BACKEND: 'postgres' };
+    expect(resolveTarget(input({ env, flags: { target: 'filial' }, config }))).toMatchObject({ mode: 'remote', credentials: { type: 'oauth', file: '/repo/secrets/filial.json' }, backend: { kind: 'postgres' } });
+    expect(resolveTarget(input({ env, flags: {} }))).toMatchObject({ mode: 'sandbox', reason: 'no-credentials' });
+    expect(resolveTarget(input({ env: { ...env, BLING_CLIENT_ID: 'app' }, flags: {} }))).toMatchObject({ mode: 'remote', credentials: { type: 'oauth' } });
   });
 });

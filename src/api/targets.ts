@@ -211,8 +211,10 @@ export interface ResolveInput {
 export function resolveTarget(input: ResolveInput): ResolvedTarget {
   const backend = backendChoiceOf(input.config, input.env);
   const shared = { backend, egress: egressOf(input.config, input.env) };
-  // With a shared backend, a login lives in the backend: whether it exists is known when the target opens.
-  const withBackend = backend.kind === 'postgres' ? { ...input, fileExists: () => true } : input;
+  // With a shared backend, a named target's login lives in the backend: whether it exists is known
+  // when the target opens. The default target keeps to the sandbox unless an OAuth app is named.
+  const inBackend = (path: string): boolean => input.fileExists(path) || nonEmpty(input.flags.target) !== undefined || nonEmpty(input.env.BLING_CLIENT_ID) !== undefined;
+  const withBackend = backend.kind === 'postgres' ? { ...input, fileExists: inBackend } : input;
   const target = { ...resolveTargetOf(withBackend), ...shared };
   const requestTimeoutMs = input.flags['request-timeout'];
   return requestTimeoutMs === undefined ? target : { ...target, requestTimeoutMs };

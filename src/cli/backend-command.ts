@@ -2,7 +2,7 @@
 // renders what it returns (text, or --json). The backend is the run's choice (api/targets).
 import { backendChoiceOf } from '../api/index.js';
 import { ErpsyncError } from '../model/errors.js';
-import { backendStatus, migrateBackend, schemaAdvice } from '../workflows/backend-workflow.js';
+import { backendStatus, importIntoBackend, migrateBackend, schemaAdvice } from '../workflows/backend-workflow.js';
 import type { StatusOutcome } from '../workflows/backend-workflow.js';
 import { loadTargetsConfig } from '../workflows/open-target.js';
 import type { RunIO } from '../workflows/run-io.js';
@@ -42,7 +42,15 @@ export async function runBackendCommand(args: string[], io: RunIO): Promise<numb
     print(status, () => statusLines(status));
     return 0;
   }
-  throw new ErpsyncError('INTERNAL', 'backend import is not wired yet');
+  const imported = await importIntoBackend(choice, config, io);
+  print(imported, () => [
+    `Imported into the backend at ${imported.where}:`,
+    `  logins: ${imported.logins.imported.length} imported${imported.logins.imported.length ? ` (${imported.logins.imported.join(', ')})` : ''}, ${imported.logins.kept.length} kept (the backend's is as new or newer)`,
+    `  journal: ${imported.journal.runs} runs, ${imported.journal.lines} lines new to the backend${imported.journal.failed.length ? `; not imported: ${imported.journal.failed.map((f) => `${f.run} (${f.reason})`).join(', ')}` : ''}`,
+    `  read-back memory: ${imported.readBackAccounts} accounts`,
+    'The local files are left as they are. Once the backend holds a login, delete its local file: a refresh from it would spend a token the backend no longer holds.',
+  ]);
+  return imported.journal.failed.length > 0 ? 1 : 0;
 }
 
 function statusLines(status: StatusOutcome): string[] {

@@ -14,6 +14,8 @@ import { renderDriftText } from '../report/drift-text.js';
 import type { AdoptOutcome } from '../workflows/adopt-workflow.js';
 import { findFileReaders } from '../workflows/file-readers.js';
 import { runFleet, selectFleet } from '../workflows/fleet-workflow.js';
+import { stateStoreFor } from '../workflows/run-state.js';
+import { backendChoiceOf } from '../api/index.js';
 import { loadTargetsConfig, resolveRunTarget } from '../workflows/open-target.js';
 import type { RunIO } from '../workflows/run-io.js';
 import { maskOf, writeLine } from '../workflows/run-io.js';
@@ -109,6 +111,9 @@ async function driftFleet(flags: DriftCommandFlags, paths: readonly string[], se
     printAdoption(adoption, out);
   }
   printFleetTable(report, format, io);
+  // Kept over time for the dashboard, in the backend every runner shares (or .erpsync/drift-results).
+  const state = await stateStoreFor(backendChoiceOf(fleet.config, io.env), io);
+  await state.driftResults.record({ at: new Date().toISOString(), rows: report.rows.map((row) => ({ target: row.target, changes: row.changes, ...(row.error === undefined ? {} : { error: row.error }) })) });
   return report.exitCode;
 }
 

@@ -40,6 +40,17 @@ export function readCount(raw: Raw, flag: string, min = 0): number | undefined {
   return n;
 }
 
+/** A duration in ms from `2h`, `90m`, `1h30m`, `45s` or plain seconds (`7200`); undefined when not given. */
+export function readDuration(raw: Raw, flag: string): number | undefined {
+  const text = readText(raw)?.trim();
+  if (text === undefined) return undefined;
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const parts = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(text);
+  if (parts === null || text === '') throw new ErpsyncError('USAGE', `${flag} takes a duration (2h, 90m, 1h30m, 45s) or seconds, not \`${text}\``);
+  const [hours = 0, minutes = 0, seconds = 0] = parts.slice(1).map((part) => Number(part ?? 0));
+  return ((hours * 60 + minutes) * 60 + seconds) * 1000;
+}
+
 const secondsToMs = (value: number | undefined): number | undefined => (value === undefined ? undefined : value * 1000);
 
 const oneOf =
@@ -62,8 +73,9 @@ export const flagTable = {
       export: 'print a JSON summary of the files (with --out)',
       compare: 'print the comparison as JSON',
       import: 'print what was written (and each store\'s overlay size) as JSON',
-      targets: 'a GitHub Actions matrix: {"include": [{"target", "baseUrl", "group", …}]}',
+      targets: ['a GitHub Actions matrix: {"include": [{"target", "baseUrl", "group", …}]}; with', "--check, each OAuth target's `login` (age, expiry, scopes; never a token)"],
       history: 'the runs (or one run with its changes) as JSON',
+      login: "with --refresh: each target's outcome as JSON (never a token)",
     },
     read: readSwitch,
   }),
@@ -158,7 +170,7 @@ export const flagTable = {
     help: {
       validate: 'check the manifests of a target of erpsync.config.yaml (its layers and variables)',
       targets: "only these targets: names or globs, comma-separated ('lojas/*')",
-      login: 'a target from erpsync.config.yaml',
+      login: ['a target from erpsync.config.yaml; with --refresh, several names (a,b) or', "globs ('lojas/*')"],
       export: 'a target from erpsync.config.yaml',
       import: ['a target of erpsync.config.yaml (its overlay is written); several names', "(a,b) or globs ('lojas/*') import a fleet"],
       plan: ['a target from erpsync.config.yaml; several names (a,b) or globs', "('lojas/*') run a fleet: each store's plan, then one table"],
@@ -233,6 +245,19 @@ export const flagTable = {
   'client-id': defineFlag({ type: 'string', value: 'ID', help: 'OAuth client id (default: the target\'s clientId, or BLING_CLIENT_ID)', read: readText }),
   'redirect-uri': defineFlag({ type: 'string', value: 'URI', env: 'ERPSYNC_REDIRECT_URI', help: "the app's registered redirect URI on this machine (default http://127.0.0.1:8719/callback)", read: readText }),
   timeout: defineFlag({ type: 'string', value: 'SECONDS', help: 'how long to wait for the browser (default 300)', read: (raw, flag) => readCount(raw, flag, 1) ?? 300 }),
+  refresh: defineFlag({
+    type: 'boolean',
+    help: ['token upkeep (no browser): refresh the stored logins whose access token', 'expires within --within; run hourly, a nightly fleet starts with valid tokens'],
+    read: readSwitch,
+  }),
+  within: defineFlag({
+    type: 'string',
+    value: 'DURATION',
+    env: 'ERPSYNC_REFRESH_WITHIN',
+    help: ['with --refresh: refresh the logins whose access token expires within this', 'long (2h, 90m, 1h30m, or seconds; default 2h)'],
+    read: readDuration,
+  }),
+  'dry-run': defineFlag({ type: 'boolean', help: "with --refresh: list each login's state and what would be refreshed; nothing is sent", read: readSwitch }),
   port: defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_SANDBOX_PORT', help: 'port to listen on; 0 picks a free one (default 0)', read: readText }),
   state: defineFlag({ type: 'string', value: 'FILE', env: 'ERPSYNC_SANDBOX_STATE', help: 'state file, reloaded on start (default .erpsync/sandbox.json)', read: readText }),
   seed: defineFlag({ type: 'string', value: 'S', env: 'ERPSYNC_SANDBOX_SEED', help: 'fresh | empty | FILE: first state when the state file does not exist (default fresh)', read: readText }),
@@ -338,7 +363,7 @@ export const exportFlags = ['kinds', 'out', 'schema', 'json', 'help', ...targetF
 export const doctorFlags = ['json', 'help', ...targetFlags] as const satisfies readonly FlagKey[];
 export const validateFlags = ['target', 'config', 'json', 'quiet', 'help', 'debug'] as const satisfies readonly FlagKey[];
 export const targetsFlags = ['check', 'target', 'json', 'parallel', 'ip-runners', 'config', 'help', 'debug'] as const satisfies readonly FlagKey[];
-export const loginFlags = ['target', 'base-url', 'config', 'client-id', 'redirect-uri', 'timeout', 'help', 'debug'] as const satisfies readonly FlagKey[];
+export const loginFlags = ['target', 'base-url', 'config', 'client-id', 'redirect-uri', 'timeout', 'refresh', 'within', 'dry-run', 'all-targets', 'json', 'ip-runners', 'help', 'debug'] as const satisfies readonly FlagKey[];
 export const sandboxFlags = ['port', 'state', 'seed', 'rate-limit', 'daily-limit', 'faults', 'token', 'scopes', 'help', 'debug'] as const satisfies readonly FlagKey[];
 export const completionFlags = ['help'] as const satisfies readonly FlagKey[];
 export const historyFlags = ['json', 'target', 'config', 'help'] as const satisfies readonly FlagKey[];

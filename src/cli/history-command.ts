@@ -1,7 +1,9 @@
 // `erpsync history [RUN]`: the journal's runs, or one run's changes (text or --json). Reads the
 // journal folders of the config's targets; changes nothing and reaches no account.
 import { renderHistoryText, renderRunText, summarizeRun } from '../report/history-report.js';
-import { findJournalRun, journalDirsOf, readJournalRuns } from '../workflows/journal-reader.js';
+import { stateStoreFor } from '../workflows/run-state.js';
+import { backendChoiceOf } from '../api/index.js';
+import { findJournalRun, journalLocationsOf } from '../workflows/journal-reader.js';
 import { loadTargetsConfig } from '../workflows/open-target.js';
 import type { RunIO } from '../workflows/run-io.js';
 import { writeLine } from '../workflows/run-io.js';
@@ -17,8 +19,8 @@ export async function runHistoryCommand(args: string[], io: RunIO): Promise<numb
   }
   if (positionals.length > 1) throw new ErpsyncError('USAGE', 'history takes at most one run id');
   const config = await loadTargetsConfig({ config: flags.config }, io);
-  const all = await readJournalRuns(journalDirsOf(config, io.cwd, flags.target));
-  const runs = flags.target === undefined ? all : all.filter((r) => r.header.target.name === flags.target);
+  const state = await stateStoreFor(backendChoiceOf(config, io.env), io);
+  const runs = await state.journal.list(journalLocationsOf(config, io.cwd, flags.target), flags.target === undefined ? {} : { target: flags.target });
   const [id] = positionals;
   if (id !== undefined) {
     const run = findJournalRun(runs, id);

@@ -1,26 +1,21 @@
 // `erpsync login`: the OAuth authorization-code flow, once per account. Prints the authorize URL,
 // waits on 127.0.0.1 for the service to redirect the browser back with a code, checks `state`,
-// exchanges the code at the token endpoint and stores the tokens in the credentials file (mode
-// 0600). Later runs refresh from that file. It never prints a token, a code or the client secret.
+// exchanges the code at the token endpoint and stores the tokens in the login store (the
+// credentials file, mode 0600, or the postgres backend). Later runs refresh from there; `login
+// --refresh` keeps them fresh (login-refresh.ts). It never prints a token, a code or the client secret.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  buildAuthorizeUrl,
-  createRedactor,
-  isLoopbackHost,
-  requestToken,
-  resolveLoginTarget,
-  storedFromTokenSet,
-  writeCredentialsFile,
-} from '../api/index.js';
+import { backendChoiceOf, buildAuthorizeUrl, createRedactor, isLoopbackHost, requestToken, resolveLoginTarget, storedFromTokenSet } from '../api/index.js';
 import type { Redactor, TargetFlags } from '../api/index.js';
 import { ErpsyncError } from '../model/errors.js';
 import type { RunIO } from '../workflows/run-io.js';
 import { writeLine } from '../workflows/run-io.js';
+import { loginStoreFor } from '../workflows/login-store.js';
 import { loadTargetsConfig } from '../workflows/open-target.js';
 import { renderHelp } from './commands.js';
 import { loginFlags, parseCommandFlags } from './flags.js';
+import { runLoginRefresh } from './login-refresh.js';
 
 export const DEFAULT_REDIRECT_URI = 'http://127.0.0.1:8719/callback';
 
@@ -31,6 +26,8 @@ export async function runLoginCommand(args: string[], io: RunIO): Promise<number
     return 0;
   }
   if (positionals.length > 0) throw new ErpsyncError('USAGE', `login takes no paths (got \`${positionals.join(' ')}\`)`);
+  if (values.refresh) return runLoginRefresh(values, io);
+  refuseUpkeepFlags(values);
   const flags: TargetFlags = { target: values.target, 'base-url': values['base-url'], config: values.config };
   const config = await loadTargetsConfig(flags, io);
   const login = resolveLoginTarget({ flags, env: io.env, cwd: io.cwd, config });
@@ -42,8 +39,13 @@ export async function runLoginCommand(args: string[], io: RunIO): Promise<number
   const timeoutMs = values.timeout * 1000;
   const state = randomBytes(16).toString('hex');
   const redactor = createRedactor([clientSecret]);
-
-  const callback = await listenForCallback(redirectUri, state, redactor, io.signal, timeoutMs);
+  // Opened before the browser is sent anywhere: a backend that cannot be reached, or a missing key, is said first.
+  const backend = backendChoiceOf(config, io.env);
+  const opened = await loginStoreFor(backend, io);
+  const callback = await listenForCallback(redirectUri, state, redactor, io.signal, timeoutMs).catch(async (error: unknown) => {
+    await opened.close();
+    throw error;
+  });
   try {
     const authorizeUrl = buildAuthorizeUrl(login.authorizeUrl, { clientId, state, redirectUri: redirectUri.toString() });
     writeLine(io.stdout, 'Open this URL in a browser, sign in to Bling and authorize the app:');
@@ -62,9 +64,10 @@ export async function runLoginCommand(args: string[], io: RunIO): Promise<number
       redactor.add(tokens.accessToken);
       redactor.add(tokens.refreshToken);
       const stored = storedFromTokenSet(tokens, { baseUrl: login.baseUrl, clientId, tokenUrl: login.tokenUrl, now: Date.now() });
-      await writeCredentialsFile(login.file, stored);
+      await opened.logins.write({ target: login.name, baseUrl: login.baseUrl, file: login.file }, stored);
       received.respond(200, 'erpsync is authorized. You can close this tab.');
-      writeLine(io.stdout, `Logged in to ${login.baseUrl}${login.name === 'default' ? '' : ` (target ${login.name})`}: credentials stored in ${login.file} (mode 0600); they are used for this base URL only.`);
+      const where = backend.kind === 'local' ? `credentials stored in ${login.file} (mode 0600)` : `login stored in ${opened.where}, encrypted with the key in ${backend.keyEnv}`;
+      writeLine(io.stdout, `Logged in to ${login.baseUrl}${login.name === 'default' ? '' : ` (target ${login.name})`}: ${where}; used for this base URL only.`);
       if (stored.expiresAt) writeLine(io.stdout, `The access token is valid until ${stored.expiresAt}; erpsync refreshes it automatically.`);
       return 0;
     } catch (error) {
@@ -73,6 +76,18 @@ export async function runLoginCommand(args: string[], io: RunIO): Promise<number
     }
   } finally {
     await callback.close();
+    await opened.close();
+  }
+}
+
+/**
+ * The upkeep's flags mean nothing to the authorization in a browser, which is one account at a
+ * time. (--within is not refused: its env twin may be set for the hourly upkeep on the same machine.)
+ */
+function refuseUpkeepFlags(values: { 'all-targets': boolean; 'dry-run': boolean; json: boolean }): void {
+  const given = [values['all-targets'] && '--all-targets', values['dry-run'] && '--dry-run', values.json && '--json'].filter((flag) => flag !== false);
+  if (given.length > 0) {
+    throw new ErpsyncError('USAGE', `${given.join(', ')} ${given.length === 1 ? 'is' : 'are'} for \`erpsync login --refresh\` (token upkeep); a login in a browser is one account at a time`);
   }
 }
 

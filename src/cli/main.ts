@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { ErpsyncError, exitCodes, isErpsyncError } from '../model/errors.js';
 import type { RunIO } from '../workflows/run-io.js';
 import { writeLine } from '../workflows/run-io.js';
+import { withStateStores } from '../workflows/run-state.js';
 import type { CommandRunner } from './commands.js';
 import { commandSpecs, findCommand } from './commands.js';
 import type { CommandName } from './flags.js';
@@ -70,7 +71,7 @@ export async function main(argv: string[], io: RunIO): Promise<number> {
   const masked = withOutputMask(io);
   try {
     const run = await loaders[entry.name]();
-    return await run(rest, masked);
+    return await withStateStores(() => run(rest, masked));
   } catch (error) {
     return reportFailure(error, masked, debug);
   }

@@ -12,7 +12,8 @@ import { renderPlanText, summarizePlan } from '../report/render-plan.js';
 import { runFleet, selectFleet } from '../workflows/fleet-workflow.js';
 import type { ResolvedTarget } from '../api/index.js';
 import { journalDirOf } from '../workflows/journal-writer.js';
-import { findJournalRun, readJournalRuns } from '../workflows/journal-reader.js';
+import { findJournalRun } from '../workflows/journal-reader.js';
+import { stateStoreFor } from '../workflows/run-state.js';
 import { resolveRunTarget } from '../workflows/open-target.js';
 import type { RevertSource } from '../workflows/revert-plan.js';
 import type { RunIO } from '../workflows/run-io.js';
@@ -103,6 +104,7 @@ function printPlanText(plan: Plan, io: RunIO, verbose: boolean): void {
 /** The run --revert names, from the target's journal; it plans from the journal, not from manifests. */
 async function revertSourceOf(id: string, overwrite: boolean, paths: readonly string[], target: ResolvedTarget, io: RunIO): Promise<RevertSource> {
   if (paths.length > 0) throw new ErpsyncError('USAGE', '--revert plans from the journal: give no manifest paths');
-  const run = findJournalRun(await readJournalRuns([journalDirOf(target, io.cwd)]), id);
+  const state = await stateStoreFor(target.backend, io);
+  const run = findJournalRun(await state.journal.list([{ target: target.name, dir: journalDirOf(target, io.cwd) }], { target: target.name }), id);
   return { type: 'revert', run, overwrite };
 }

@@ -2,12 +2,16 @@
 // names the account it reaches (a fleet run that reads no manifests). `--json` prints the GitHub
 // Actions matrix (`strategy.matrix: ${{ fromJSON(…) }}`): one job per target while they fit the
 // 256 jobs of a matrix, else one job per shard of targets (fleet-shards.ts); every job names its
-// `--shard I/N`, and a concurrency group so two jobs never change the same account at once.
-import { configureProcessGovernor, DEFAULT_BASE_URL, defaultTargetCredentialsFile } from '../api/index.js';
+// `--shard I/N`, and a concurrency group so two jobs never change the same account at once. With
+// --check, each OAuth target's job also says how its login stands (age, expiry, scopes; no token).
+import { backendChoiceOf, configureProcessGovernor, DEFAULT_BASE_URL, defaultTargetCredentialsFile } from '../api/index.js';
 import type { TargetsConfig } from '../api/index.js';
 import type { FleetReport } from '../model/fleet.js';
 import { namesOfShard, shardCountFor } from '../workflows/fleet-shards.js';
 import { checkFleet, selectFleet } from '../workflows/fleet-workflow.js';
+import { loginStoreFor } from '../workflows/login-store.js';
+import type { LoginReport } from '../workflows/target-logins.js';
+import { readTargetLogins, reportLogin } from '../workflows/target-logins.js';
 import type { RunIO } from '../workflows/run-io.js';
 import { writeLine } from '../workflows/run-io.js';
 import { renderHelp } from './commands.js';
@@ -26,13 +30,30 @@ export async function runTargetsCommand(args: string[], io: RunIO): Promise<numb
   const format = flags.json ? 'json' : 'text';
   const report = flags.check ? (await checkFleet(names, flags.parallel, fleet.resolve, io, fleetProgress('check', format, io))).report : undefined;
   if (flags.json) {
-    io.stdout.write(`${JSON.stringify(buildMatrix(names, config, report, flags['ip-runners']), null, 2)}\n`);
+    // Read after the check: a target it opened may have refreshed its login.
+    const logins = report ? await reportLogins(names, config, flags.config, io) : undefined;
+    io.stdout.write(`${JSON.stringify(buildMatrix(names, config, report, flags['ip-runners'], logins), null, 2)}\n`);
   } else if (report) {
     printFleetTable(report, 'text', io);
   } else {
     for (const name of names) writeLine(io.stdout, describeEntry(name, config));
   }
   return report?.exitCode ?? 0;
+}
+
+/** Each target's login, as its login store holds it now (targets that keep none are left out). */
+async function reportLogins(names: readonly string[], config: TargetsConfig | undefined, configFile: string | undefined, io: RunIO): Promise<ReadonlyMap<string, LoginReport>> {
+  const opened = await loginStoreFor(backendChoiceOf(config, io.env), io);
+  try {
+    const found = await readTargetLogins(names, { config: configFile }, config, opened.logins, io);
+    const now = Date.now();
+    return new Map(found.flatMap((login) => {
+      const reported = reportLogin(login, now);
+      return reported ? [[login.target, reported] as const] : [];
+    }));
+  } finally {
+    await opened.close();
+  }
 }
 
 function baseUrlOf(name: string, config: TargetsConfig | undefined): string {
@@ -56,35 +77,38 @@ function describeEntry(name: string, config: TargetsConfig | undefined): string 
  * `credentialsFiles` (one each for a one-target job), so one workflow serves both:
  * the cut depends only on the names, so a shard always holds the same accounts. `ipRunners`, when
  * given, is passed on for jobs whose runners share an egress IP (each keeps 1/N of its budget).
+ * `logins` (from --check) adds each OAuth target's `login`, and a shard's `logins` beside its `targets`.
  */
-export function buildMatrix(names: readonly string[], config: TargetsConfig | undefined, report: FleetReport | undefined, ipRunners?: string): { include: Record<string, unknown>[] } {
+export function buildMatrix(names: readonly string[], config: TargetsConfig | undefined, report: FleetReport | undefined, ipRunners?: string, logins?: ReadonlyMap<string, LoginReport>): { include: Record<string, unknown>[] } {
   const count = shardCountFor(names.length);
   const shared = ipRunners === undefined ? {} : { ipRunners: Number(ipRunners) };
   if (count >= names.length) {
     return {
       include: names.map((name, i) => {
-        const job = targetJob(name, config, report);
+        const job = targetJob(name, config, report, logins);
         return { ...job, shard: `${i + 1}/${names.length}`, targets: [name], secrets: [job.secret], credentialsFiles: [job.credentialsFile], ...shared };
       }),
     };
   }
   return {
     include: Array.from({ length: count }, (_, i) => {
-      const jobs = namesOfShard(names, { index: i + 1, count }).map((name) => targetJob(name, config, report));
+      const jobs = namesOfShard(names, { index: i + 1, count }).map((name) => targetJob(name, config, report, logins));
       return {
         shard: `${i + 1}/${count}`,
         group: `erpsync-shard-${i + 1}-of-${count}`,
         targets: jobs.map((j) => j.target),
         secrets: jobs.map((j) => j.secret),
         credentialsFiles: jobs.map((j) => j.credentialsFile),
+        ...(logins ? { logins: jobs.map((j) => j.login ?? null) } : {}),
         ...shared,
       };
     }),
   };
 }
 
-function targetJob(name: string, config: TargetsConfig | undefined, report: FleetReport | undefined): { target: string; secret: string; credentialsFile: string } & Record<string, unknown> {
+function targetJob(name: string, config: TargetsConfig | undefined, report: FleetReport | undefined, logins: ReadonlyMap<string, LoginReport> | undefined): { target: string; secret: string; credentialsFile: string; login?: LoginReport } & Record<string, unknown> {
   const row = report?.rows.find((r) => r.target === name);
+  const login = logins?.get(name);
   return {
     target: name,
     baseUrl: baseUrlOf(name, config),
@@ -94,5 +118,6 @@ function targetJob(name: string, config: TargetsConfig | undefined, report: Flee
     credentialsFile: config?.targets[name]?.credentials?.file ?? defaultTargetCredentialsFile(name),
     ...(row?.account ? { account: row.account.nome, cnpj: row.account.cnpj } : {}),
     ...(row?.error !== undefined ? { error: row.error } : {}),
+    ...(login ? { login } : {}),
   };
 }

@@ -99,10 +99,13 @@ export type JournalLine = JournalRunLine | JournalChangeLine | JournalStartLine 
 /** `finished`: closing line present; `interrupted`: stopped (Ctrl-C) or killed midway (no closing line). */
 export type JournalRunStatus = 'finished' | 'failed' | 'interrupted';
 
-/** One run read back from its file. */
+/** One run read back from its file (or the shared backend). */
 export interface JournalRun {
   header: JournalRunLine;
+  /** Where it was read: the run's file, or the shared backend's name for it. */
   file: string;
+  /** The runner that stored it (a CI job, a host), when the shared backend knows it. */
+  runner?: string;
   changes: JournalChangeLine[];
   readBack: JournalReadBackLine[];
   /** Absent when the run never wrote its closing line (killed). */

@@ -1,7 +1,7 @@
 // One run of the journal as history shows it, from the lines a killed run leaves: a change that
 // started and never ended is unknown in the text and counted as unknown in the JSON summary.
 import { describe, expect, it } from 'vitest';
-import { parseJournalRun } from '../workflows/journal-reader.js';
+import { parseJournalRun } from '../state/read-checks.js';
 import { renderHistoryText, renderRunText, summarizeRun } from './history-report.js';
 
 const lines = [

@@ -11,7 +11,9 @@ import { writeFileAtomically } from '../model/write-file-atomically.js';
 import type { DriftSnapshot } from '../report/dashboard-data.js';
 import { buildDashboardModel } from '../report/dashboard-data.js';
 import { renderDashboardHtml } from '../report/dashboard-html.js';
-import { journalDirsOf, readJournalRuns } from './journal-reader.js';
+import { stateStoreFor } from './run-state.js';
+import { backendChoiceOf } from '../api/index.js';
+import { journalLocationsOf } from './journal-reader.js';
 import type { RunIO } from './run-io.js';
 
 export interface DashboardRequest {
@@ -48,9 +50,12 @@ async function readDriftSnapshot(file: string): Promise<DriftSnapshot | undefine
   return { at, rows };
 }
 
-export async function writeDashboard(request: DashboardRequest, io: Pick<RunIO, 'cwd'>): Promise<{ stores: number; bytes: number; skipped: string[] }> {
-  const runs = (await readJournalRuns(journalDirsOf(request.config, io.cwd, request.target))).filter((r) => request.target === undefined || r.header.target.name === request.target);
-  const snapshots: DriftSnapshot[] = [];
+export async function writeDashboard(request: DashboardRequest, io: Pick<RunIO, 'cwd' | 'env'>): Promise<{ stores: number; bytes: number; skipped: string[] }> {
+  const state = await stateStoreFor(backendChoiceOf(request.config, io.env), io);
+  const runs = await state.journal.list(journalLocationsOf(request.config, io.cwd, request.target), request.target === undefined ? {} : { target: request.target });
+  const since = new Date(Date.parse(`${request.today}T00:00:00.000Z`) - request.days * 86_400_000).toISOString();
+  const kept = await state.driftResults.list(since);
+  const snapshots: DriftSnapshot[] = kept.map((snapshot) => (request.target === undefined ? snapshot : { ...snapshot, rows: snapshot.rows.filter((r) => r.target === request.target) }));
   const skipped: string[] = [];
   for (const path of request.driftPaths) {
     for (const file of await driftFiles(resolve(io.cwd, path))) {

@@ -165,7 +165,8 @@ export async function scheduleFleet<T>(
   return forEachStore(names, widthOf(targets, cap), (name, index) => work(targets[index] as Promise<ResolvedTarget>, name), onDone);
 }
 
-async function forEachStore<T>(names: readonly string[], width: Promise<number>, work: (name: string, index: number) => Promise<T>, onStore?: (item: T, done: number, total: number) => void): Promise<T[]> {
+/** `work` for every name, at most `width` at once; results in the names' order, `onStore` as each finishes. */
+export async function forEachStore<T>(names: readonly string[], width: Promise<number>, work: (name: string, index: number) => Promise<T>, onStore?: (item: T, done: number, total: number) => void): Promise<T[]> {
   const concurrency = await width;
   const stores = new Array<T>(names.length);
   let next = 0;

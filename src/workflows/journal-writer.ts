@@ -1,14 +1,14 @@
-// The journal writer: every apply appends one JSON Lines file to its target's journal folder
-// (model/journal). It listens to the apply's own event stream and to the account reads the apply
-// makes, and writes each line as it happens, synchronously and flushed to disk before the run goes
-// on, so a run killed midway leaves every change it reported and no closing line. It decides
-// nothing about the run and prints nothing; secret values are left out by the field, then every
-// value the run knows to be secret is masked over the line as a net.
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+// The journal writer: every apply appends one run to its target's journal (model/journal) through
+// the state store's journal, which keeps each line durable before the run goes on (state/). It
+// listens to the apply's own event stream and to the account reads the apply makes, and decides
+// what each line says as it happens, so a run killed midway leaves every change it reported and no
+// closing line. It decides nothing about the run and prints nothing; secret values are left out
+// by the field, then every value the run knows to be secret is masked over the line as a net.
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { DEFAULT_JOURNAL_DIR } from '../api/targets.js';
 import type { ResolvedTarget } from '../api/index.js';
@@ -22,6 +22,7 @@ import type { UnitKind } from '../model/kinds.js';
 import { readPath, removePath } from '../model/paths.js';
 import type { Change, Plan } from '../model/plan.js';
 import { maskValues } from '../model/secret-mask.js';
+import type { JournalSink, JournalStore } from '../state/state-store.js';
 import type { RunIO } from './run-io.js';
 
 const run = promisify(execFile);
@@ -39,7 +40,7 @@ export interface JournalOpening {
   manifestPaths: readonly string[];
 }
 
-/** One run's journal: fed the apply's events and reads; the file exists from the first change on. */
+/** One run's journal: fed the apply's events and reads; the run is stored from the apply's start on. */
 export interface JournalWriter {
   observe(event: ApplyReportEvent): void;
   /** An account read of this run: before the writes it is the state changes start from, after them the read-back. */
@@ -48,10 +49,11 @@ export interface JournalWriter {
   reportThrough(report: (event: ApplyReportEvent) => void): (event: ApplyReportEvent) => void;
   /** The apply's account reader, each read noted. */
   readThrough(read: AccountReader): AccountReader;
-  close(): void;
+  /** Closes the run (its closing line, if the writes ended) and waits for its lines to reach the store. */
+  close(): Promise<void>;
 }
 
-export async function startJournal(opening: JournalOpening, io: RunIO): Promise<JournalWriter> {
+export async function startJournal(opening: JournalOpening, io: RunIO, journal: JournalStore): Promise<JournalWriter> {
   const startedAt = new Date();
   const header: Omit<JournalRunLine, 'changes'> = {
     type: 'run',
@@ -65,11 +67,13 @@ export async function startJournal(opening: JournalOpening, io: RunIO): Promise<
     account: { id: opening.account.id, nome: opening.account.nome, cnpj: opening.account.cnpj },
     actor: actorOf(io.env),
   };
-  return createWriter(header, join(journalDirOf(opening.target, io.cwd), `${header.run}.jsonl`), io);
+  const sink = await journal.open({ target: opening.target.name, dir: journalDirOf(opening.target, io.cwd) }, header.run);
+  return createWriter(header, sink, io);
 }
 
-function createWriter(header: Omit<JournalRunLine, 'changes'>, file: string, io: RunIO): JournalWriter {
-  let fd: number | undefined;
+function createWriter(header: Omit<JournalRunLine, 'changes'>, sink: JournalSink, io: RunIO): JournalWriter {
+  /** Lines are written from the apply's start (reads before it are the state changes start from) until the run closes. */
+  let stage: 'before' | 'writing' | 'closed' = 'before';
   let plan: Plan | undefined;
   let before: ReadonlyMap<string, LiveRecord> = new Map();
   let counts: Omit<JournalEndLine, 'type' | 'at' | 'notConverged'> | undefined;
@@ -77,11 +81,9 @@ function createWriter(header: Omit<JournalRunLine, 'changes'>, file: string, io:
   const createdIds = new Map<string, number>();
   const secrets = new Set<string>();
   const write = (line: JournalLine): void => {
-    if (fd === undefined) return;
+    if (stage !== 'writing') return;
     const json = JSON.stringify(line);
-    writeSync(fd, `${maskValues(io.mask?.mask(json) ?? json, secrets)}\n`);
-    // Durable before the run goes on: a kill after this line leaves it on disk.
-    fsyncSync(fd);
+    sink.append(line, maskValues(io.mask?.mask(json) ?? json, secrets));
   };
   const end = (notConverged: string[]): void => {
     if (ended || !counts) return;
@@ -97,7 +99,7 @@ function createWriter(header: Omit<JournalRunLine, 'changes'>, file: string, io:
           for (const change of plan.changes) for (const path of Object.keys(change.secrets ?? {})) secrets.add(String(readPath(change.desired, path.split('.')) ?? ''));
           return;
         case 'apply-start':
-          fd = openJournalFile(file);
+          stage = 'writing';
           write({ ...header, changes: event.changes });
           return;
         case 'change-start':
@@ -117,7 +119,7 @@ function createWriter(header: Omit<JournalRunLine, 'changes'>, file: string, io:
       }
     },
     noteRead(live) {
-      if (fd === undefined) {
+      if (stage === 'before') {
         before = indexRecords(live);
         return;
       }
@@ -142,27 +144,14 @@ function createWriter(header: Omit<JournalRunLine, 'changes'>, file: string, io:
         return live;
       };
     },
-    close() {
+    async close() {
       // The writes ended but the read-back did not (it failed): the run still closes.
       end([]);
-      if (fd !== undefined) closeSync(fd);
-      fd = undefined;
+      stage = 'closed';
+      await sink.close();
     },
   };
   return writer;
-}
-
-function openJournalFile(file: string): number {
-  mkdirSync(dirname(file), { recursive: true });
-  const fd = openSync(file, 'a', 0o644);
-  // The new file's name is durable too, not only its lines.
-  const dir = openSync(dirname(file), 'r');
-  try {
-    fsyncSync(dir);
-  } finally {
-    closeSync(dir);
-  }
-  return fd;
 }
 
 function indexRecords(live: LiveState): Map<string, LiveRecord> {

@@ -3,7 +3,6 @@
 // configured (refused under CI unless --sandbox). plan, apply, drift and export share these flags
 // and this function. The decision itself is pure (src/api/targets.ts); this file does the effects:
 // reading the config, checking files, reading secret variables, starting the emulator, debug lines.
-import { handOnIpLedger, shareIpLedger } from './ip-ledger.js';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -14,12 +13,10 @@ import {
   createApiClient,
   createOAuthProvider,
   createStaticTokenProvider,
-  fileCredentialSlot,
   DEFAULT_CONFIG_FILE,
   DEFAULT_RATE_RESERVE,
   describeTarget,
   readAccountIdentity,
-  readCredentialsFile,
   resolveTarget,
   theProcessGovernor,
 } from '../api/index.js';
@@ -36,7 +33,9 @@ import type { VariableScope } from '../model/variables.js';
 import type { RunIO } from './run-io.js';
 import { writeLine } from './run-io.js';
 import type { AccountQuota } from './daily-quota.js';
-import { knownAccountOf, readQuotaLeft, recordRequests, refuseWhenNothingLeft, rememberAccount } from './daily-quota.js';
+import { refuseWhenNothingLeft } from './daily-quota.js';
+import type { LoginStore, StateStore } from '../state/state-store.js';
+import { stateStoreFor } from './run-state.js';
 
 export interface OpenedTarget {
   client: ApiClient;
@@ -49,6 +48,8 @@ export interface OpenedTarget {
   identityReads: number;
   /** What is left of the account's daily quota (daily-quota.ts); absent for a sandbox, which has none to keep. */
   dailyQuota?: AccountQuota;
+  /** The run's state store (the target's backend): leases, logins, journal, read-back memory, counts. */
+  state: StateStore;
   /** Closes the client; for the sandbox, also saves its state file. */
   close(): Promise<void>;
 }
@@ -66,6 +67,8 @@ export async function openTarget(flags: TargetFlags, io: RunIO, options: OpenTar
 
 /** Opens a target already resolved (a fleet resolves all of its stores first), and names its account. */
 export async function openResolvedTarget(target: ResolvedTarget, flags: Pick<TargetFlags, 'debug'>, io: RunIO, options: OpenTargetOptions = {}): Promise<OpenedTarget> {
+  // The backend first: one that cannot be reached stops the run before its first request to the service.
+  const state = await stateStoreFor(target.backend, io);
   const debug = flags.debug === true;
   let client: ApiClient | undefined;
   const onEvent = (event: ApiEvent): void => {
@@ -84,15 +87,15 @@ export async function openResolvedTarget(target: ResolvedTarget, flags: Pick<Tar
   if (target.mode === 'remote') {
     // Every request to a service, and every token refresh, passes the process's one governor (per-IP rules).
     const governor = theProcessGovernor();
-    await shareIpLedger(governor, io.env);
-    return openCountedAccount(target, io, governor, async () => {
-      client = createApiClient({ governor, ...common, baseUrl: target.baseUrl, credentials: await createCredentialProvider(target, io.env, governor) });
+    await state.ipBudget.share(governor, target.egress);
+    return openCountedAccount(target, io, state, governor, async () => {
+      client = createApiClient({ governor, ...common, baseUrl: target.baseUrl, credentials: await createCredentialProvider(target, state.logins, io.env, governor) });
       return client;
     });
   }
 
   // The debug trace redacts with the client it traces, whichever one the sandbox ends up using.
-  return openSandbox(target, common, io, (opened) => (client = opened));
+  return openSandbox(target, common, io, state, (opened) => (client = opened));
 }
 
 /**
@@ -100,7 +103,7 @@ export async function openResolvedTarget(target: ResolvedTarget, flags: Pick<Tar
  * server holds the state), another command's embedded sandbox is waited for (refused), and
  * otherwise this run claims the file and starts its own emulator for the length of the command.
  */
-async function openSandbox(target: SandboxTarget, common: Omit<ApiClientOptions, 'baseUrl' | 'credentials'>, io: RunIO, track: (client: ApiClient) => ApiClient): Promise<OpenedTarget> {
+async function openSandbox(target: SandboxTarget, common: Omit<ApiClientOptions, 'baseUrl' | 'credentials'>, io: RunIO, store: StateStore, track: (client: ApiClient) => ApiClient): Promise<OpenedTarget> {
   const { claimStateFile, createEmulator, modeFromEnvironment, readingsFromEnvironment } = await import('../emulator/index.js');
   const claim = await claimStateFile(target.stateFile, 'cli');
   if (!('release' in claim)) {
@@ -113,7 +116,7 @@ async function openSandbox(target: SandboxTarget, common: Omit<ApiClientOptions,
     const rate = Number.isFinite(target.rate) || !(Number(claim.rateLimit) > 0) ? common.rate : serverPace(Number(claim.rateLimit), target.reserve);
     const client = track(createApiClient({ ...common, rate, baseUrl: claim.baseUrl, credentials: createStaticTokenProvider(claim.token) }));
     const served: SandboxTarget = { ...target, server: claim.baseUrl };
-    return nameAccount(client, served, io.cwd, () => client.close()).catch((error: unknown) => {
+    return nameAccount(client, served, io.cwd, store, () => client.close()).catch((error: unknown) => {
       throw new ErpsyncError('SANDBOX_BUSY', `the sandbox server that owns ${state} (pid ${claim.pid}, ${claim.baseUrl}) does not answer`, {
         cause: error,
         details: ['stop it (Ctrl-C) and run again; the state file is never written by two processes'],
@@ -135,7 +138,7 @@ async function openSandbox(target: SandboxTarget, common: Omit<ApiClientOptions,
   }
   const opened = client;
   const running = emulator;
-  return nameAccount(opened, target, io.cwd, async () => {
+  return nameAccount(opened, target, io.cwd, store, async () => {
     await opened.close();
     await running.close();
     await claim.release();
@@ -153,11 +156,12 @@ function quotaKeyOf(target: RemoteTarget): string {
  * account has nothing left today, and once the account is named. A count that cannot be written is
  * a warning: the run itself went as it went, and the service still answers its own daily 429.
  */
-async function openCountedAccount(target: RemoteTarget, io: RunIO, governor: Governor, openClient: () => Promise<ApiClient>): Promise<OpenedTarget> {
+async function openCountedAccount(target: RemoteTarget, io: RunIO, state: StateStore, governor: Governor, openClient: () => Promise<ApiClient>): Promise<OpenedTarget> {
   const quota = target.dailyQuota;
+  const counts = state.quota;
   const key = quotaKeyOf(target);
-  const known = await knownAccountOf(quota, key);
-  if (known !== undefined) refuseWhenNothingLeft(await readQuotaLeft(quota, known, 0), 0);
+  const known = await counts.knownAccount(quota, key);
+  if (known !== undefined) refuseWhenNothingLeft(await counts.left(quota, known, 0), 0);
   const client = await openClient();
   let accountId = known;
   const warnUnwritten = (error: unknown): void => {
@@ -167,31 +171,31 @@ async function openCountedAccount(target: RemoteTarget, io: RunIO, governor: Gov
   const close = async (): Promise<void> => {
     try {
       const { total, dailyQuotaMet } = client.stats();
-      if (accountId !== undefined) await recordRequests(quota, accountId, total, dailyQuotaMet).catch(warnUnwritten);
-      await handOnIpLedger(governor);
+      if (accountId !== undefined) await counts.record(quota, accountId, total, dailyQuotaMet).catch(warnUnwritten);
+      await state.ipBudget.handOn(governor);
     } finally {
       await client.close();
     }
   };
-  const opened = await nameAccount(client, target, io.cwd, close);
+  const opened = await nameAccount(client, target, io.cwd, state, close);
   const named = opened.account.id;
   accountId = named;
   try {
-    await rememberAccount(quota, key, named).catch(warnUnwritten);
+    await counts.rememberAccount(quota, key, named).catch(warnUnwritten);
     const sent = client.stats().total;
-    refuseWhenNothingLeft(await readQuotaLeft(quota, named, sent), sent);
+    refuseWhenNothingLeft(await counts.left(quota, named, sent), sent);
   } catch (error) {
     await close();
     throw error;
   }
-  return { ...opened, dailyQuota: { left: () => readQuotaLeft(quota, named, client.stats().total) } };
+  return { ...opened, dailyQuota: { left: () => counts.left(quota, named, client.stats().total) } };
 }
 
 /** Reads the account's identity before anything else; a target that cannot name its account is closed again. */
-async function nameAccount(client: ApiClient, target: ResolvedTarget, cwd: string, close: () => Promise<void>): Promise<OpenedTarget> {
+async function nameAccount(client: ApiClient, target: ResolvedTarget, cwd: string, state: StateStore, close: () => Promise<void>): Promise<OpenedTarget> {
   try {
     const account = await readAccountIdentity(client);
-    return { client, target, account, banner: describeTarget(target, cwd, account), identityReads: client.stats().total, close };
+    return { client, target, account, banner: describeTarget(target, cwd, account), identityReads: client.stats().total, state, close };
   } catch (error) {
     await close();
     throw error;
@@ -251,14 +255,15 @@ function throwOnDiagnostics(diagnostics: readonly Diagnostic[], message: string)
   throw new ErpsyncError('CONFIG', message, { details: renderDiagnosticsText(diagnostics) });
 }
 
-async function createCredentialProvider(target: RemoteTarget, env: NodeJS.ProcessEnv, governor: Governor): Promise<CredentialProvider> {
+async function createCredentialProvider(target: RemoteTarget, logins: LoginStore, env: NodeJS.ProcessEnv, governor: Governor): Promise<CredentialProvider> {
   const credentials = target.credentials;
   if (credentials.type === 'token') return createStaticTokenProvider(env[credentials.tokenEnv] ?? '');
+  const slot = logins.slot({ target: target.name, baseUrl: target.baseUrl, file: credentials.file });
   // Checked before any client exists: refused credentials never leave this process.
   const login = target.name === 'default' ? `erpsync login --base-url ${target.baseUrl}` : `erpsync login --target ${target.name}`;
-  checkCredentialsBaseUrl(await readCredentialsFile(credentials.file), credentials.file, target.baseUrl, login);
+  checkCredentialsBaseUrl(await slot.read(), slot.describe, target.baseUrl, login);
   return createOAuthProvider({
-    slot: fileCredentialSlot(credentials.file),
+    slot,
     clientId: credentials.clientId ?? emptyToUndefined(env[credentials.clientIdEnv]),
     clientSecret: emptyToUndefined(env[credentials.clientSecretEnv]),
     tokenUrl: credentials.tokenUrl,

@@ -16,7 +16,6 @@ import type { DriftReport } from '../model/drift.js';
 import type { ApplyReportEvent } from '../model/events.js';
 import type { Plan } from '../model/plan.js';
 import type { HeldLock } from '../api/lease-lock.js';
-import { localLeases } from '../state/local/leases.js';
 import { lockAccount, lockKeyOf } from './account-lock.js';
 import type { AdoptOutcome } from './adopt-workflow.js';
 import { adoptDrift } from './adopt-workflow.js';
@@ -30,7 +29,7 @@ import { planRevert } from './revert-plan.js';
 import type { OpenedTarget } from './open-target.js';
 import { openResolvedTarget } from './open-target.js';
 import { loadDesired, planTargetOf, readAndFindDrift, readAndPlan, requireSelectionMatches } from './read-and-plan.js';
-import { loadReadBackMemory, recallReadBack, saveReadBackMemory, unkeptFields } from './read-back-memory.js';
+import { recallReadBack, unkeptFields } from './read-back-memory.js';
 import type { RunIO } from './run-io.js';
 import type { StoreSettings } from './store-settings.js';
 import type { DesiredState } from '../model/desired.js';
@@ -101,7 +100,7 @@ export async function runStore(job: StoreJob, io: RunIO, startSession: StartSess
     if (job.command === 'drift') return await driftStore(job, loaded?.desired, opened, facts, io);
     if (job.command === 'apply') {
       const apply = job.settings.apply;
-      lock = await lockAccount(localLeases({ cwd: io.cwd, env: io.env }), io, { key: lockKeyOf(opened), timeoutMs: apply.lockTimeoutMs, inFlightMs: apply.outcomeWindowMs });
+      lock = await lockAccount(opened.state.leases, io, { key: lockKeyOf(opened), timeoutMs: apply.lockTimeoutMs, inFlightMs: apply.outcomeWindowMs });
     }
     return await planAndApply(job, loaded?.desired, opened, facts, session, io);
   } finally {
@@ -115,7 +114,9 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
   let plan: Plan;
   let live;
   // What the read-back saw on earlier runs on this account: fields not kept are not sent again.
-  const memory = await loadReadBackMemory(io.cwd, planTargetOf(opened).account.id);
+  const accountId = planTargetOf(opened).account.id;
+  const readBack = opened.state.readBack;
+  const memory = await readBack.load(accountId);
   if (job.source.type === 'saved-plan') plan = job.source.plan;
   else if (job.source.type === 'revert') {
     const revert = await planRevert(job.source, opened, job.settings.plan, io);
@@ -133,7 +134,7 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
   }
   if (job.command === 'plan') return { ...facts, status: 'planned', plan };
   // Every apply appends to its target's journal, fed by the apply's own events and reads.
-  const journal = await startJournal({ target: job.target, account: opened.account, source: job.source.type === 'manifests' ? 'manifests' : 'saved-plan', manifestPaths: desired?.files ?? [] }, io);
+  const journal = await startJournal({ target: job.target, account: opened.account, source: job.source.type === 'manifests' ? 'manifests' : 'saved-plan', manifestPaths: desired?.files ?? [] }, io, opened.state.journal);
   if (live) journal.noteRead(live);
   const outcome = await runApplyWorkflow(plan, {
     client: session.hold ? holdRequests(opened, session.hold) : opened.client,
@@ -149,7 +150,7 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
     outcomeWindowMs: job.settings.apply.outcomeWindowMs,
     recallReadBack: async (check) => {
       const { changed, ...recalled } = recallReadBack(memory, check);
-      if (changed) await saveReadBackMemory(memory);
+      if (changed) await readBack.save(accountId, memory);
       return recalled;
     },
     ...(opened.dailyQuota ? { quota: opened.dailyQuota } : {}),
@@ -188,7 +189,7 @@ async function driftStore(job: StoreJob, desired: DesiredState | undefined, open
   facts.diagnostics = [...facts.diagnostics, ...found.diagnostics.filter((d) => d.severity !== 'note')];
   if (hasErrors(found.diagnostics)) return { ...facts, status: 'invalid' };
   requireSelectionMatches(job.settings.plan.selection, found.matching);
-  const report = await attributeFromJournal(found.report, opened, io);
+  const report = await attributeFromJournal(found.report, opened, io, opened.state.journal);
   if (!drift.adopt) return { ...facts, status: 'drift', report };
   if (!job.readers) throw new ErpsyncError('INTERNAL', 'drift --adopt needs to know who reads the manifest files');
   const adoption = await adoptDrift({ report: found.report, desired, live, adapters: registry.units }, io, { target: job.target.name, readers: job.readers });

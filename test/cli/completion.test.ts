@@ -38,7 +38,7 @@ describe('erpsync completion', () => {
   it('offers only flags the commands accept: each one, given to its command with --help, is taken', async () => {
     const bash = await script('bash');
     const offered = [...bash.matchAll(/^ {4}([a-z]+)\) flags="([^"]*)"/gm)].map((m) => ({ command: m[1] ?? '', flags: (m[2] ?? '').split(' ') }));
-    expect(offered.map((o) => o.command)).toEqual(['validate', 'plan', 'apply', 'drift', 'export', 'compare', 'import', 'doctor', 'sandbox', 'targets', 'login', 'history', 'report', 'completion']);
+    expect(offered.map((o) => o.command)).toEqual(['validate', 'plan', 'apply', 'drift', 'export', 'compare', 'import', 'doctor', 'sandbox', 'targets', 'login', 'backend', 'history', 'report', 'completion']);
     for (const { command, flags } of offered) {
       const help = (await runCli([command, '--help'], { cwd })).stdout;
       const specs = new Map((describeCommands().find((c) => c.name === command)?.flags ?? []).map((f) => [f.flag, f]));

@@ -133,7 +133,7 @@ describe.skipIf(!mountable)(`a full disk under every file erpsync writes${mounta
     expect(run.code, run.stdout + run.stderr).toBe(1);
     expect(run.stderr).toMatch(/cannot write .*locks.*: the disk is full \(ENOSPC\)/);
     expect(run.stderr).not.toMatch(/internal error|this is a bug|\n\s+at /);
-    // No lock: at most the IP ledger's folder (workflows/ip-ledger), which the full disk left empty.
+    // No lock: at most the IP ledger's folder (state/local/ip-budget), which the full disk left empty.
     expect(readdirSync(locks).filter((name) => name !== 'ip-ledger')).toEqual([]);
     expect(readdirSync(path.join(locks, 'ip-ledger')).filter((name) => !name.startsWith('.'))).toEqual([]);
     expect(await account.call('GET', '/grupos-produtos')).toEqual({ data: [] });

@@ -1,5 +1,5 @@
 // Two erpsync processes started together on one machine share its egress IP, and share its budget
-// as they run (workflows/ip-ledger): two fleet plans, each of them sending more than the whole
+// as they run (state/local/ip-budget): two fleet plans, each of them sending more than the whole
 // budget, against sandbox accounts whose emulators judge one IP by the service's per-IP rules. The
 // rules and the governor are scaled alike so the test stays short: a tenth of the thresholds
 // (`--ip-runners 10` keeps the governor's margin under them) and a tenth of the windows

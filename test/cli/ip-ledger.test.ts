@@ -1,4 +1,4 @@
-// A run shares the IP's windows with the other erpsync processes on the machine (workflows/ip-ledger):
+// A run shares the IP's windows with the other erpsync processes on the machine (state/local/ip-budget):
 // after a CLI run against a service, the ledger in the lock folder holds, in this process's file,
 // one mark per request the service received in the window.
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';

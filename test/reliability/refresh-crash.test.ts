@@ -32,7 +32,7 @@ beforeAll(async () => {
   file = path.join(dir, '.erpsync', 'credentials.json');
   writeFileSync(path.join(dir, 'm.yaml'), groupsManifest(['Maquiagem']));
   // Twenty refreshes killed within seconds are more token calls than the service allows one IP in
-  // a minute, and the processes share the IP's windows (workflows/ip-ledger): with the service's
+  // a minute, and the processes share the IP's windows (state/local/ip-budget): with the service's
   // windows the later runs would wait a minute for them. Scaled as the benches scale them (a
   // minute is 6 s), so what this file tests is the refresh surviving its kills.
   env = {

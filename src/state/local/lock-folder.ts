@@ -11,7 +11,7 @@ import path from 'node:path';
 import { ErpsyncError } from '../../model/errors.js';
 
 /** The user by number: a container's uid may have no passwd entry, so no name is ever asked for. */
-function currentUid(): number | undefined {
+export function currentUid(): number | undefined {
   return process.getuid?.();
 }
 

@@ -34,7 +34,7 @@ export function postgresLogins(connection: PostgresConnection, key: Buffer): Log
   const open = (ref: LoginRef, row: unknown): OpenedLogin => {
     const describe = describeLogin(ref);
     const relogin = `run \`erpsync login --target ${ref.target}\` to store it again`;
-    if (row === undefined) throw new ErpsyncError('AUTH_MISSING', `there is no ${describe}`, { details: [`run \`erpsync login --target ${ref.target}\` to log in`] });
+    if (row === undefined) throw new ErpsyncError('AUTH_MISSING', `the backend holds no login of target ${ref.target} for ${ref.baseUrl}`, { details: [ref.target === 'default' ? `run \`erpsync login --base-url ${ref.baseUrl}\` to log in` : `run \`erpsync login --target ${ref.target}\` to log in`] });
     const { version, sealed } = row as { version?: unknown; sealed?: unknown };
     if (typeof version !== 'string' || !/^\d{1,19}$/.test(version) || !Buffer.isBuffer(sealed)) {
       throw new ErpsyncError('BACKEND_SCHEMA', `${describe} is damaged (its row is not what this erpsync wrote)`, { details: [relogin] });

@@ -47,6 +47,7 @@ export const migrations: readonly Migration[] = [
         requests bigint[] not null default '{}',
         errors bigint[] not null default '{}',
         token_calls bigint[] not null default '{}',
+        seen_at timestamptz not null default now(),
         primary key (egress, holder)
       );
       create table ${s}.journal_runs (
@@ -58,6 +59,7 @@ export const migrations: readonly Migration[] = [
         runner text,
         actor jsonb,
         lines integer not null default 0,
+        ended boolean not null default false,
         last_hash text,
         updated_at timestamptz not null default now()
       );

@@ -17,7 +17,13 @@ export interface BackendStatus {
 
 const countOf = async (connection: PostgresConnection, sql: string): Promise<number> => Number((await connection.pool.query<{ n: string }>(sql)).rows[0]?.n ?? 0);
 
+const nothingYet: BackendStatus['counts'] = { leasesHeld: 0, logins: 0, journalRuns: 0, journalLines: 0, driftSnapshots: 0, ipHolders: 0, readBackAccounts: 0, quotaDays: 0 };
+
 export async function readBackendStatus(connection: PostgresConnection): Promise<BackendStatus> {
+  const version = await readSchemaVersion(connection);
+  const head = { backend: 'postgres' as const, where: connection.where, schema: connection.choice.schema, schemaVersion: version, binarySchemaVersion: schemaVersion };
+  // No tables yet (nothing ran against it), or tables this erpsync does not know: counts only where they are ours.
+  if (version === 0 || version > schemaVersion) return { ...head, counts: nothingYet, leases: [], logins: [] };
   const s = connection.schema;
   const count = (table: string, where = 'true'): Promise<number> => countOf(connection, `select count(*) as n from ${s}.${table} where ${where}`);
   const leases = await connection.pool.query<{ key: string; owner: { host?: unknown; pid?: unknown; command?: unknown }; renewed_at: Date; expired: boolean }>(
@@ -25,11 +31,7 @@ export async function readBackendStatus(connection: PostgresConnection): Promise
   );
   const logins = await connection.pool.query<{ target: string; base_url: string; updated_at: Date; expires_at: Date | null }>(`select target, base_url, updated_at, expires_at from ${s}.logins order by target, base_url`);
   return {
-    backend: 'postgres',
-    where: connection.where,
-    schema: connection.choice.schema,
-    schemaVersion: await readSchemaVersion(connection),
-    binarySchemaVersion: schemaVersion,
+    ...head,
     counts: {
       leasesHeld: await count('leases', `renewed_at + lease_ms * interval '1 ms' >= now()`),
       logins: logins.rows.length,

@@ -2,10 +2,12 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createGovernor, ipBudgetOf } from '../api/index.js';
-import type { Governor, IpBudget } from '../api/index.js';
-import { mostInWindow } from '../../test/support/windows.js';
-import { handOnIpLedger, shareIpLedger } from './ip-ledger.js';
+import { createGovernor, ipBudgetOf } from '../../api/index.js';
+import type { Governor, IpBudget } from '../../api/index.js';
+import { crossProcessSlackMs as slackMs, mostInWindow, watchMarks } from '../../../test/support/windows.js';
+import { localIpBudget } from './ip-budget.js';
+
+const shareLocal = (governor: Governor, env: NodeJS.ProcessEnv): Promise<void> => localIpBudget({ env }).share(governor, 'this machine');
 
 function lockEnv(): NodeJS.ProcessEnv {
   return { ERPSYNC_LOCK_DIR: path.join(mkdtempSync(path.join(tmpdir(), 'erpsync-ledger-')), 'locks') };
@@ -31,35 +33,16 @@ async function startsAtOnce(governor: Governor): Promise<boolean> {
   return started;
 }
 
-/** Marks are whole wall-clock ms as they cross processes: a window is judged this much short. */
-const slackMs = 2;
-
-/**
- * Every request mark a governor wrote for the others (its own ledger, whole ms), gathered while
- * each was in the window: `seen` after each start keeps, per ms, the most marks any look showed.
- */
-function watchMarks(governor: Governor): { seen(): void; marks(): number[] } {
-  const most = new Map<number, number>();
-  return {
-    seen() {
-      const now = new Map<number, number>();
-      for (const mark of governor.ledger().requests) now.set(mark, (now.get(mark) ?? 0) + 1);
-      for (const [mark, count] of now) most.set(mark, Math.max(count, most.get(mark) ?? 0));
-    },
-    marks: () => [...most].flatMap(([mark, count]) => Array.from({ length: count }, () => mark)),
-  };
-}
-
 /** Two governors (two processes, as the ledger sees them) send `each` requests apiece, all at once; resolves to the start of every request. */
 async function driveTwo(budget: IpBudget, each: number, env?: NodeJS.ProcessEnv): Promise<number[]> {
   const pair = [createGovernor(budget), createGovernor(budget)];
-  if (env) for (const governor of pair) await shareIpLedger(governor, env);
+  if (env) for (const governor of pair) await shareLocal(governor, env);
   const watched = pair.map(watchMarks);
   await Promise.all(pair.flatMap((governor, i) => Array.from({ length: each }, () => governor.acquireRequest().then(() => watched[i]?.seen()))));
   return watched.flatMap((w) => w.marks());
 }
 
-describe('the IP ledger shared by the processes of a machine', () => {
+describe('the local IP budget shared by the processes of a machine', () => {
   it('makes a process count what another sent in the last window, and hands on only its own requests', async () => {
     const env = lockEnv();
     const budget = ipBudgetOf();
@@ -68,7 +51,7 @@ describe('the IP ledger shared by the processes of a machine', () => {
 
     expect(await startsAtOnce(createGovernor(budget))).toBe(true);
     const next = createGovernor(budget);
-    await shareIpLedger(next, env);
+    await shareLocal(next, env);
     // The other process spent the whole window: this one waits instead of adding 480 more.
     expect(await startsAtOnce(next)).toBe(false);
     expect(next.ledger().requests).toEqual([]);
@@ -79,7 +62,7 @@ describe('the IP ledger shared by the processes of a machine', () => {
     const budget = ipBudgetOf();
     writeOther(env, '999999-a.json', { pid: 999999, savedAt: Date.now(), requests: [], errors: Array.from({ length: budget.errors }, () => Date.now() - 1_000), tokenCalls: [] });
     const next = createGovernor(budget);
-    await shareIpLedger(next, env);
+    await shareLocal(next, env);
     expect(await startsAtOnce(next)).toBe(false);
   });
 
@@ -92,7 +75,7 @@ describe('the IP ledger shared by the processes of a machine', () => {
     writeOther(env, '3-a.json', { savedAt: 'x' });
     writeOther(env, '4-a.json', '{ not json');
     const next = createGovernor(budget);
-    await shareIpLedger(next, env);
+    await shareLocal(next, env);
     expect(await startsAtOnce(next)).toBe(true);
   });
 
@@ -102,7 +85,7 @@ describe('the IP ledger shared by the processes of a machine', () => {
     // No process has pid 2^31-2 (Linux caps pids at 2^22).
     writeOther(env, '2147483646-a.json', { pid: 2147483646, savedAt: long, requests: [long], errors: [], tokenCalls: [] });
     writeOther(env, `${process.pid}-old.json`, { pid: process.pid, savedAt: long, requests: [long], errors: [], tokenCalls: [] });
-    await shareIpLedger(createGovernor(ipBudgetOf()), env);
+    await shareLocal(createGovernor(ipBudgetOf()), env);
     expect(existsSync(path.join(ledgerDir(env), '2147483646-a.json'))).toBe(false);
     expect(existsSync(path.join(ledgerDir(env), `${process.pid}-old.json`))).toBe(true);
   });
@@ -115,7 +98,7 @@ describe('the IP ledger shared by the processes of a machine', () => {
       const savedAt = Date.now() - 62_000;
       writeOther(env, `${pid}-a.json`, { pid, savedAt, requests: [], errors: [], tokenCalls: [savedAt + budget.tokenWindowMs] });
       const next = createGovernor(budget);
-      await shareIpLedger(next, env);
+      await shareLocal(next, env);
       const controller = new AbortController();
       const started = next.acquireTokenCall(controller.signal).then((answered) => (answered(), true), () => false);
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -130,7 +113,7 @@ describe('the IP ledger shared by the processes of a machine', () => {
   it('records a process\'s requests as it sends, in a file of its own, with the slots it holds', async () => {
     const env = lockEnv();
     const governor = createGovernor(ipBudgetOf());
-    await shareIpLedger(governor, env);
+    await shareLocal(governor, env);
     for (let i = 0; i < 5; i += 1) await governor.acquireRequest();
     const [name] = readdirSync(ledgerDir(env));
     const read = () => JSON.parse(readFileSync(path.join(ledgerDir(env), name ?? ''), 'utf8')) as { pid: number; requests: number[] };
@@ -138,7 +121,7 @@ describe('the IP ledger shared by the processes of a machine', () => {
     expect(read().pid).toBe(process.pid);
     expect(read().requests.length).toBeGreaterThanOrEqual(5);
     // A store closed: the slots it held are given back, the requests sent stay.
-    await handOnIpLedger(governor);
+    await localIpBudget({ env }).handOn(governor);
     expect(read().requests).toHaveLength(5);
   });
 
@@ -155,7 +138,7 @@ describe('the IP ledger shared by the processes of a machine', () => {
     const env = lockEnv();
     const budget: IpBudget = { requests: 1_000, errors: 100, windowMs: 1_000, tokenCalls: 2, tokenWindowMs: 400 };
     const pair = [createGovernor(budget), createGovernor(budget)];
-    for (const governor of pair) await shareIpLedger(governor, env);
+    for (const governor of pair) await shareLocal(governor, env);
     await Promise.all(pair.flatMap((governor) => Array.from({ length: 4 }, () => governor.acquireTokenCall().then((answered) => answered()))));
     // Both governors' clocks are this process's: their token calls' start times compare as they are.
     const starts = pair.flatMap((governor) => governor.stats().tokenCallTimes);

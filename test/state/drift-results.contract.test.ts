@@ -1,0 +1,118 @@
+// The drift results' contract, the same cases against both backends: snapshots are read back as
+// recorded, oldest first, from the time asked on, by another store on the same state too; a time
+// that is none is refused; what was stored with another shape is skipped. The local backend also
+// skips what is not a regular file of its own: a link, a pipe, a file too large to be one.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { localDriftResults } from '../../src/state/local/drift-results.js';
+import { connectPostgres } from '../../src/state/postgres/connect.js';
+import { postgresDriftResults } from '../../src/state/postgres/drift-results.js';
+import type { DriftResultStore, DriftSnapshot } from '../../src/state/state-store.js';
+import { freshBackend } from '../support/postgres.js';
+
+interface World {
+  store(): Promise<DriftResultStore>;
+  /** Stores a snapshot past the store's own checks (a hand edit, another writer). */
+  plant(at: string, rows: unknown): Promise<void>;
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'erpsync-drift-results-'));
+  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function localWorld(): Promise<World> {
+  const cwd = tempDir();
+  return {
+    store: async () => localDriftResults({ cwd }),
+    async plant(at, rows) {
+      mkdirSync(path.join(cwd, '.erpsync', 'drift-results'), { recursive: true });
+      writeFileSync(path.join(cwd, '.erpsync', 'drift-results', `${at.replace(/[-:.]/g, '')}-abcdef.json`), JSON.stringify({ at, rows }));
+    },
+  };
+}
+
+async function postgresWorld(): Promise<World> {
+  const backend = freshBackend();
+  cleanups.push(() => backend.drop());
+  const connect = async () => {
+    const connection = await connectPostgres(backend.choice, { ...process.env, ...backend.env });
+    cleanups.push(() => connection.close());
+    return connection;
+  };
+  const first = await connect();
+  return {
+    store: async () => postgresDriftResults(await connect(), { runner: 'ci-job-7', gitRevision: 'abc123' }),
+    async plant(at, rows) {
+      await first.pool.query(`insert into ${first.schema}.drift_snapshots (at, rows) values ($1, $2::jsonb)`, [at, JSON.stringify(rows)]);
+    },
+  };
+}
+
+const monday: DriftSnapshot = { at: '2026-01-05T03:00:00.000Z', rows: [{ target: 'loja-a', changes: 0 }, { target: 'loja-b', changes: 3, error: undefined, seconds: 1.5 }] };
+const tuesday: DriftSnapshot = { at: '2026-01-06T03:00:00.000Z', rows: [{ target: 'loja-a', changes: 2 }] };
+
+describe.each([
+  ['local', localWorld],
+  ['postgres', postgresWorld],
+] as const)('the drift results (%s backend)', (_name, makeWorld) => {
+  it('reads back the snapshots taken since the time asked, oldest first, from another store too', async () => {
+    const world = await makeWorld();
+    const store = await world.store();
+    expect(await store.list('2020-01-01T00:00:00Z')).toEqual([]);
+    await store.record(tuesday);
+    await store.record(monday);
+    await store.record({ at: '2026-01-06T04:00:00Z', rows: [] });
+    const other = await world.store();
+    const mondayAsStored = { ...monday, rows: [{ target: 'loja-a', changes: 0 }, { target: 'loja-b', changes: 3, seconds: 1.5 }] };
+    expect(await other.list('2026-01-01T00:00:00Z')).toEqual([mondayAsStored, tuesday, { at: '2026-01-06T04:00:00.000Z', rows: [] }]);
+    expect((await other.list('2026-01-05T03:00:00.001Z')).map((s) => s.at)).toEqual([tuesday.at, '2026-01-06T04:00:00.000Z']);
+    expect(await other.list('2026-01-07T00:00:00Z')).toEqual([]);
+  });
+
+  it('refuses a time that is none', async () => {
+    const store = await (await makeWorld()).store();
+    await expect(store.list('yesterday')).rejects.toMatchObject({ code: 'USAGE' });
+    await expect(store.record({ at: 'now', rows: [] })).rejects.toMatchObject({ code: 'USAGE' });
+  });
+
+  it('skips a snapshot stored with another shape', async () => {
+    const world = await makeWorld();
+    const store = await world.store();
+    await store.record(monday);
+    await world.plant('2026-01-05T04:00:00.000Z', [{ target: 'loja-a', changes: 'many' }]);
+    await world.plant('2026-01-05T05:00:00.000Z', { not: 'rows' });
+    await world.plant('2026-01-05T06:00:00.000Z', [{ changes: 1 }]);
+    expect((await store.list('2026-01-01T00:00:00Z')).map((s) => s.at)).toEqual([monday.at]);
+  });
+});
+
+describe('the local drift results', () => {
+  it('reads only regular files of its own: no link, no pipe, nothing too large, no other name', async () => {
+    const cwd = tempDir();
+    const store = localDriftResults({ cwd });
+    await store.record(monday);
+    const dir = path.join(cwd, '.erpsync', 'drift-results');
+    const [written] = readdirSync(dir);
+    expect(written).toMatch(/^20260105T030000000Z-[0-9a-f]{6}\.json$/);
+    const outside = path.join(tempDir(), 'elsewhere.json');
+    writeFileSync(outside, JSON.stringify(tuesday));
+    symlinkSync(outside, path.join(dir, '20260106T030000000Z-aaaaaa.json'));
+    execFileSync('mkfifo', [path.join(dir, '20260106T030000000Z-bbbbbb.json')]);
+    const large = path.join(dir, '20260106T030000000Z-cccccc.json');
+    writeFileSync(large, JSON.stringify(tuesday));
+    truncateSync(large, 33 * 1024 * 1024);
+    writeFileSync(path.join(dir, 'tuesday.json'), JSON.stringify(tuesday));
+    mkdirSync(path.join(dir, '20260106T030000000Z-dddddd.json'));
+    expect(await store.list('2026-01-01T00:00:00Z')).toEqual([{ ...monday, rows: [{ target: 'loja-a', changes: 0 }, { target: 'loja-b', changes: 3, seconds: 1.5 }] }]);
+  });
+});
