@@ -3,11 +3,11 @@
 // (one egress name) and nothing else: the emulators, judging the IP as the service does, record no
 // violation, and the four together take at most 1.1× the time of one process planning all 400.
 // Accounts are only read (a fleet plan), so the four and the one do the same work. The rules and
-// the governor are scaled alike, as in test/cli/ip-ledger-concurrent.test.ts: a 40th of the
-// thresholds (`--ip-runners 40` keeps the governor's margin under them) and a 20th of the windows
-// (ERPSYNC_IP_WINDOW_SCALE=0.05): one window is 0.5 s and 15 requests, so the budget (12 a window,
-// 24 a second) binds one runner alone well below what a busy machine can send — four runners
-// that did not share it would break the rule (measured: 48 violations when each kept its own).
+// the governor are scaled alike, as in test/cli/ip-ledger-concurrent.test.ts: a tenth of the
+// thresholds (`--ip-runners 10` keeps the governor's margin under them) and a fifth of the windows
+// (ERPSYNC_IP_WINDOW_SCALE=0.2): one window is 2 s and 60 requests, so the budget (48 a window, 24
+// a second) binds one runner alone, below what a busy machine sends — four runners that did not
+// share it would break the rule (measured, each with its own ledger: 48 violations).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -26,8 +26,8 @@ import type { RunnerFolder } from './support/runner-folders.js';
 
 const runnerCount = 4;
 const perRunner = 100;
-const thresholdScale = 40;
-const windowScale = 20;
+const thresholdScale = 10;
+const windowScale = 5;
 const rules = serviceIpRules.map((rule) => ({ ...rule, limit: rule.limit / thresholdScale, windowMs: rule.windowMs / windowScale }));
 const runEnv = { ERPSYNC_IP_WINDOW_SCALE: String(1 / windowScale), ERPSYNC_IP_RUNNERS: String(thresholdScale), ERPSYNC_EGRESS: 'escritorio' };
 
