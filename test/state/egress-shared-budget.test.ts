@@ -7,7 +7,7 @@
 // thresholds (`--ip-runners 10` keeps the governor's margin under them) and a fifth of the windows
 // (ERPSYNC_IP_WINDOW_SCALE=0.2): one window is 2 s and 60 requests, so the budget (48 a window, 24
 // a second) binds one runner alone, below what a busy machine sends — four runners that did not
-// share it would break the rule (measured, each with its own ledger: 48 violations).
+// share it would break the rule (measured: each runner naming an egress of its own, 12 violations).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
