@@ -77,7 +77,7 @@ interface ApplyRun {
   settleCarrier: (id: string, result: CarrierResult) => void;
   requestsSent: () => number;
   interrupted: boolean;
-  /** Set once a write was refused because another run took the account's lock, or the account's daily quota is spent: nothing more starts. */
+  /** Set once a write was refused because another run took the account's lock, the backend holding it was lost, or the account's daily quota is spent: nothing more starts. */
   stopped?: string;
 }
 
@@ -85,6 +85,7 @@ interface ApplyRun {
 const stoppingCodes: Readonly<Record<string, string>> = {
   LOCK_LOST: 'the account lock was lost: not sent',
   DAILY_QUOTA: "the account's daily request quota is used up: not sent",
+  BACKEND_LOST: 'the state backend was lost, so the account lease cannot be confirmed: not sent',
 };
 
 function startRun(plan: Plan, options: ApplyOptions): ApplyRun {

@@ -42,10 +42,7 @@ export async function runLoginCommand(args: string[], io: RunIO): Promise<number
   // Opened before the browser is sent anywhere: a backend that cannot be reached, or a missing key, is said first.
   const backend = backendChoiceOf(config, io.env);
   const opened = await loginStoreFor(backend, io);
-  const callback = await listenForCallback(redirectUri, state, redactor, io.signal, timeoutMs).catch(async (error: unknown) => {
-    await opened.close();
-    throw error;
-  });
+  const callback = await listenForCallback(redirectUri, state, redactor, io.signal, timeoutMs);
   try {
     const authorizeUrl = buildAuthorizeUrl(login.authorizeUrl, { clientId, state, redirectUri: redirectUri.toString() });
     writeLine(io.stdout, 'Open this URL in a browser, sign in to Bling and authorize the app:');
@@ -76,7 +73,6 @@ export async function runLoginCommand(args: string[], io: RunIO): Promise<number
     }
   } finally {
     await callback.close();
-    await opened.close();
   }
 }
 

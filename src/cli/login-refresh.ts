@@ -3,12 +3,11 @@
 // store → the plan (login-upkeep.ts) → the refreshes, or with --dry-run the plan alone → one line
 // per target, or --json. Exit 0 when every due login was refreshed, 1 when one failed or is
 // missing. It never prints a token; the refreshing itself is the workflow's.
-import { backendChoiceOf, configureProcessGovernor } from '../api/index.js';
+import { backendChoiceOf, configureProcessGovernor, egressOf } from '../api/index.js';
 import type { Governor, TargetFlags } from '../api/index.js';
 import { ErpsyncError, exitCodes } from '../model/errors.js';
 import { formatDuration } from '../report/apply-progress.js';
 import { selectFleet } from '../workflows/fleet-workflow.js';
-import { handOnIpLedger, shareIpLedger } from '../workflows/ip-ledger.js';
 import { loginStoreFor } from '../workflows/login-store.js';
 import type { OpenedLogins } from '../workflows/login-store.js';
 import type { LoginDescription, UpkeepPlan, UpkeepResult } from '../workflows/login-upkeep.js';
@@ -37,28 +36,25 @@ export async function runLoginRefresh(values: LoginValues, io: RunIO): Promise<n
   const names = selection.names.length > 0 ? selection.names : [undefined];
   const governor = configureProcessGovernor(values['ip-runners'], io.env.ERPSYNC_IP_WINDOW_SCALE);
   const opened = await loginStoreFor(backendChoiceOf(selection.config, io.env), io);
-  try {
-    const found = await readTargetLogins(names, flags, selection.config, opened.logins, io);
-    const now = Date.now();
-    const plan = planLoginUpkeep(upkeepLoginsOf(found), { now, withinMs });
-    const callsBefore = governor.stats().tokenCalls;
-    const results = dryRun || plan.due.length === 0 ? [] : await refreshDue(plan, found, opened.logins, governor, io);
-    const rows = rowsOf(found, plan, results, dryRun ? now : undefined);
-    const about = { dryRun, withinMs, where: opened.where, tokenCalls: governor.stats().tokenCalls - callsBefore };
-    if (values.json) io.stdout.write(`${JSON.stringify({ ...about, targets: rows }, null, 2)}\n`);
-    else printRows(rows, about, io);
-    return rows.some((row) => row.outcome === 'failed' || row.outcome === 'missing') ? exitCodes.error : exitCodes.ok;
-  } finally {
-    await opened.close();
-  }
+  const found = await readTargetLogins(names, flags, selection.config, opened.logins, io);
+  const now = Date.now();
+  const plan = planLoginUpkeep(upkeepLoginsOf(found), { now, withinMs });
+  const callsBefore = governor.stats().tokenCalls;
+  const results = dryRun || plan.due.length === 0 ? [] : await refreshDue(plan, found, opened, egressOf(selection.config, io.env), governor, io);
+  const rows = rowsOf(found, plan, results, dryRun ? now : undefined);
+  const about = { dryRun, withinMs, where: opened.where, tokenCalls: governor.stats().tokenCalls - callsBefore };
+  if (values.json) io.stdout.write(`${JSON.stringify({ ...about, targets: rows }, null, 2)}\n`);
+  else printRows(rows, about, io);
+  return rows.some((row) => row.outcome === 'failed' || row.outcome === 'missing') ? exitCodes.error : exitCodes.ok;
 }
 
 /** The plan's due logins refreshed, each through the login store that holds it and its target's client. */
-async function refreshDue(plan: UpkeepPlan, found: readonly TargetLogin[], logins: OpenedLogins['logins'], governor: Governor, io: RunIO): Promise<UpkeepResult[]> {
+async function refreshDue(plan: UpkeepPlan, found: readonly TargetLogin[], opened: OpenedLogins, egress: string, governor: Governor, io: RunIO): Promise<UpkeepResult[]> {
+  const logins = opened.logins;
   const stored = new Map(found.flatMap((login) => (login.status === 'stored' ? [[login.target, login] as const] : [])));
   const storedLogin = (target: string) => stored.get(target) ?? notPlanned(target);
-  // LEAD: with the state store wired, the governor's windows are shared through its ipBudget (per egress name).
-  await shareIpLedger(governor, io.env);
+  // Token calls count against the egress name's budget, shared with every runner naming it.
+  await opened.ipBudget.share(governor, egress);
   try {
     return await runLoginUpkeep(plan, {
       slotOf: (target) => logins.slot(storedLogin(target).ref),
@@ -67,7 +63,7 @@ async function refreshDue(plan: UpkeepPlan, found: readonly TargetLogin[], login
       signal: io.signal,
     });
   } finally {
-    await handOnIpLedger(governor);
+    await opened.ipBudget.handOn(governor);
   }
 }
 

@@ -44,16 +44,14 @@ export async function runTargetsCommand(args: string[], io: RunIO): Promise<numb
 /** Each target's login, as its login store holds it now (targets that keep none are left out). */
 async function reportLogins(names: readonly string[], config: TargetsConfig | undefined, configFile: string | undefined, io: RunIO): Promise<ReadonlyMap<string, LoginReport>> {
   const opened = await loginStoreFor(backendChoiceOf(config, io.env), io);
-  try {
-    const found = await readTargetLogins(names, { config: configFile }, config, opened.logins, io);
-    const now = Date.now();
-    return new Map(found.flatMap((login) => {
+  const found = await readTargetLogins(names, { config: configFile }, config, opened.logins, io);
+  const now = Date.now();
+  return new Map(
+    found.flatMap((login) => {
       const reported = reportLogin(login, now);
       return reported ? [[login.target, reported] as const] : [];
-    }));
-  } finally {
-    await opened.close();
-  }
+    }),
+  );
 }
 
 function baseUrlOf(name: string, config: TargetsConfig | undefined): string {

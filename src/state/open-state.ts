@@ -46,7 +46,7 @@ export async function openStateStore(choice: BackendChoice, context: StateContex
   let logins: LoginStore | undefined;
   return {
     backend: 'postgres',
-    location: `postgres ${connection.where} schema ${choice.schema}`,
+    location: `the postgres backend at ${connection.where} (schema ${choice.schema})`,
     leases: postgresLeases(connection),
     get logins() {
       logins ??= postgresLogins(connection, sealingKeyFrom(context.env, choice.keyEnv));

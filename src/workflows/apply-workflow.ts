@@ -121,23 +121,29 @@ async function recheckSavedPlan(plan: Plan, options: ApplyWorkflowOptions): Prom
   return live;
 }
 
+/** Why a run stopped writing, and what to do next: the codes after which no change may start. */
+const stopAdvice = {
+  LOCK_LOST: 'another run may be changing the account now: plan again once it is done',
+  BACKEND_LOST: 'the journal lines of what was sent are in the local journal file and reach the backend with the next run; plan again once the backend answers',
+  DAILY_QUOTA: 'plan and apply again once the quota renews: the plan then holds only what is left',
+} as const;
+
+function isStopCode(code: string | undefined): code is keyof typeof stopAdvice {
+  return code !== undefined && Object.hasOwn(stopAdvice, code);
+}
+
 /**
- * A run whose lock another run took over, or whose account's daily quota ran out, stopped writing
- * at that write: it is refused (exit 3) with what it had sent, so nobody mistakes its partial work
- * for a finished apply.
+ * A run whose lock another run took over, whose backend was lost (the lease can no longer be
+ * confirmed), or whose account's daily quota ran out, stopped writing at that write: it is refused
+ * with what it had sent, so nobody mistakes its partial work for a finished apply.
  */
 function stopIfRunStopped(result: ApplyResult): void {
-  const stopped = result.outcomes.find((o) => o.outcome.status === 'failed' && (o.outcome.code === 'LOCK_LOST' || o.outcome.code === 'DAILY_QUOTA'));
-  if (!stopped || stopped.outcome.status !== 'failed') return;
-  const code = stopped.outcome.code === 'LOCK_LOST' ? 'LOCK_LOST' : 'DAILY_QUOTA';
+  const stopped = result.outcomes.find((o) => o.outcome.status === 'failed' && isStopCode(o.outcome.code));
+  if (!stopped || stopped.outcome.status !== 'failed' || !isStopCode(stopped.outcome.code)) return;
+  const code = stopped.outcome.code;
   const sent = result.outcomes.filter((o) => o.outcome.status === 'applied').map((o) => `  ${o.change.action} ${o.change.kind} ${o.change.key}`);
   const unsent = result.outcomes.filter((o) => o.outcome.status !== 'applied').length;
   throw new ErpsyncError(code, stopped.outcome.error, {
-    details: [
-      sent.length === 0 ? 'no change had been sent' : `sent before it stopped (${sent.length}):`,
-      ...sent,
-      `not sent: ${unsent} change${unsent === 1 ? '' : 's'}`,
-      code === 'LOCK_LOST' ? 'another run may be changing the account now: plan again once it is done' : 'plan and apply again once the quota renews: the plan then holds only what is left',
-    ],
+    details: [sent.length === 0 ? 'no change had been sent' : `sent before it stopped (${sent.length}):`, ...sent, `not sent: ${unsent} change${unsent === 1 ? '' : 's'}`, stopAdvice[code]],
   });
 }

@@ -1,30 +1,23 @@
 // The login store a command uses for a backend choice: `erpsync login`, `login --refresh` and
-// `targets --check --json` get their LoginStore here and nowhere else, and close it when done.
-// It opens the store and nothing more; it never prints, and no message it makes quotes the
-// database URL or the key.
-//
-// LEAD: this is the one call to replace once src/workflows/run-state.ts is on main —
-//   const state = await stateStoreFor(choice, io); return { logins: state.logins, close: async () => {} };
-// (the process's store, closed by whoever owns it). Until then it opens the logins sub-store alone.
+// `targets --check --json` get their LoginStore here — the logins of the process's state store
+// (run-state.ts), which the CLI's edge closes. It never prints, and no message it makes quotes
+// the database URL or the key.
 import type { BackendChoice } from '../api/index.js';
-import { sealingKeyFrom } from '../state/crypto.js';
-import { localLogins } from '../state/local/logins.js';
-import { connectPostgres } from '../state/postgres/connect.js';
-import { postgresLogins } from '../state/postgres/logins.js';
-import type { LoginStore } from '../state/state-store.js';
+import type { StateStore } from '../state/state-store.js';
 import type { RunIO } from './run-io.js';
+import { stateStoreFor } from './run-state.js';
 
 export interface OpenedLogins {
-  logins: LoginStore;
+  logins: StateStore['logins'];
+  /** The store's IP budget: a refresh is a token call, counted per egress name. */
+  ipBudget: StateStore['ipBudget'];
   /** For messages: where the logins are kept (never a password or key). */
   where: string;
-  close(): Promise<void>;
 }
 
 export async function loginStoreFor(choice: BackendChoice, io: Pick<RunIO, 'cwd' | 'env'>): Promise<OpenedLogins> {
-  if (choice.kind === 'local') return { logins: localLogins(), where: 'the local credentials files', close: () => Promise.resolve() };
-  // The key first: a run without it is refused before it connects anywhere.
-  const key = sealingKeyFrom(io.env, choice.keyEnv);
-  const connection = await connectPostgres(choice, io.env);
-  return { logins: postgresLogins(connection, key), where: `the postgres backend at ${connection.where} (schema ${choice.schema})`, close: () => connection.close() };
+  const state = await stateStoreFor(choice, io);
+  // The key is read here: a run without it is refused before it asks for any login.
+  const logins = state.logins;
+  return { logins, ipBudget: state.ipBudget, where: choice.kind === 'local' ? 'the local credentials files' : state.location };
 }

@@ -28,14 +28,14 @@ import type { AccountIdentity } from '../model/account.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import { hasErrors } from '../model/diagnostics.js';
 import { renderDiagnosticsText } from '../report/diagnostics-report.js';
-import { ErpsyncError, isErpsyncError } from '../model/errors.js';
+import { ErpsyncError } from '../model/errors.js';
 import type { VariableScope } from '../model/variables.js';
 import type { RunIO } from './run-io.js';
 import { writeLine } from './run-io.js';
 import type { AccountQuota } from './daily-quota.js';
 import { refuseWhenNothingLeft } from './daily-quota.js';
 import type { LoginStore, StateStore } from '../state/state-store.js';
-import { stateStoreFor } from './run-state.js';
+import { stateStoreFor, warnWhenUnwritten } from './run-state.js';
 
 export interface OpenedTarget {
   client: ApiClient;
@@ -164,10 +164,7 @@ async function openCountedAccount(target: RemoteTarget, io: RunIO, state: StateS
   if (known !== undefined) refuseWhenNothingLeft(await counts.left(quota, known, 0), 0);
   const client = await openClient();
   let accountId = known;
-  const warnUnwritten = (error: unknown): void => {
-    if (!isErpsyncError(error) || (error.code !== 'FILE_UNWRITABLE' && error.code !== 'UNSAFE_PATH')) throw error;
-    writeLine(io.stderr, `erpsync: warning: the daily request count was not updated: ${error.message}`);
-  };
+  const warnUnwritten = warnWhenUnwritten(io, 'the daily request count');
   const close = async (): Promise<void> => {
     try {
       const { total, dailyQuotaMet } = client.stats();

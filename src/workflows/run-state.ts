@@ -3,7 +3,9 @@
 // command ends. A workflow asks for the store of its target's choice; it never opens its own.
 import type { BackendChoice } from '../api/index.js';
 import type { StateStore } from '../state/state-store.js';
+import { isErpsyncError } from '../model/errors.js';
 import type { RunIO } from './run-io.js';
+import { writeLine } from './run-io.js';
 
 const opened = new Map<string, Promise<StateStore>>();
 
@@ -38,4 +40,16 @@ export async function withStateStores<T>(command: () => Promise<T>): Promise<T> 
       await Promise.all(stores.map((store) => store.then((s) => s.close()).catch(() => undefined)));
     }
   }
+}
+
+/**
+ * For state that only saves requests or counts (read-back memory, the daily request count): a
+ * write the store could not make is a warning naming `what`, never the run's failure — the run
+ * itself went as it went. Any other error is thrown on.
+ */
+export function warnWhenUnwritten(io: Pick<RunIO, 'stderr'>, what: string): (error: unknown) => void {
+  return (error) => {
+    if (!isErpsyncError(error) || !['FILE_UNWRITABLE', 'UNSAFE_PATH', 'BACKEND_LOST'].includes(error.code)) throw error;
+    writeLine(io.stderr, `erpsync: warning: ${what} was not updated: ${error.message}`);
+  };
 }

@@ -30,6 +30,7 @@ import type { OpenedTarget } from './open-target.js';
 import { openResolvedTarget } from './open-target.js';
 import { loadDesired, planTargetOf, readAndFindDrift, readAndPlan, requireSelectionMatches } from './read-and-plan.js';
 import { recallReadBack, unkeptFields } from './read-back-memory.js';
+import { warnWhenUnwritten } from './run-state.js';
 import type { RunIO } from './run-io.js';
 import type { StoreSettings } from './store-settings.js';
 import type { DesiredState } from '../model/desired.js';
@@ -150,7 +151,7 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
     outcomeWindowMs: job.settings.apply.outcomeWindowMs,
     recallReadBack: async (check) => {
       const { changed, ...recalled } = recallReadBack(memory, check);
-      if (changed) await readBack.save(accountId, memory);
+      if (changed) await readBack.save(accountId, memory).catch(warnWhenUnwritten(io, 'what the read-back saw'));
       return recalled;
     },
     ...(opened.dailyQuota ? { quota: opened.dailyQuota } : {}),

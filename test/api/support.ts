@@ -1,12 +1,13 @@
 // Test support for the API layer: emulators that close themselves after each test, a free
 // loopback port, temp folders, and the OAuth dance against the emulator. Real HTTP on 127.0.0.1.
+import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach } from 'vitest';
-import { requestToken } from '../../src/api/index.js';
+import { createApiClient, createStaticTokenProvider, requestToken } from '../../src/api/index.js';
 import type { TokenSet } from '../../src/api/index.js';
 import type { RunIO } from '../../src/workflows/run-io.js';
 import { createEmulator } from '../../src/emulator/index.js';
@@ -32,6 +33,23 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
 export async function tempDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'erpsync-api-'));
+}
+
+/** A temp folder of its own, removed after the current test. */
+export function scratchDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  onCleanup(async () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** The status the emulator answers a read made with `accessToken`: 200 while the login works. */
+export async function answersWith(emulator: Emulator, accessToken: string | undefined): Promise<number> {
+  const client = createApiClient({ baseUrl: emulator.baseUrl, credentials: createStaticTokenProvider(accessToken ?? ''), rate: Number.POSITIVE_INFINITY });
+  try {
+    return (await client.request({ method: 'GET', path: '/formas-pagamentos' })).status;
+  } finally {
+    await client.close();
+  }
 }
 
 export async function freePort(): Promise<number> {

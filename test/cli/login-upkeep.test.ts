@@ -12,7 +12,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApiClient, createGovernor, createStaticTokenProvider, ipBudgetOf, storedFromTokenSet } from '../../src/api/index.js';
+import { createGovernor, ipBudgetOf, storedFromTokenSet } from '../../src/api/index.js';
 import type { Governor, StoredCredentials } from '../../src/api/index.js';
 import { main } from '../../src/cli/main.js';
 import { createIpLedger, serviceIpRules } from '../../src/emulator/index.js';
@@ -24,7 +24,7 @@ import { postgresLogins } from '../../src/state/postgres/logins.js';
 import type { LoginRef, LoginStore } from '../../src/state/state-store.js';
 import { planLoginUpkeep, runLoginUpkeep } from '../../src/workflows/login-upkeep.js';
 import type { UpkeepResult } from '../../src/workflows/login-upkeep.js';
-import { authorizeOnEmulator, captureIO, freePort, startEmulator } from '../api/support.js';
+import { answersWith, authorizeOnEmulator, captureIO, freePort, startEmulator } from '../api/support.js';
 import { waitForOutput } from '../support/eventually.js';
 import { freshBackend } from '../support/postgres.js';
 import type { TestBackend } from '../support/postgres.js';
@@ -116,14 +116,6 @@ async function upkeep(emulator: Emulator, store: LoginStore, backend: Backend, t
   });
 }
 
-async function answersWith(emulator: Emulator, accessToken: string | undefined): Promise<number> {
-  const client = createApiClient({ baseUrl: emulator.baseUrl, credentials: createStaticTokenProvider(accessToken ?? ''), rate: Number.POSITIVE_INFINITY });
-  try {
-    return (await client.request({ method: 'GET', path: '/formas-pagamentos' })).status;
-  } finally {
-    await client.close();
-  }
-}
 
 describe.each([
   ['local', localBackend],

@@ -3,10 +3,10 @@
 // that is none is refused; what was stored with another shape is skipped. The local backend also
 // skips what is not a regular file of its own: a link, a pipe, a file too large to be one.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { onCleanup, scratchDir } from '../api/support.js';
 import { localDriftResults } from '../../src/state/local/drift-results.js';
 import { connectPostgres } from '../../src/state/postgres/connect.js';
 import { postgresDriftResults } from '../../src/state/postgres/drift-results.js';
@@ -19,16 +19,7 @@ interface World {
   plant(at: string, rows: unknown): Promise<void>;
 }
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'erpsync-drift-results-'));
-  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const tempDir = (): string => scratchDir('erpsync-drift-results-');
 
 async function localWorld(): Promise<World> {
   const cwd = tempDir();
@@ -43,10 +34,10 @@ async function localWorld(): Promise<World> {
 
 async function postgresWorld(): Promise<World> {
   const backend = freshBackend();
-  cleanups.push(() => backend.drop());
+  onCleanup(() => backend.drop());
   const connect = async () => {
     const connection = await connectPostgres(backend.choice, { ...process.env, ...backend.env });
-    cleanups.push(() => connection.close());
+    onCleanup(() => connection.close());
     return connection;
   };
   const first = await connect();

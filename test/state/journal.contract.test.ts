@@ -5,10 +5,10 @@
 // the local file and are pushed by the next store's list (or open) exactly once, however often it
 // runs and however many push at once; another machine (another local folder, same database) reads
 // every machine's runs; `backend import` of a local journal folder pushes each line once.
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { onCleanup, scratchDir } from '../api/support.js';
 import type { JournalChangeLine, JournalEndLine, JournalLine, JournalRunLine, JournalStartLine } from '../../src/model/journal.js';
 import { localJournal } from '../../src/state/local/journal.js';
 import type { PostgresConnection } from '../../src/state/postgres/connect.js';
@@ -19,16 +19,7 @@ import type { JournalLocation, JournalStore } from '../../src/state/state-store.
 import type { TestBackend } from '../support/postgres.js';
 import { freshBackend } from '../support/postgres.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'erpsync-journal-'));
-  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const tempDir = (): string => scratchDir('erpsync-journal-');
 
 function runLine(run: string, target: string): JournalRunLine {
   return {
@@ -83,13 +74,13 @@ async function localWorld(): Promise<World> {
 
 async function connect(backend: TestBackend): Promise<PostgresConnection> {
   const connection = await connectPostgres(backend.choice, { ...process.env, ...backend.env });
-  cleanups.push(() => connection.close().catch(() => undefined));
+  onCleanup(() => connection.close().catch(() => undefined));
   return connection;
 }
 
 function newBackend(): TestBackend {
   const backend = freshBackend();
-  cleanups.push(() => backend.drop());
+  onCleanup(() => backend.drop());
   return backend;
 }
 
@@ -231,7 +222,7 @@ describe('the postgres journal', () => {
     const location = { target: 'loja', dir };
     const writer = await connect(backend);
     // Every connection of the writer's pool taken: its queue waits while the other process pushes.
-    const held = await Promise.all(Array.from({ length: 4 }, () => writer.pool.connect()));
+    const held = await Promise.all(Array.from({ length: writer.pool.options.max }, () => writer.pool.connect()));
     const sink = await postgresJournal(writer, localJournal(), {}).open(location, runA);
     const lines = linesOf(runA, 'loja');
     for (const line of lines.slice(0, 3)) sink.append(line, JSON.stringify(line));

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApiClient, createOAuthProvider, createStaticTokenProvider, storedFromTokenSet } from '../../src/api/index.js';
+import { createOAuthProvider, storedFromTokenSet } from '../../src/api/index.js';
 import type { StoredCredentials } from '../../src/api/index.js';
 import type { Emulator, OAuthClient } from '../../src/emulator/index.js';
 import { ErpsyncError } from '../../src/model/errors.js';
@@ -21,7 +21,7 @@ import { connectPostgres } from '../../src/state/postgres/connect.js';
 import type { PostgresConnection } from '../../src/state/postgres/connect.js';
 import { postgresLogins } from '../../src/state/postgres/logins.js';
 import type { LoginRef, LoginStore } from '../../src/state/state-store.js';
-import { authorizeOnEmulator, startEmulator } from '../api/support.js';
+import { answersWith, authorizeOnEmulator, startEmulator } from '../api/support.js';
 import { freshBackend, testStateKey } from '../support/postgres.js';
 import type { TestBackend } from '../support/postgres.js';
 
@@ -116,14 +116,6 @@ function gate(): { opened: Promise<void>; open: () => void } {
 
 const tokenCalls = (emulator: Emulator): number => emulator.requestLog().filter((e) => e.path === '/oauth/token').length;
 
-async function answersWith(emulator: Emulator, accessToken: string): Promise<number> {
-  const client = createApiClient({ baseUrl: emulator.baseUrl, credentials: createStaticTokenProvider(accessToken), rate: Number.POSITIVE_INFINITY });
-  try {
-    return (await client.request({ method: 'GET', path: '/formas-pagamentos' })).status;
-  } finally {
-    await client.close();
-  }
-}
 
 describe.each([
   ['local', localBackend],

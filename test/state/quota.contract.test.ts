@@ -5,7 +5,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { onCleanup } from '../api/support.js';
 import type { DailyQuotaTarget } from '../../src/api/index.js';
 import { localQuota } from '../../src/state/local/quota.js';
 import { connectPostgres } from '../../src/state/postgres/connect.js';
@@ -19,14 +20,9 @@ interface World {
   store(): Promise<QuotaStore>;
 }
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
 function countFileIn(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'erpsync-quota-'));
-  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+  onCleanup(async () => rmSync(dir, { recursive: true, force: true }));
   return path.join(dir, '.erpsync', 'requests-per-day.json');
 }
 
@@ -36,13 +32,13 @@ async function localWorld(perDay: number): Promise<World> {
 
 async function postgresWorld(perDay: number): Promise<World> {
   const backend = freshBackend();
-  cleanups.push(() => backend.drop());
+  onCleanup(() => backend.drop());
   return {
     // The postgres backend keeps no file: the count file is the local backend's only.
     quota: { perDay, countFile: countFileIn() },
     async store() {
       const connection = await connectPostgres(backend.choice, { ...process.env, ...backend.env });
-      cleanups.push(() => connection.close());
+      onCleanup(() => connection.close());
       return postgresQuota(connection);
     },
   };

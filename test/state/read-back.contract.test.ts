@@ -3,10 +3,10 @@
 // same state; saving one account leaves the others; what was stored wrongly typed is dropped entry
 // by entry, never used as it is. And `backend import` moves the local memory without replacing
 // what the database holds.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { onCleanup, scratchDir } from '../api/support.js';
 import { localReadBack, readLocalReadBack } from '../../src/state/local/read-back.js';
 import type { PostgresConnection } from '../../src/state/postgres/connect.js';
 import { connectPostgres } from '../../src/state/postgres/connect.js';
@@ -21,16 +21,7 @@ interface World {
   plant(accountId: string, value: unknown): Promise<void>;
 }
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'erpsync-read-back-'));
-  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const tempDir = (): string => scratchDir('erpsync-read-back-');
 
 async function localWorld(): Promise<World> {
   const cwd = tempDir();
@@ -46,13 +37,13 @@ async function localWorld(): Promise<World> {
 
 async function connect(backend: ReturnType<typeof freshBackend>): Promise<PostgresConnection> {
   const connection = await connectPostgres(backend.choice, { ...process.env, ...backend.env });
-  cleanups.push(() => connection.close());
+  onCleanup(() => connection.close());
   return connection;
 }
 
 async function postgresWorld(): Promise<World> {
   const backend = freshBackend();
-  cleanups.push(() => backend.drop());
+  onCleanup(() => backend.drop());
   const first = await connect(backend);
   return {
     store: async () => postgresReadBack(await connect(backend)),
@@ -130,7 +121,7 @@ describe('importing the local read-back memory into postgres', () => {
     await localReadBack({ cwd }).save('acc-1', memory);
     await localReadBack({ cwd }).save('acc-2', { unkept: [], restated: ['local'] });
     const backend = freshBackend();
-    cleanups.push(() => backend.drop());
+    onCleanup(() => backend.drop());
     const connection = await connect(backend);
     const shared = postgresReadBack(connection);
     await shared.save('acc-2', { unkept: [], restated: ['shared'] });
