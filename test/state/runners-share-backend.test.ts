@@ -29,8 +29,9 @@ const groupsOfRound = [
   ['Atacado', 'Revenda', 'Varejo'],
   ['Atacado', 'Outlet', 'Revenda', 'Sazonal', 'Varejo'],
 ];
-/** The CI job's URL, which the journal records as the run's actor: the runner and the round. */
-const jobUrl = (round: number, runner: number): string => `https://ci.example.test/round-${round}/runner-${runner}`;
+/** Each round is one workflow run of GitHub Actions, each runner one of its jobs: what the journal records as the run's actor and runner. */
+const ciJob = (round: number, runner: number): NodeJS.ProcessEnv => ({ GITHUB_REPOSITORY: 'agencia/lojas', GITHUB_RUN_ID: String(1000 + round), GITHUB_JOB: `runner-${runner}`, GITHUB_ACTOR: 'deployer' });
+const runnerPattern = /^github agencia\/lojas run 100(\d) job runner-(\d)$/;
 
 let root = '';
 let fleet: FleetAccounts;
@@ -87,7 +88,7 @@ async function applyRound(round: number): Promise<Round> {
   const revisions = runners.map((runner) => runner.commit({ 'grupos.yaml': groupsManifest(groupsOfRound[round] ?? []) }, `round ${round}`));
   const logStart = proxies.map((proxy) => proxy.log.length);
   const runs = runners.map((runner, r) =>
-    runner.run(['apply', '--target', partOf(r).map((i) => storeName(i + 1)).join(','), '--auto-approve', '--lock-timeout', '300', '--parallel', '20', '--json'], { BUILD_URL: jobUrl(round, r) }),
+    runner.run(['apply', '--target', partOf(r).map((i) => storeName(i + 1)).join(','), '--auto-approve', '--lock-timeout', '300', '--parallel', '20', '--json'], ciJob(round, r)),
   );
   const exits = await Promise.all(runs.map((run) => run.exit));
   // Every record once, on every account, whatever each runner said.
@@ -143,7 +144,8 @@ interface HistoryRun {
   target: string;
   applied: number;
   git: { revision: string; dirty: boolean } | null;
-  actor: { type: string; url?: string };
+  actor: { type: string; url?: string; user?: string };
+  runner?: string;
 }
 
 describe('four runners sharing a postgres backend, twice at once', () => {
@@ -185,22 +187,28 @@ describe('four runners sharing a postgres backend, twice at once', () => {
     expect(history.map((run) => run.run).sort()).toEqual(runners.flatMap(runIdsOfFolder).sort());
     const text = await reader.run(['history']).exit;
     expect(text.code, text.stderr).toBe(0);
+    /** The round and the runner a listed run names. */
+    const jobOf = (run: HistoryRun): { round: number; runner: number } => {
+      const job = runnerPattern.exec(run.runner ?? '');
+      expect(job, `run ${run.run}'s runner: ${run.runner}`).not.toBeNull();
+      return { round: Number(job?.[1]), runner: Number(job?.[2]) };
+    };
     for (const run of history) {
-      const job = /^https:\/\/ci\.example\.test\/round-(\d)\/runner-(\d)$/.exec(run.actor.url ?? '');
-      expect(job, `run ${run.run}'s actor ${JSON.stringify(run.actor)}`).not.toBeNull();
-      const revision = rounds[Number(job?.[1])]?.revisions[Number(job?.[2])] ?? '';
+      const { round, runner } = jobOf(run);
+      expect(run.actor).toEqual({ type: 'ci', url: `https://github.com/agencia/lojas/actions/runs/${1000 + round}`, user: 'deployer' });
+      const revision = rounds[round]?.revisions[runner] ?? '';
       // Soft: every run's revision is checked, each a failure of its own.
       expect.soft(run.git, `run ${run.run} (${run.source})'s revision`).toEqual({ revision, dirty: false });
-      // The text list says the same: one line a run, with its revision and its runner.
-      expect.soft(text.stdout).toMatch(new RegExp(`^${run.run} .* ${revision.slice(0, 12)}  by ${run.actor.url ?? '-'}$`, 'm'));
+      // The text list says the same: one line a run, with its revision, its actor and its runner.
+      expect.soft(text.stdout).toMatch(new RegExp(`^${run.run} .* ${revision.slice(0, 12)}  by deployer ${run.actor.url ?? '-'}  on ${run.runner ?? '-'}$`, 'm'));
     }
     // Each store changed once a round, by the runner whose writes the account saw.
     rounds.forEach((_, round) => {
       for (const [account, store] of fleet.stores.entries()) {
-        const changed = history.filter((run) => run.target === store.name && run.applied > 0 && run.actor.url?.includes(`/round-${round}/`));
+        const changed = history.filter((run) => run.target === store.name && run.applied > 0 && jobOf(run).round === round);
         expect(changed.map((run) => run.applied), `${store.name} in round ${round}`).toEqual([round === 0 ? 3 : 2]);
         const writer = spans.get(account)?.find((span) => span.who.startsWith(`round ${round} `))?.who;
-        expect(`round ${round} runner ${changed[0]?.actor.url?.slice(-1)}`).toBe(writer);
+        expect(`round ${round} runner ${changed[0] ? jobOf(changed[0]).runner : '?'}`).toBe(writer);
       }
     });
   }, 600_000);
