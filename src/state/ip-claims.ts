@@ -238,8 +238,6 @@ async function claimThroughBook(share: Share, kind: Kind, batch: number, attempt
 
 /** A claim: through the book while it answers; decided here against the others as last read when it does not. */
 async function decideClaim(share: Share, kind: Kind, batch: number): Promise<{ outcome: Outcome; attempt: Attempt }> {
-  // A slot handed out is in the governor's own marks once the request's start has run: let it run, or a decision made at once would miss it.
-  await setImmediate();
   if (bookUp(share)) {
     const attempt: Attempt = { until: 0, wait: 0, abandoned: false };
     try {
@@ -319,8 +317,16 @@ function takeHeld(share: Share): boolean {
   return true;
 }
 
+/**
+ * Runs `step` after every step queued before it. A slot handed out is in the governor's own marks
+ * once the request's start has run (a few promise turns later): each step waits for those turns,
+ * or a claim or a write made at once would count a slot just used as neither held nor sent.
+ */
 function queued<T>(share: Share, step: () => Promise<T>): Promise<T> {
-  const done = share.queue.then(step);
+  const done = share.queue.then(async () => {
+    await setImmediate();
+    return step();
+  });
   share.queue = done.catch(() => undefined);
   return done;
 }

@@ -226,7 +226,7 @@ export async function applyFleet(run: FleetApplyRun, io: RunIO): Promise<FleetOu
         concurrency: run.concurrency,
         settings: run.settings,
         resolve: run.fleet.resolve,
-        sourceOf: async (name) => ({ type: 'saved-plan', plan: plans.get(name) as Plan }),
+        sourceOf: async (name) => ({ type: 'saved-plan', plan: plans.get(name) as Plan, manifestPaths: await manifestPathsOf(run, name) }),
         startSession: () => approvedSession,
         ...(run.onStore ? { onStore: run.onStore } : {}),
       },
@@ -251,6 +251,12 @@ function skippedStore(store: FleetStore | undefined, name: string, stage: string
 
 /** Each store was reviewed with the whole fleet before any was applied: its own run asks no more. */
 const approvedSession: StartSession = () => ({ report: () => undefined, confirm: async () => true, stop: new AbortController().signal, close: async () => undefined });
+
+/** The manifests a store's reviewed plan was made from, for the journal's git revision: the paths given, else the target's own. */
+async function manifestPathsOf(run: FleetApplyRun, name: string): Promise<readonly string[]> {
+  if (run.from.type === 'planned' && run.from.source.type === 'manifests' && run.from.source.paths.length > 0) return run.from.source.paths;
+  return (await run.fleet.resolve(name)).manifests ?? [];
+}
 
 async function planFleetStores(run: FleetApplyRun, source: StoreSource, io: RunIO): Promise<FleetStore[]> {
   const planned = await runFleet(

@@ -40,7 +40,8 @@ import { loadTemplate } from './store-as-manifests.js';
 export type StoreCommand = 'plan' | 'apply' | 'drift';
 
 /** `template`: another store, read and exported in memory as manifests (`--from-target`). */
-export type StoreSource = { type: 'manifests'; paths: readonly string[] } | TemplateSource | { type: 'saved-plan'; plan: Plan } | RevertSource;
+/** A saved plan's `manifestPaths`: the manifests it was made from, when known (a fleet's reviewed plans), for the journal's git revision. */
+export type StoreSource = { type: 'manifests'; paths: readonly string[] } | TemplateSource | { type: 'saved-plan'; plan: Plan; manifestPaths?: readonly string[] } | RevertSource;
 
 export interface StoreJob {
   command: StoreCommand;
@@ -135,7 +136,7 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
   }
   if (job.command === 'plan') return { ...facts, status: 'planned', plan };
   // Every apply appends to its target's journal, fed by the apply's own events and reads.
-  const journal = await startJournal({ target: job.target, account: opened.account, source: job.source.type === 'manifests' ? 'manifests' : 'saved-plan', manifestPaths: desired?.files ?? [] }, io, opened.state.journal);
+  const journal = await startJournal({ target: job.target, account: opened.account, source: job.source.type === 'manifests' ? 'manifests' : 'saved-plan', manifestPaths: desired?.files ?? (job.source.type === 'saved-plan' ? job.source.manifestPaths : undefined) ?? [] }, io, opened.state.journal);
   if (live) journal.noteRead(live);
   const outcome = await runApplyWorkflow(plan, {
     client: session.hold ? holdRequests(opened, session.hold) : opened.client,

@@ -7,9 +7,10 @@
 // aimed at it always finds it alive. It prints no token.
 import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createOAuthProvider } from '../../../dist/api/index.js';
+import { configureProcessGovernor, createOAuthProvider } from '../../../dist/api/index.js';
 import { sealingKeyFrom } from '../../../dist/state/crypto.js';
 import { connectPostgres } from '../../../dist/state/postgres/connect.js';
+import { postgresIpBudget } from '../../../dist/state/postgres/ip-budget.js';
 import { postgresLogins } from '../../../dist/state/postgres/logins.js';
 
 /** Every stored token counts as about to expire, so each planned refresh calls the token endpoint. */
@@ -21,6 +22,11 @@ const plan = JSON.parse(process.env.LOGINS_PLAN ?? '');
 const baseUrl = process.env.LOGINS_BASE_URL ?? '';
 const connection = await connectPostgres(choice, process.env);
 const logins = postgresLogins(connection, sealingKeyFrom(process.env, choice.keyEnv));
+// Token calls pass the process's governor, whose windows every runner naming the egress shares
+// through the backend: the per-IP token rule holds for all of them together.
+const governor = configureProcessGovernor(undefined, process.env.ERPSYNC_IP_WINDOW_SCALE);
+const ipBudget = postgresIpBudget(connection, { runner: `kill-test ${process.pid}` });
+await ipBudget.share(governor, process.env.ERPSYNC_EGRESS ?? 'default');
 
 /** The backend's slot, saying on stdout where a refresh is. */
 function announcing(slot, target) {
@@ -41,7 +47,7 @@ let failed = false;
 for (const { target, pauseMs } of plan) {
   await sleep(pauseMs);
   const slot = announcing(logins.slot({ target, baseUrl, file: '' }), target);
-  const provider = createOAuthProvider({ slot, clientSecret: process.env.LOGINS_CLIENT_SECRET, refreshBeforeMs: alwaysRefresh });
+  const provider = createOAuthProvider({ slot, clientSecret: process.env.LOGINS_CLIENT_SECRET, refreshBeforeMs: alwaysRefresh, governor });
   try {
     await provider.accessToken();
     say(`refreshed ${target}`);
@@ -50,6 +56,7 @@ for (const { target, pauseMs } of plan) {
     say(`failed ${target} ${error?.code ?? 'UNKNOWN'}`);
   }
 }
+await ipBudget.handOn(governor);
 await connection.close();
 process.exitCode = failed ? 1 : 0;
 say('done');
