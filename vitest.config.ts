@@ -26,6 +26,10 @@ const slow = [
   'test/cli/ip-ledger-concurrent.test.ts',
   'test/state/logins-kill.test.ts',
   'test/state/lease-pause.test.ts',
+  'test/state/runners-share-backend.test.ts',
+  'test/state/lease-lost-apply.test.ts',
+  'test/state/backend-lost-apply.test.ts',
+  'test/state/egress-shared-budget.test.ts',
 ];
 
 /** Beside the code, and the scenario folders: what to run while working. */

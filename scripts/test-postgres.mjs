@@ -65,42 +65,65 @@ export async function startTestPostgres() {
   const [initdb, initArgs] = serverCommand(bin, 'initdb', ['-D', data, '-U', 'erpsync', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale', 'C']);
   execFileSync(initdb, initArgs, { stdio: 'ignore' });
   const port = await freePort();
+  await runServer(bin, dir, port);
+  return { url: `postgres://erpsync@127.0.0.1:${port}/postgres`, dir, port };
+}
+
+/** Starts the postmaster of the cluster in `dir` on `port` and resolves once it accepts connections. */
+async function runServer(bin, dir, port) {
+  const data = path.join(dir, 'data');
   const settings = ['-c', 'listen_addresses=127.0.0.1', '-c', `port=${port}`, '-c', `unix_socket_directories=${dir}`, '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300'];
   const [postgres, serverArgs] = serverCommand(bin, 'postgres', ['-D', data, ...settings]);
   const server = spawn(postgres, serverArgs, { stdio: 'ignore', detached: true });
   server.unref();
-  const url = `postgres://erpsync@127.0.0.1:${port}/postgres`;
   const [isReady, readyArgs] = serverCommand(bin, 'pg_isready', ['-h', '127.0.0.1', '-p', String(port), '-q']);
   for (let tries = 0; ; tries++) {
     try {
       execFileSync(isReady, readyArgs, { stdio: 'ignore' });
-      break;
+      return;
     } catch {
       if (tries > 300) throw new Error(`the test PostgreSQL in ${dir} did not start`);
       await sleep(100);
     }
   }
-  return { url, dir, port };
+}
+
+/** Signals the postmaster of the cluster in `dir`, if it runs, and resolves once it is gone. */
+async function signalServer(dir, signal) {
+  const pidFile = path.join(dir, 'data', 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (!(pid > 0)) return;
+  try {
+    process.kill(pid, signal);
+    for (;;) {
+      process.kill(pid, 0);
+      await sleep(50);
+    }
+  } catch {
+    // Gone.
+  }
+}
+
+/**
+ * Stops a started cluster as an operator does (a fast shutdown: sessions ended, a checkpoint, every
+ * commit kept) and keeps its folder, for tests of a database that goes away mid-run.
+ */
+export async function haltTestPostgres(dir) {
+  await signalServer(dir, 'SIGINT');
+}
+
+/** Starts a halted cluster again, on the port it had (its URL is unchanged). */
+export async function restartTestPostgres(started) {
+  const bin = findPostgresBin();
+  if (!bin) throw new Error('PostgreSQL is not installed');
+  await runServer(bin, started.dir, started.port);
 }
 
 /** Stops the cluster in `dir` (its postmaster pid is in the data folder) and removes the folder. */
 export async function stopTestPostgres(dir) {
-  const pidFile = path.join(dir, 'data', 'postmaster.pid');
-  if (existsSync(pidFile)) {
-    const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-    if (pid > 0) {
-      try {
-        // SIGQUIT: an immediate shutdown; the cluster is thrown away.
-        process.kill(pid, 'SIGQUIT');
-        for (let tries = 0; tries < 100; tries++) {
-          process.kill(pid, 0);
-          await sleep(50);
-        }
-      } catch {
-        // Gone.
-      }
-    }
-  }
+  // SIGQUIT: an immediate shutdown; the cluster is thrown away.
+  await signalServer(dir, 'SIGQUIT');
   rmSync(dir, { recursive: true, force: true });
 }
 

@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createEmulator } from '../../src/emulator/index.js';
-import type { Emulator } from '../../src/emulator/index.js';
+import type { Emulator, EmulatorOptions } from '../../src/emulator/index.js';
 
 export interface FleetAccounts {
   env: NodeJS.ProcessEnv;
@@ -13,14 +13,19 @@ export interface FleetAccounts {
 
 export const storeName = (i: number) => `lojas/loja-${String(i).padStart(2, '0')}`;
 
-/** `size` stores; `entry(i)` adds each target's settings (manifests, variables). */
-export async function openFleetAccounts(dir: string, size: number, entry: (i: number) => { manifests: string[]; variables?: Record<string, string> }): Promise<FleetAccounts> {
+/** `size` stores; `entry(i)` adds each target's settings (manifests, variables); `options` go to every emulator (one IP ledger, say). */
+export async function openFleetAccounts(
+  dir: string,
+  size: number,
+  entry: (i: number) => { manifests: string[]; variables?: Record<string, string> },
+  options: Pick<EmulatorOptions, 'ipRules'> = {},
+): Promise<FleetAccounts> {
   const env: NodeJS.ProcessEnv = { ERPSYNC_LOCK_DIR: path.join(dir, '.locks') };
   const stores: FleetAccounts['stores'] = [];
   const config = ['version: 1', 'targets:'];
   for (let i = 1; i <= size; i += 1) {
     const n = String(i).padStart(2, '0');
-    const emulator = await createEmulator({ rateLimit: 0, company: { id: `loja${n.padStart(28, '0')}`, nome: `Loja ${i} Ltda`, cnpj: `11.111.111/0001-${n}` } });
+    const emulator = await createEmulator({ ...options, rateLimit: 0, company: { id: `loja${n.padStart(28, '0')}`, nome: `Loja ${i} Ltda`, cnpj: `11.111.111/0001-${n}` } });
     stores.push({ name: storeName(i), emulator });
     env[`LOJA_${n}_TOKEN`] = emulator.token;
     const { manifests, variables } = entry(i);

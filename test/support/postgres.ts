@@ -29,10 +29,9 @@ export interface TestBackend {
   drop(): Promise<void>;
 }
 
-/** A fresh, empty schema on the test server (erpsync creates its tables there on first use). */
-export function freshBackend(): TestBackend {
+/** A fresh, empty schema on the test server, or on the server at `url` (erpsync creates its tables there on first use). */
+export function freshBackend(url = testDatabaseUrl()): TestBackend {
   const schema = `t_${randomBytes(6).toString('hex')}`;
-  const url = testDatabaseUrl();
   return {
     choice: { urlEnv: 'ERPSYNC_DATABASE_URL', keyEnv: 'ERPSYNC_STATE_KEY', schema },
     env: { ERPSYNC_DATABASE_URL: url, ERPSYNC_STATE_KEY: testStateKey(), ERPSYNC_BACKEND: 'postgres', ERPSYNC_BACKEND_SCHEMA: schema },
