@@ -201,9 +201,9 @@ describe('four runners sharing a postgres backend, twice at once', () => {
       expect(run.actor).toEqual({ type: 'ci', url: `https://github.com/agencia/lojas/actions/runs/${1000 + round}`, user: 'deployer' });
       const revision = rounds[round]?.revisions[runner] ?? '';
       // Soft: every run's revision is checked, each a failure of its own.
-      expect.soft(run.git, `run ${run.run} (${run.source})'s revision`).toEqual({ revision, dirty: false });
+      expect(run.git, `run ${run.run} (${run.source})'s revision`).toEqual({ revision, dirty: false });
       // The text list says the same: one line a run, with its revision, its actor and its runner.
-      expect.soft(text.stdout).toMatch(new RegExp(`^${run.run} .* ${revision.slice(0, 12)}  by deployer ${run.actor.url ?? '-'}  on ${run.runner ?? '-'}$`, 'm'));
+      expect(text.stdout).toMatch(new RegExp(`^${run.run} .* ${revision.slice(0, 12)}  by deployer ${run.actor.url ?? '-'}  on ${run.runner ?? '-'}$`, 'm'));
     }
     // Each store changed once a round, by the runner whose writes the account saw.
     rounds.forEach((_, round) => {
