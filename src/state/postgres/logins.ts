@@ -12,7 +12,8 @@ import type { CredentialSlot, StoredCredentials } from '../../api/index.js';
 import { ErpsyncError, isErpsyncError } from '../../model/errors.js';
 import { seal, unseal } from '../crypto.js';
 import type { LoginRef, LoginStore } from '../state-store.js';
-import { inTransaction, reasonOf } from './connect.js';
+import { inTransaction } from './connect.js';
+import { backendLost } from './backend-error.js';
 import type { PostgresConnection } from './connect.js';
 
 /** How long a refresh waits for another runner's refresh of the same login (the local lock waits as long). */
@@ -82,7 +83,7 @@ export function postgresLogins(connection: PostgresConnection, key: Buffer): Log
     if ((error as { code?: unknown }).code === lockNotAvailable) {
       return new ErpsyncError('LOCKED', `another runner has been ${doing} for over ${rotateWaitMs / 1000} s; nothing was sent to the token endpoint`, { details: ['run again once it is done'] });
     }
-    return new ErpsyncError('BACKEND_LOST', `the backend at ${connection.where} failed while ${doing}: ${reasonOf(error)}`, { cause: error });
+    return backendLost(connection, doing, error);
   };
 
   const slot = (ref: LoginRef): CredentialSlot => {
