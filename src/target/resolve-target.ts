@@ -238,16 +238,7 @@ function describeMissing(config: CredentialsConfig | undefined, name: string): s
  * Where `erpsync login` stores what it obtains and which endpoints it uses, for the default
  * target or a named one. Unlike resolveTarget it does not require credentials to exist yet.
  */
-export function resolveLoginTarget(input: Omit<ResolveInput, 'fileExists'>): {
-  name: string;
-  baseUrl: string;
-  file: string;
-  clientId?: string;
-  clientIdEnv: string;
-  clientSecretEnv: string;
-  tokenUrl: string;
-  authorizeUrl: string;
-} {
+export function resolveLoginTarget(input: Omit<ResolveInput, 'fileExists'>): Omit<OAuthCredentials, 'type'> & { name: string; baseUrl: string } {
   const { request, env, cwd } = input;
   if (request.sandbox === true) throw new ErpsyncError('USAGE', 'login is for real accounts; the sandbox needs no login');
   const targetName = nonEmpty(request.target);
