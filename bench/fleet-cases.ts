@@ -1,4 +1,6 @@
-// Two of issue 23's fleet cases for `npm run bench:fleet`:
+// The fleet every case of `npm run bench:fleet` builds (sandbox accounts, a working folder whose
+// config names one target per account, the env that points a run at them), and two of issue 23's
+// fleet cases:
 // - 100 OAuth targets whose access tokens have all expired: one `plan --all-targets` must refresh
 //   every token through the governor (at most 20 token calls in any token window, as the emulator's
 //   shared per-IP ledger counts them) and every store must run. The per-IP windows are scaled by
@@ -9,12 +11,51 @@
 //   With a `reserve`, the apply goes through a sandbox target of a config that sets it (the
 //   documented remedy for a known neighbour), instead of `--sandbox`.
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { requestToken, storedFromTokenSet, writeCredentialsFile } from '../src/api/index.js';
 import { createEmulator, createIpLedger, defaultOAuthClient, serviceIpRules } from '../src/emulator/index.js';
 import type { Emulator, IpLedger } from '../src/emulator/index.js';
+import { stringify } from 'yaml';
 import { bin, runBuiltCli } from './measure.js';
+
+/** examples/loja-nova's one secret field, read from the environment. */
+const secrets = { NFSE_SENHA_PREFEITURA: 'demo' };
+
+/** `count` sandbox accounts judged by `ledger`, numbered from `from` (their company ids differ). */
+export async function openAccounts(count: number, ledger: IpLedger, from = 0): Promise<Emulator[]> {
+  const accounts: Emulator[] = [];
+  for (let i = from; i < from + count; i += 1) accounts.push(await createEmulator({ rateLimit: 3, ipRules: ledger, company: { id: `conta-${i}`, nome: `Loja ${i} Ltda` } }));
+  return accounts;
+}
+
+export type FleetBase = 'loja-nova' | 'small';
+
+/**
+ * A fleet's working folder: its config (one target per account, numbered from `from`) and its
+ * manifests in `base/`, an hour old as a checkout is (a file changed within two seconds is read
+ * again for every store). `small` is the fleet rows' base: three groups and two categories.
+ */
+export function writeFleetFolder(dir: string, accounts: readonly Emulator[], base: FleetBase, from = 0): void {
+  mkdirSync(path.join(dir, 'base'), { recursive: true });
+  const config = ['version: 1', 'targets:'];
+  accounts.forEach((account, at) => {
+    const i = from + at;
+    config.push(`  lojas/loja-${String(i).padStart(3, '0')}:`, `    baseUrl: ${account.baseUrl}`, `    credentials: { tokenEnv: TOKEN_${i} }`, '    manifests: [base]', `    variables: { LOJA: "${i}" }`);
+  });
+  writeFileSync(path.join(dir, 'erpsync.config.yaml'), `${config.join('\n')}\n`);
+  if (base === 'loja-nova') cpSync(path.join(process.cwd(), 'examples/loja-nova'), path.join(dir, 'base'), { recursive: true });
+  else writeFileSync(path.join(dir, 'base/grupos.yaml'), stringify({ version: 1, gruposProdutos: [{ nome: 'Revenda' }, { nome: 'Brindes' }, { nome: 'Loja ${LOJA}' }], categoriasProdutos: [{ descricao: 'Cabelos' }, { descricao: 'Shampoos', categoriaPai: 'Cabelos' }] }));
+  const hourAgo = new Date(Date.now() - 3_600_000);
+  for (const file of readdirSync(path.join(dir, 'base'))) utimesSync(path.join(dir, 'base', file), hourAgo, hourAgo);
+}
+
+/** What points a run at its accounts (their tokens) and keeps its per-user state in its own folder. */
+export function runEnv(dir: string, accounts: readonly Emulator[], from = 0): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...secrets, HOME: dir, ERPSYNC_LOCK_DIR: path.join(dir, '.locks') };
+  accounts.forEach((account, at) => (env[`TOKEN_${from + at}`] = account.token));
+  return env;
+}
 
 export interface OAuthFleetResult {
   stores: number;

@@ -9,19 +9,24 @@
 // Writes its section into bench/results.md between markers (run-bench keeps it).
 // `-- --only server` runs the sandbox-server case alone and rewrites only its part of the section;
 // `-- --only concurrent` likewise the two-processes-at-once case (bench/ip-ledger-cases.ts).
+// - Issue 34's (bench/backend-cases.ts), on a PostgreSQL (ERPSYNC_BENCH_DATABASE_URL, else a
+//   throwaway server started and stopped here): the postgres backend's overhead on a 100-store plan
+//   and apply beside local (`-- --only backend`), and four runners of 100 stores on one egress name
+//   against one process of 400 (`-- --only runners`); each writes its block between its own markers.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { ipBudgetOf } from '../src/api/governor.js';
-import { createEmulator, createIpLedger } from '../src/emulator/index.js';
-import type { Emulator } from '../src/emulator/index.js';
+import { createIpLedger } from '../src/emulator/index.js';
 import { loadManifests } from '../src/manifest/load-manifests.js';
 import { forgetParsedFiles } from '../src/manifest/parse-once.js';
-import { measureOAuthFleet, measureServerApply } from './fleet-cases.js';
+import { backendLines, measureBackendOverhead, measureRunners, openBenchDatabase, runnersLines } from './backend-cases.js';
+import type { BenchDatabase } from './backend-cases.js';
+import { measureOAuthFleet, measureServerApply, openAccounts, runEnv, writeFleetFolder } from './fleet-cases.js';
 import { concurrentLines, measureConcurrentProcesses } from './ip-ledger-cases.js';
 import type { OAuthFleetResult, ServerApplyResult } from './fleet-cases.js';
-import { fleetMarkers } from './fleet-markers.js';
+import { caseMarkers, fleetMarkers } from './fleet-markers.js';
 import { prepareWorkloads, writeCreatesWorkload } from './workloads.js';
 import { runBuiltCli } from './measure.js';
 
@@ -42,18 +47,9 @@ interface FleetRun {
 
 async function measureFleet(dir: string): Promise<{ runs: FleetRun[]; violations: number; refused: number; throttled: number }> {
   const ledger = createIpLedger();
-  const emulators: Emulator[] = [];
-  const env: NodeJS.ProcessEnv = { ERPSYNC_LOCK_DIR: path.join(dir, '.locks') };
-  const config = ['version: 1', 'targets:'];
-  for (let i = 0; i < stores; i += 1) {
-    const emulator = await createEmulator({ rateLimit: 3, ipRules: ledger, company: { id: `conta-${i}`, nome: `Loja ${i} Ltda` } });
-    emulators.push(emulator);
-    env[`TOKEN_${i}`] = emulator.token;
-    config.push(`  lojas/loja-${String(i).padStart(3, '0')}:`, `    baseUrl: ${emulator.baseUrl}`, `    credentials: { tokenEnv: TOKEN_${i} }`, '    manifests: [base]', `    variables: { LOJA: "${i}" }`);
-  }
-  writeFileSync(path.join(dir, 'erpsync.config.yaml'), `${config.join('\n')}\n`);
-  mkdirSync(path.join(dir, 'base'));
-  writeFileSync(path.join(dir, 'base/grupos.yaml'), stringify({ version: 1, gruposProdutos: [{ nome: 'Revenda' }, { nome: 'Brindes' }, { nome: 'Loja ${LOJA}' }], categoriasProdutos: [{ descricao: 'Cabelos' }, { descricao: 'Shampoos', categoriaPai: 'Cabelos' }] }));
+  const emulators = await openAccounts(stores, ledger);
+  writeFleetFolder(dir, emulators, 'small');
+  const env = runEnv(dir, emulators);
   const runs: FleetRun[] = [];
   const budgetPerMs = ipBudgetOf().requests / ipBudgetOf().windowMs;
   try {
@@ -194,6 +190,10 @@ async function main(dir: string): Promise<void> {
   const oauth = await measureOAuthFleet(path.join(dir, 'oauth'), stores, windowScale);
   say('two processes at once on one IP…');
   const concurrent = concurrentLines(await measureConcurrentProcesses(path.join(dir, 'concurrent')));
+  const backendCases = await withBenchDatabase(async (database) => ({
+    backend: backendLines(await measureBackendOverhead(path.join(dir, 'backend'), database)),
+    runners: runnersLines(await measureRunners(path.join(dir, 'runners'), database)),
+  }));
   const served = await measureServerApplies(dir);
   const row = (r: FleetRun) => `| ${r.label} | ${r.requests} | ${r.largest} | ${(r.floorMs / 1000).toFixed(1)} s | ${(r.wallMs / 1000).toFixed(1)} s | ${(r.wallMs / r.floorMs).toFixed(2)}× | ${r.code} |`;
   const section = [
@@ -214,6 +214,10 @@ async function main(dir: string): Promise<void> {
     ...oauthLines(oauth),
     '',
     ...concurrent,
+    '',
+    ...marked('backend', backendCases.backend),
+    '',
+    ...marked('runners', backendCases.runners),
     '',
     ...serverLines(served),
     '',
@@ -243,6 +247,41 @@ async function mainConcurrentOnly(dir: string): Promise<void> {
   const at = start >= 0 ? start : server;
   const end = start >= 0 ? current.indexOf('\n\n', current.indexOf('|---', start)) + 2 : server;
   writeFileSync(file, `${current.slice(0, at)}${lines.join('\n')}\n\n${current.slice(end)}`);
+}
+
+/** A case's block between its own markers. */
+function marked(name: string, lines: readonly string[]): string[] {
+  const [start, end] = caseMarkers(name);
+  return [start, ...lines, end];
+}
+
+/** Runs `work` with the bench's PostgreSQL, stopped after when the bench started it. */
+async function withBenchDatabase<T>(work: (database: BenchDatabase) => Promise<T>): Promise<T> {
+  const database = await openBenchDatabase();
+  try {
+    return await work(database);
+  } finally {
+    await database.stop();
+  }
+}
+
+/** Only one of issue 34's cases: its marked block replaces the old one, or goes before the sandbox-server part. */
+async function mainMarkedOnly(name: 'backend' | 'runners', dir: string): Promise<void> {
+  const lines = await withBenchDatabase(async (database) => (name === 'backend' ? backendLines(await measureBackendOverhead(dir, database)) : runnersLines(await measureRunners(dir, database))));
+  const block = marked(name, lines).join('\n');
+  process.stdout.write(`${block}\n`);
+  const file = path.join(process.cwd(), 'bench/results.md');
+  const current = readFileSync(file, 'utf8');
+  const [startMarker, endMarker] = caseMarkers(name);
+  const start = current.indexOf(startMarker);
+  const end = current.indexOf(endMarker);
+  if (start >= 0 && end > start) {
+    writeFileSync(file, `${current.slice(0, start)}${block}${current.slice(end + endMarker.length)}`);
+    return;
+  }
+  const server = current.indexOf('### Through a running `erpsync sandbox` server');
+  if (server < 0) throw new Error('bench/results.md has no fleet section to add to: run the whole bench:fleet once');
+  writeFileSync(file, `${current.slice(0, server)}${block}\n\n${current.slice(server)}`);
 }
 
 /** Only the sandbox-server case: its rows replace the old ones inside the fleet section. */
@@ -309,7 +348,8 @@ try {
     const only = process.argv[process.argv.indexOf('--only') + 1];
     if (only === 'concurrent') await mainConcurrentOnly(workDir);
     else if (only === 'server') await mainServerOnly(workDir);
-    else throw new Error(`--only takes: server, concurrent (got ${String(only)})`);
+    else if (only === 'backend' || only === 'runners') await mainMarkedOnly(only, workDir);
+    else throw new Error(`--only takes: server, concurrent, backend, runners (got ${String(only)})`);
   } else {
     await main(workDir);
   }
