@@ -1,6 +1,7 @@
 // The run's state stores: one per backend choice for the whole process (a fleet's stores share
 // one pool of database connections), opened on first use and closed by the CLI's edge when the
 // command ends. A workflow asks for the store of its target's choice; it never opens its own.
+import { createHash } from 'node:crypto';
 import type { BackendChoice } from '../api/index.js';
 import type { StateStore } from '../state/state-store.js';
 import { isErpsyncError } from '../model/errors.js';
@@ -11,7 +12,9 @@ const opened = new Map<string, Promise<StateStore>>();
 
 /** The store of `choice` for this process, opened once (a failed opening is tried again by the next caller). */
 export function stateStoreFor(choice: BackendChoice, io: Pick<RunIO, 'cwd' | 'env'>): Promise<StateStore> {
-  const key = JSON.stringify([choice, io.cwd]);
+  // The same choice names other servers and keys in another environment (commands run in one process with their own).
+  const reads = choice.kind === 'postgres' ? createHash('sha256').update(`${io.env[choice.urlEnv] ?? ''}\0${io.env[choice.keyEnv] ?? ''}`).digest('hex') : '';
+  const key = JSON.stringify([choice, io.cwd, reads]);
   let store = opened.get(key);
   if (store === undefined) {
     // Loaded on first use: a command that keeps no state (validate, --version) never loads a backend.
