@@ -2,6 +2,7 @@
 // renders what it returns (text, or --json). The backend is the run's choice (target/resolve-target).
 import { backendChoiceOf } from '../target/resolve-target.js';
 import { ErpsyncError } from '../model/errors.js';
+import { printable } from '../model/printable.js';
 import { backendStatus, importIntoBackend, migrateBackend, schemaAdvice } from '../workflows/backend-workflow.js';
 import type { StatusOutcome } from '../workflows/backend-workflow.js';
 import { loadTargetsConfig } from '../target/open-target.js';
@@ -26,7 +27,8 @@ export async function runBackendCommand(args: string[], io: RunIO): Promise<numb
   const choice = backendChoiceOf(config, io.env);
   const print = (value: unknown, lines: () => string[]): void => {
     if (flags.json) io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-    else for (const line of lines()) writeLine(io.stdout, line);
+    // What the database holds is evidence, not text to trust: a hostile row's control characters never reach the terminal.
+    else for (const line of lines()) writeLine(io.stdout, printable(line));
   };
   if (action === 'migrate') {
     const outcome = await migrateBackend(choice, io);
