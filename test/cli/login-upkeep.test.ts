@@ -23,7 +23,7 @@ import { connectPostgres } from '../../src/state/postgres/connect.js';
 import { postgresLogins } from '../../src/state/postgres/logins.js';
 import type { LoginRef, LoginStore } from '../../src/state/state-store.js';
 import { planLoginUpkeep, runLoginUpkeep } from '../../src/workflows/login-upkeep.js';
-import type { UpkeepResult } from '../../src/workflows/login-upkeep.js';
+import type { UpkeepPlan, UpkeepResult } from '../../src/workflows/login-upkeep.js';
 import { answersWith, authorizeOnEmulator, captureIO, freePort, startEmulator } from '../api/support.js';
 import { waitForOutput } from '../support/eventually.js';
 import { freshBackend } from '../support/postgres.js';
@@ -104,10 +104,18 @@ async function storeLogins(emulator: Emulator, store: LoginStore, backend: Backe
   emulator.clearLog();
 }
 
-/** One runner's upkeep: it reads the logins through its store, plans and refreshes. */
-async function upkeep(emulator: Emulator, store: LoginStore, backend: Backend, targets: readonly string[], governor: Governor): Promise<UpkeepResult[]> {
+/** One runner's upkeep plan: it reads the logins through its store and picks those due. */
+async function planUpkeep(emulator: Emulator, store: LoginStore, backend: Backend, targets: readonly string[]): Promise<UpkeepPlan> {
   const logins = await Promise.all(targets.map(async (target) => ({ target, credentials: await store.slot(backend.ref(target, emulator.baseUrl)).read() })));
-  const plan = planLoginUpkeep(logins, { now: Date.now(), withinMs: within });
+  return planLoginUpkeep(logins, { now: Date.now(), withinMs: within });
+}
+
+/** One runner's upkeep: it plans, then refreshes what it found due. */
+async function upkeep(emulator: Emulator, store: LoginStore, backend: Backend, targets: readonly string[], governor: Governor): Promise<UpkeepResult[]> {
+  return refreshPlanned(emulator, store, backend, await planUpkeep(emulator, store, backend, targets), governor);
+}
+
+function refreshPlanned(emulator: Emulator, store: LoginStore, backend: Backend, plan: UpkeepPlan, governor: Governor): Promise<UpkeepResult[]> {
   return runLoginUpkeep(plan, {
     slotOf: (target) => store.slot(backend.ref(target, emulator.baseUrl)),
     clientOf: () => ({ clientSecret: app.clientSecret }),
@@ -169,7 +177,9 @@ describe.each([
     const targets = names(10);
     await storeLogins(emulator, first, backend, targets, () => 10 * minute);
 
-    const both = await Promise.all([upkeep(emulator, first, backend, targets, createGovernor()), upkeep(emulator, second, backend, targets, createGovernor())]);
+    // Both runners read the logins before either refreshes one, so each finds all ten due.
+    const plans = [await planUpkeep(emulator, first, backend, targets), await planUpkeep(emulator, second, backend, targets)] as const;
+    const both = await Promise.all([refreshPlanned(emulator, first, backend, plans[0], createGovernor()), refreshPlanned(emulator, second, backend, plans[1], createGovernor())]);
     expect(tokenCallTimes(emulator)).toHaveLength(10);
     const outcomes = both.flat();
     expect(outcomes.filter((r) => r.outcome === 'refreshed')).toHaveLength(10);
