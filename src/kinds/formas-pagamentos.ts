@@ -163,7 +163,7 @@ const dadosCartaoFields = {
   cnpjCredenciadora: {
     type: 'string',
     pattern: cnpjPattern,
-    description: "CNPJ of the card acquirer, 14 digits or formatted 00.000.000/0000-00.",
+    description: "CNPJ of the card acquirer, 14 digits or formatted 00.000.000/0000-00; empty for none.",
   },
   autoLiquidacao: autoLiquidacao.schema,
 } as const satisfies FieldTable<DadosCartaoManifest>;

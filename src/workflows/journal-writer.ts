@@ -79,6 +79,7 @@ function createWriter(header: Omit<JournalRunLine, 'changes'>, sink: JournalSink
   let counts: Omit<JournalEndLine, 'type' | 'at' | 'notConverged'> | undefined;
   let ended = false;
   const createdIds = new Map<string, number>();
+  const appliedIds = new Set<string>();
   const secrets = new Set<string>();
   const write = (line: JournalLine): void => {
     if (stage !== 'writing') return;
@@ -105,6 +106,7 @@ function createWriter(header: Omit<JournalRunLine, 'changes'>, sink: JournalSink
         case 'change-start':
           return write({ type: 'start', at, change: event.change.id });
         case 'change-end':
+          if (event.outcome.status === 'applied') appliedIds.add(event.change.id);
           if (event.outcome.status === 'applied' && event.outcome.id !== undefined) createdIds.set(event.change.id, event.outcome.id);
           return write(changeLine(event.change, event.outcome, before, at));
         case 'apply-end':
@@ -127,7 +129,9 @@ function createWriter(header: Omit<JournalRunLine, 'changes'>, sink: JournalSink
       const at = new Date().toISOString();
       for (const change of plan?.changes ?? []) {
         const id = createdIds.get(change.id) ?? change.liveId;
-        const record = id === undefined ? undefined : after.get(`${change.kind}:${id}`);
+        // A create carried in another's request (a service in its logistics' create) has no id of its own: found by identity, as apply checks it.
+        const carried = id === undefined && change.action === 'create' && appliedIds.has(change.id) ? [...(live.records.get(change.kind) ?? [])].find((r) => r.identity === change.key) : undefined;
+        const record = id === undefined ? carried : after.get(`${change.kind}:${id}`);
         if (record) write({ type: 'read-back', at, change: change.id, record: toJournalRecord(record) });
       }
     },
@@ -200,11 +204,15 @@ function toJournalRecord(record: LiveRecord, read?: ReadonlyMap<string, LiveReco
   return { id: record.id, identity: record.identity, name: record.name, ...(record.parent === undefined ? {} : { parent: record.parent }), fields };
 }
 
-/** The record without its kind's secret fields (and the change's own secret paths). */
+/**
+ * The record without its kind's secret fields (and the change's own secret paths). One left empty
+ * holds no secret and stays, so that a revert can empty it again.
+ */
 function withoutSecrets(kind: UnitKind, fields: Record<string, unknown>, paths: readonly string[] = []): Record<string, unknown> {
   let result = fields;
-  for (const path of registry.unit(kind)?.definition?.secretFields ?? []) result = removePath(result, path);
-  for (const path of paths) result = removePath(result, path.split('.'));
+  for (const path of [...(registry.unit(kind)?.definition?.secretFields ?? []), ...paths.map((p) => p.split('.'))]) {
+    if (readPath(result, path) !== '') result = removePath(result, path);
+  }
   return result;
 }
 

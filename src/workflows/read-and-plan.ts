@@ -19,10 +19,11 @@ import { selectionTargetsOf } from '../plan/select-changes.js';
 import { findNameHints } from '../plan/name-hints.js';
 import type { Selection } from '../model/selection.js';
 import { unmatchedPatterns } from '../model/selection.js';
-import { deriveDesiredUnits, readsEveryRecord, selectUnitKinds } from '../kinds/desired-units.js';
+import { deriveDesiredUnits, namedReadOnlyKinds, readsEveryRecord, selectUnitKinds } from '../kinds/desired-units.js';
 import type { LiveState, ReadRequest } from '../model/live.js';
 import { readReferrers } from '../live/read-referrers.js';
-import type { DesiredState } from '../model/desired.js';
+import type { DesiredState, DesiredUnit } from '../model/desired.js';
+import type { UnitKind } from '../model/kinds.js';
 import type { PlanTarget } from '../model/plan.js';
 import type { PlanSettings } from './store-settings.js';
 
@@ -61,16 +62,48 @@ export async function loadDesired(paths: readonly string[], io: RunIO, target?: 
   return { ...(result.desired ? { desired: result.desired } : {}), diagnostics, files: [...result.files] };
 }
 
-/** What a plan reads of the account for these manifests. */
-function planReadRequest(desired: DesiredState): ReadRequest {
-  return {
-    kinds: selectUnitKinds(desired, registry.units),
-    desired: deriveDesiredUnits(desired, registry.units),
-    complete: (kind) => {
-      const unit = registry.unit(kind);
-      return unit ? readsEveryRecord(unit, desired) : false;
-    },
+/**
+ * What a read takes in beyond planning the manifests: more records (desired units, which also
+ * name the read-only records they refer to) and records whose detail is read whatever they set —
+ * what a revert compares with the journal before it undoes anything.
+ */
+export interface ReadBeyond {
+  desired: ReadonlyMap<UnitKind, readonly DesiredUnit[]>;
+  detailIds: ReadonlyMap<UnitKind, ReadonlySet<number>>;
+}
+
+/** What a plan reads of the account for these manifests (and, given, beyond them). */
+function planReadRequest(desired: DesiredState, beyond?: ReadBeyond): ReadRequest {
+  const units = deriveDesiredUnits(desired, registry.units);
+  const kinds = selectUnitKinds(desired, registry.units);
+  const complete = (kind: UnitKind) => {
+    const unit = registry.unit(kind);
+    return unit ? readsEveryRecord(unit, desired) : false;
   };
+  if (!beyond) return { kinds, desired: units, complete };
+  const more = new Set([...beyond.desired.keys(), ...namedReadOnlyKinds(beyond.desired, registry.units)]);
+  for (const [kind, extra] of beyond.desired) units.set(kind, [...(units.get(kind) ?? []), ...extra]);
+  return { kinds: registry.units.filter((u) => kinds.includes(u.kind) || more.has(u.kind)).map((u) => u.kind), desired: units, complete, detailIds: beyond.detailIds };
+}
+
+/** An account read and what it asked for: a later read for the same plan asks the same (details included). */
+export interface AccountRead {
+  live: LiveState;
+  request: ReadRequest;
+}
+
+/** Reads the account as planning `desired` needs, and what `beyond` asks besides; plan on it with planOnRead. */
+export async function readAccountFor(opened: OpenedTarget, desired: DesiredState, beyond: ReadBeyond): Promise<AccountRead> {
+  const request = planReadRequest(desired, beyond);
+  return { live: await fetchLive(opened.client, registry.units, request), request };
+}
+
+/**
+ * Plans `desired` (no more than the read was made for) on an account read (readAccountFor); where
+ * its removals need the records that may name them, those are read as the first read was made.
+ */
+export async function planOnRead(opened: OpenedTarget, desired: DesiredState, settings: PlanSettings, read: AccountRead): Promise<{ live: LiveState; result: PlanResult }> {
+  return readSettlingReferrers(opened.client, read.request, (live) => makePlan(desired, live, opened, settings), read.live);
 }
 
 /**
@@ -92,10 +125,10 @@ export async function readAndPlanWith(client: ApiClient, desired: DesiredState, 
 /**
  * Reads the account and runs a step over it (a plan, a drift report); while the step says removals
  * wait for kinds that may name what they remove (`unreadReferrers`), those are read — only then —
- * and the step runs again. The one loop plan and drift share.
+ * and the step runs again (on `read`, when the account was read already). The one loop plan and drift share.
  */
-async function readSettlingReferrers<T extends Pick<PlanResult, 'unreadReferrers'>>(client: ApiClient, request: ReadRequest, step: (live: LiveState) => T): Promise<{ live: LiveState; result: T }> {
-  let live = await fetchLive(client, registry.units, request);
+async function readSettlingReferrers<T extends Pick<PlanResult, 'unreadReferrers'>>(client: ApiClient, request: ReadRequest, step: (live: LiveState) => T, read?: LiveState): Promise<{ live: LiveState; result: T }> {
+  let live = read ?? (await fetchLive(client, registry.units, request));
   let result = step(live);
   for (let round = 0; result.unreadReferrers && round < registry.units.length; round += 1) {
     live = await readReferrers(client, registry.units, request, live, result.unreadReferrers);

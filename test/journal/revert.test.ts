@@ -111,7 +111,7 @@ describe('plan --revert', () => {
 
     const forced = JSON.parse((await runCli(['plan', '--revert', run, '--revert-conflicts', '--json'], { cwd: dir, env })).stdout) as typeof plan;
     expect(forced.changes.find((c) => c.kind === 'formasPagamentos')).toBeDefined();
-    expect(forced.warnings.join('\n')).toContain('restored anyway');
+    expect(forced.warnings.join('\n')).toContain('undone anyway (--revert-conflicts)');
     expect(readFileSync(path.join(dir, 'm.yaml'), 'utf8')).toBe(after);
   });
 });
