@@ -122,7 +122,8 @@ function createWriter(header: Omit<JournalRunLine, 'changes'>, sink: JournalSink
     },
     noteRead(live) {
       if (stage === 'before') {
-        before = indexRecords(live);
+        // A later read before the writes (the detail of a record to delete) adds to the first.
+        before = new Map([...before, ...indexRecords(live)]);
         return;
       }
       const after = indexRecords(live);

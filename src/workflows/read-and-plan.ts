@@ -13,7 +13,7 @@ import { loadManifests } from '../manifest/load-manifests.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import { ErpsyncError } from '../model/errors.js';
 import { buildPlan } from '../plan/build-plan.js';
-import type { PlanResult } from '../plan/build-plan.js';
+import type { PlanOptions, PlanResult } from '../plan/build-plan.js';
 import type { KindMatching } from '../model/live.js';
 import { selectionTargetsOf } from '../plan/select-changes.js';
 import { findNameHints } from '../plan/name-hints.js';
@@ -102,8 +102,8 @@ export async function readAccountFor(opened: OpenedTarget, desired: DesiredState
  * Plans `desired` (no more than the read was made for) on an account read (readAccountFor); where
  * its removals need the records that may name them, those are read as the first read was made.
  */
-export async function planOnRead(opened: OpenedTarget, desired: DesiredState, settings: PlanSettings, read: AccountRead): Promise<{ live: LiveState; result: PlanResult }> {
-  return readSettlingReferrers(opened.client, read.request, (live) => makePlan(desired, live, opened, settings), read.live);
+export async function planOnRead(opened: OpenedTarget, desired: DesiredState, settings: PlanSettings, read: AccountRead, options: Pick<PlanOptions, 'exactMatch'> = {}): Promise<{ live: LiveState; result: PlanResult }> {
+  return readSettlingReferrers(opened.client, read.request, (live) => makePlan(desired, live, opened, settings, undefined, options), read.live);
 }
 
 /**
@@ -170,7 +170,7 @@ export function readToday(env: NodeJS.ProcessEnv, now = new Date()): string {
   return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
 }
 
-export function makePlan(desired: DesiredState, live: LiveState, opened: OpenedTarget, settings: PlanSettings, unkept?: readonly UnkeptField[]): PlanResult {
+export function makePlan(desired: DesiredState, live: LiveState, opened: OpenedTarget, settings: PlanSettings, unkept?: readonly UnkeptField[], options: Pick<PlanOptions, 'exactMatch'> = {}): PlanResult {
   const rate = Number.isFinite(opened.target.rate) ? opened.target.rate : projectedRate;
   // Naming the account cost requests too: the plan's read cost counts them.
   const result = buildPlan(desired, { ...live, reads: live.reads + opened.identityReads }, registry.units, {
@@ -182,6 +182,7 @@ export function makePlan(desired: DesiredState, live: LiveState, opened: OpenedT
     today: settings.today,
     ...(settings.selection ? { selection: settings.selection } : {}),
     ...(unkept && unkept.length > 0 ? { unkept } : {}),
+    ...options,
   });
   // Names the planner cannot judge by identity alone: a likely rename, a twin of a live record.
   return { ...result, diagnostics: [...result.diagnostics, ...findNameHints(result.plan, desired, live, registry.units)] };

@@ -100,16 +100,29 @@ function recordOf(step: RevertStep): LiveRecord {
 }
 
 /**
+ * The records references are named among: the revert's own, and the account's (`account`, when
+ * read) — a name two records have is written as its path. Nested records only as the revert's.
+ */
+function namingContext(records: readonly LiveRecord[], account?: LiveState): LiveState {
+  const byKind = new Map<UnitKind, LiveRecord[]>();
+  for (const record of records) byKind.set(record.kind, [...(byKind.get(record.kind) ?? []), record]);
+  for (const [kind, held] of account?.records ?? []) {
+    if (registry.unit(kind)?.nestedIn !== undefined) continue;
+    const own = byKind.get(kind) ?? [];
+    byKind.set(kind, [...own, ...held.filter((r) => !own.some((o) => o.identity === r.identity))]);
+  }
+  return { records: byKind, reads: 0 };
+}
+
+/**
  * The revert's manifests: one file per kind, in the manifest language. Nested steps go in their
  * container's entry; a container the run did not change is written as the account has it now
  * (`hosts`), so that only its nested records change. Those of a container the revert deletes go with it.
  */
-export function renderRevertManifests(steps: readonly RevertStep[], hosts: readonly LiveRecord[] = []): { file: string; text: string }[] {
+export function renderRevertManifests(steps: readonly RevertStep[], hosts: readonly LiveRecord[] = [], account?: LiveState): { file: string; text: string }[] {
   const nested = steps.filter((step) => !registry.unit(step.kind)?.definition);
   const records = [...steps.filter((step) => registry.unit(step.kind)?.definition).map((step) => ({ step, record: recordOf(step) })), ...hosts.map((record) => ({ step: undefined, record }))];
-  const recordsByKind = new Map<UnitKind, LiveRecord[]>();
-  for (const { record } of records) recordsByKind.set(record.kind, [...(recordsByKind.get(record.kind) ?? []), record]);
-  const live: LiveState = { records: recordsByKind, reads: 0 };
+  const live = namingContext(records.map(({ record }) => record), account);
   const byKind = new Map<UnitKind, ManifestEntry[]>();
   for (const { step, record } of records) {
     const entry = step ? entryOf(step, record, live) : toManifestEntry(registry.unit(record.kind) as KindAdapter, record, { adapters: registry.units, live });
@@ -137,10 +150,10 @@ function revertPolicy(steps: readonly RevertStep[]): { file: string; text: strin
 }
 
 /** The desired state that undoes these steps, loaded like any manifests (from a scratch folder, removed after). */
-export async function loadRevertDesired(steps: readonly RevertStep[], hosts: readonly LiveRecord[], io: RunIO): Promise<DesiredState> {
+export async function loadRevertDesired(steps: readonly RevertStep[], hosts: readonly LiveRecord[], io: RunIO, account?: LiveState): Promise<DesiredState> {
   const dir = await mkdtemp(join(tmpdir(), 'erpsync-revert-'));
   try {
-    for (const { file, text } of [...renderRevertManifests(steps, hosts), revertPolicy(steps)]) await writeFile(join(dir, file), text);
+    for (const { file, text } of [...renderRevertManifests(steps, hosts, account), revertPolicy(steps)]) await writeFile(join(dir, file), text);
     const loaded = await loadDesired([dir], io);
     if (!loaded.desired) {
       throw new ErpsyncError('PLAN_INVALID', 'the run cannot be reverted: the records it recorded do not make valid manifests', { details: loaded.diagnostics.map((d) => `${d.code}: ${d.message}`) });
@@ -214,8 +227,10 @@ export async function planRevert(source: RevertSource, opened: OpenedTarget, set
   const steps = all.filter((step) => !homeless.includes(step));
   const read = await readAccountFor(opened, await loadRevertDesired(steps, hosts, io), judgingRead(steps));
   const judged = judgeSteps(steps, read.live, source.run, source.overwrite);
-  // A record the run replaced (a field the API cannot change in place) is replaced back: the run's own decision, undone.
-  const { live, result } = await planOnRead(opened, await loadRevertDesired(judged.undo, hosts, io), { ...settings, allowReplace: true }, read);
+  // Records are matched by id and identity alone, so a record the run replaced (a field the API
+  // cannot change in place) is replaced back — the run's own decision, undone — and no other.
+  const desired = await loadRevertDesired(judged.undo, hosts, io, read.live);
+  const { live, result } = await planOnRead(opened, desired, { ...settings, allowReplace: true }, read, { exactMatch: true });
   requireSelectionMatches(settings.selection, result.matching);
   const warnings = [
     ...homeless.map((step) => `conflict: ${step.kind} "${step.key}": its ${registry.unit(step.kind)?.nestedIn ?? 'container'} "${step.parent ?? ''}" is no longer in the account; left alone`),
