@@ -231,7 +231,7 @@ function lastRun({ dir }: Store) {
 /** Runs `apply` with these arguments, then its revert (planned, saved, applied); the account must be as before the run. */
 async function runAndRevert(at: Store, name: string, apply: string[]): Promise<{ kinds: Set<UnitKind>; revert: Plan }> {
   const before = await exportedAccount(at, `${name}-before`);
-  expect(before.size, 'the export holds the account').toBeGreaterThan(10);
+  expect(before.size, 'the export holds the account').toBeGreaterThan(0);
   await cli(at, ['apply', '--auto-approve', ...apply]);
   const run = lastRun(at);
   const planned = await cli(at, ['plan', '--revert', run.header.run, '--out', `${name}-revert.json`]);
