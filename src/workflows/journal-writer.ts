@@ -32,12 +32,19 @@ export function journalDirOf(target: Pick<ResolvedTarget, 'journal'>, cwd: strin
   return target.journal ?? resolve(cwd, DEFAULT_JOURNAL_DIR);
 }
 
+/** A run's id (and a fleet apply's): its start time, sortable, and a random suffix. */
+export function newRunId(startedAt: Date): string {
+  return `${startedAt.toISOString().replace(/[-:]/g, '').replace('.', '')}-${randomBytes(3).toString('hex')}`;
+}
+
 export interface JournalOpening {
   target: ResolvedTarget;
   account: AccountIdentity;
   source: JournalRunLine['source'];
   /** Manifest paths (their git revision is recorded); none for a saved plan. */
   manifestPaths: readonly string[];
+  /** The fleet apply the run is one store of. */
+  fleet?: string;
 }
 
 /** One run's journal: fed the apply's events and reads; the run is stored from the apply's start on. */
@@ -58,7 +65,7 @@ export async function startJournal(opening: JournalOpening, io: RunIO, journal: 
   const header: Omit<JournalRunLine, 'changes'> = {
     type: 'run',
     formatVersion: journalFormatVersion,
-    run: `${startedAt.toISOString().replace(/[-:]/g, '').replace('.', '')}-${randomBytes(3).toString('hex')}`,
+    run: newRunId(startedAt),
     startedAt: startedAt.toISOString(),
     erpsyncVersion: readErpsyncVersion(),
     source: opening.source,
@@ -66,6 +73,7 @@ export async function startJournal(opening: JournalOpening, io: RunIO, journal: 
     target: { name: opening.target.name, id: opening.target.id, mode: opening.target.mode },
     account: { id: opening.account.id, nome: opening.account.nome, cnpj: opening.account.cnpj },
     actor: actorOf(io.env),
+    ...(opening.fleet === undefined ? {} : { fleet: opening.fleet }),
   };
   const sink = await journal.open({ target: opening.target.name, dir: journalDirOf(opening.target, io.cwd) }, header.run);
   return createWriter(header, sink, io);

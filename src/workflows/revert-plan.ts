@@ -209,6 +209,13 @@ function leftUnit(step: RevertStep, left: Record<string, unknown>): DesiredUnit 
   };
 }
 
+/** The secrets a restored record had changed by the run that the journal does not hold (only an empty one is kept): left as they are. */
+function secretsNotRestored(step: RevertStep): string[] {
+  if (step.undo === 'remove') return [];
+  const secrets = (registry.unit(step.kind)?.definition?.secretFields ?? []).map((p) => p.join('.'));
+  return secrets.filter((path) => step.paths.includes(path) && readPath(step.before?.fields, path.split('.')) !== '');
+}
+
 function describeConflict({ step, why, overridable }: RevertConflict, overwrite: boolean): string {
   const outcome = !overridable ? 'left alone' : overwrite ? 'undone anyway (--revert-conflicts)' : 'left alone (--revert-conflicts undoes it anyway)';
   return `conflict: ${step.kind} "${step.key}" ${why}; ${outcome}`;
@@ -235,6 +242,7 @@ export async function planRevert(source: RevertSource, opened: OpenedTarget, set
   const warnings = [
     ...homeless.map((step) => `conflict: ${step.kind} "${step.key}": its ${registry.unit(step.kind)?.nestedIn ?? 'container'} "${step.parent ?? ''}" is no longer in the account; left alone`),
     ...judged.conflicts.map((conflict) => describeConflict(conflict, source.overwrite)),
+    ...judged.undo.flatMap((step) => secretsNotRestored(step).map((path) => `${step.kind} "${step.key}": the run changed ${path}, a secret the journal does not hold: the revert leaves it as it is; set it again through its variable`)),
   ];
   return { plan: { ...result.plan, warnings: [...result.plan.warnings, ...warnings] }, live, diagnostics: result.diagnostics };
 }

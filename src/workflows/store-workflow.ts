@@ -50,6 +50,8 @@ export interface StoreJob {
   settings: StoreSettings;
   /** drift --adopt: who else reads the files it would write. */
   readers?: FileReaders;
+  /** The fleet apply this store's run is part of (the journal records it). */
+  fleet?: string;
 }
 
 /** The caller's side of one store's run: shows, asks and reports. Started once the account is named. */
@@ -144,7 +146,7 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
   }
   if (job.command === 'plan') return { ...facts, status: 'planned', plan };
   // Every apply appends to its target's journal, fed by the apply's own events and reads.
-  const journal = await startJournal({ target: job.target, account: opened.account, source: job.source.type === 'manifests' ? 'manifests' : 'saved-plan', manifestPaths: desired?.files ?? (job.source.type === 'saved-plan' ? job.source.manifestPaths : undefined) ?? [] }, io, opened.state.journal);
+  const journal = await startJournal({ target: job.target, account: opened.account, source: job.source.type === 'manifests' ? 'manifests' : 'saved-plan', manifestPaths: desired?.files ?? (job.source.type === 'saved-plan' ? job.source.manifestPaths : undefined) ?? [], ...(job.fleet === undefined ? {} : { fleet: job.fleet }) }, io, opened.state.journal);
   if (live) journal.noteRead(live);
   const outcome = await runApplyWorkflow(plan, {
     client: session.hold ? holdRequests(opened, session.hold) : opened.client,

@@ -13,13 +13,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator } from '../../src/emulator/index.js';
 import type { Emulator } from '../../src/emulator/index.js';
-import { deriveDesiredUnits } from '../../src/kinds/desired-units.js';
 import { registry } from '../../src/kinds/registry.js';
-import { loadManifests } from '../../src/manifest/load-manifests.js';
-import { deepEqual } from '../../src/model/diff-fields.js';
 import type { KindKey, UnitKind } from '../../src/model/kinds.js';
 import type { Plan } from '../../src/model/plan.js';
 import { parseJournalRun } from '../../src/state/read-checks.js';
+import { differencesAfterRevert, exportedAccount } from '../support/revert.js';
 import { runCli } from '../support/run-cli.js';
 
 const actions = ['create', 'update', 'remove', 'cascade', 'replace'] as const;
@@ -186,40 +184,6 @@ async function cli({ dir, env }: Store, args: string[]) {
   return run;
 }
 
-/** The account as its export loads back: every unit (services apart from their logistics) by kind and identity. */
-async function exportedAccount(at: Store, name: string): Promise<Map<string, Record<string, unknown>>> {
-  await cli(at, ['export', '--out', name]);
-  const loaded = await loadManifests([name], { cwd: at.dir, env: at.env, registry });
-  expect(loaded.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-  const units = new Map<string, Record<string, unknown>>();
-  for (const [kind, list] of deriveDesiredUnits(loaded.desired ?? { records: new Map() }, registry.units)) {
-    const nested = registry.units.filter((u) => u.nestedIn === kind).map((u) => u.nestedField ?? '');
-    for (const unit of list) units.set(`${kind} "${unit.identity}"`, Object.fromEntries(Object.entries(unit.fields).filter(([key]) => !nested.includes(key))));
-  }
-  return units;
-}
-
-/** How the account after the revert differs from the account before the run, but for what the revert plan says it cannot undo. */
-function differences(before: ReadonlyMap<string, Record<string, unknown>>, after: ReadonlyMap<string, Record<string, unknown>>, revert: Plan): string[] {
-  const retired = new Set(revert.changes.filter((c) => c.action === 'retire' && registry.unit(c.kind)?.canDelete === false).map((c) => `${c.kind} "${c.key}"`));
-  const blocked = new Map(revert.changes.filter((c) => c.action === 'blocked').map((c) => [`${c.kind} "${c.key}"`, c.fields.map((f) => f.path)]));
-  const found: string[] = [];
-  for (const key of new Set([...before.keys(), ...after.keys()])) {
-    const was = before.get(key);
-    const is = after.get(key);
-    if (!was && is && retired.has(key)) continue;
-    if (!was || !is) {
-      found.push(`${was ? 'missing' : 'extra'}: ${key}`);
-      continue;
-    }
-    const kept = blocked.get(key) ?? [];
-    for (const field of new Set([...Object.keys(was), ...Object.keys(is)])) {
-      if (!kept.includes(field) && !deepEqual(was[field], is[field])) found.push(`${key} ${field}: ${JSON.stringify(is[field])}, was ${JSON.stringify(was[field])}`);
-    }
-  }
-  return found;
-}
-
 function lastRun({ dir }: Store) {
   const folder = path.join(dir, '.erpsync/journal');
   const file = readdirSync(folder).sort().at(-1) ?? '';
@@ -230,7 +194,7 @@ function lastRun({ dir }: Store) {
 
 /** Runs `apply` with these arguments, then its revert (planned, saved, applied); the account must be as before the run. */
 async function runAndRevert(at: Store, name: string, apply: string[]): Promise<{ kinds: Set<UnitKind>; revert: Plan }> {
-  const before = await exportedAccount(at, `${name}-before`);
+  const before = await exportedAccount({ cwd: at.dir, env: at.env }, `${name}-before`);
   expect(before.size, 'the export holds the account').toBeGreaterThan(0);
   await cli(at, ['apply', '--auto-approve', ...apply]);
   const run = lastRun(at);
@@ -238,7 +202,7 @@ async function runAndRevert(at: Store, name: string, apply: string[]): Promise<{
   expect(planned.stdout).not.toContain('conflict');
   const revert = JSON.parse(readFileSync(path.join(at.dir, `${name}-revert.json`), 'utf8')) as Plan;
   await cli(at, ['apply', `${name}-revert.json`, '--auto-approve']);
-  expect(differences(before, await exportedAccount(at, `${name}-after`), revert)).toEqual([]);
+  expect(differencesAfterRevert(before, await exportedAccount({ cwd: at.dir, env: at.env }, `${name}-after`), revert)).toEqual([]);
   // Nothing is left to undo: the same revert, planned again, changes nothing.
   expect((await cli(at, ['plan', '--revert', run.header.run])).stdout).toContain('No changes');
   return { kinds: new Set(run.changes.filter((c) => c.outcome === 'applied').map((c) => registry.unit(c.kind)?.nestedIn ?? c.kind)), revert };
