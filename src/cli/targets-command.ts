@@ -11,7 +11,7 @@ import type { TargetsConfig } from '../api/index.js';
 import { backendChoiceOf } from '../target/resolve-target.js';
 import type { FleetReport } from '../model/fleet.js';
 import type { Shard } from '../workflows/fleet-shards.js';
-import { concurrencyGroupName, concurrencyGroupOf, groupJobCountFor, namesOfShard, shardCountFor } from '../workflows/fleet-shards.js';
+import { concurrencyGroupName, concurrencyGroupOf, groupJobCountFor, namesOfShard, shardCountFor, shardsByGroup } from '../workflows/fleet-shards.js';
 import { checkFleet, selectFleet } from '../workflows/fleet-workflow.js';
 import { loginStoreFor } from '../target/login-store.js';
 import type { LoginReport } from '../workflows/target-logins.js';
@@ -102,10 +102,10 @@ export function buildMatrix(names: readonly string[], config: TargetsConfig | un
   const jobOf = (name: string) => targetJob(name, config, report, logins);
   if (groups !== undefined) {
     const count = groupJobCountFor(groups);
-    const cut = Array.from({ length: count }, (_, i) => ({ index: i + 1, count }));
     return {
-      include: cut.flatMap((shard) => {
-        const jobs = namesOfShard(names, shard, groups).map(jobOf);
+      include: shardsByGroup(names, count, groups).flatMap((members, i) => {
+        const shard = { index: i + 1, count };
+        const jobs = members.map(jobOf);
         const group = count === groups ? concurrencyGroupName(shard.index, groups) : `erpsync-groups-${shard.index}-of-${count}`;
         return jobs.length === 0 ? [] : [{ ...shardJob(jobs, shard, group, logins !== undefined), concurrencyGroups: jobs.map((j) => j.concurrencyGroup), ...shared }];
       }),

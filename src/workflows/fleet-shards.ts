@@ -34,7 +34,7 @@ export function parseShard(text: string): Shard {
  * the names whose group is I modulo N (shard I of `groups` is exactly group I).
  */
 export function namesOfShard(names: readonly string[], shard: Shard, groups?: number): string[] {
-  if (groups !== undefined) return names.filter((name) => (concurrencyGroupOf(name, groups) - 1) % shard.count === shard.index - 1);
+  if (groups !== undefined) return shardsByGroup(names, shard.count, groups)[shard.index - 1] ?? [];
   const from = Math.floor(((shard.index - 1) * names.length) / shard.count);
   const to = Math.floor((shard.index * names.length) / shard.count);
   return names.slice(from, to);
@@ -55,6 +55,13 @@ export function concurrencyGroupOf(name: string, groups: number): number {
 /** `erpsync-07`: a group's name, numbered from 01 (as wide as the largest). */
 export function concurrencyGroupName(group: number, groups: number): string {
   return `erpsync-${String(group).padStart(Math.max(2, String(groups).length), '0')}`;
+}
+
+/** Every shard of `count` with concurrency groups: shard I holds the names whose group is I modulo `count` (each name hashed once). */
+export function shardsByGroup(names: readonly string[], count: number, groups: number): string[][] {
+  const shards = Array.from({ length: count }, (): string[] => []);
+  for (const name of names) shards[(concurrencyGroupOf(name, groups) - 1) % count]?.push(name);
+  return shards;
 }
 
 /** The jobs of a matrix cut by concurrency groups: one per group, folded onto the matrix's limit beyond it. */
