@@ -82,7 +82,11 @@ export const flagTable = {
       export: 'print a JSON summary of the files (with --out)',
       compare: 'print the comparison as JSON',
       import: 'print what was written (and each store\'s overlay size) as JSON',
-      targets: ['a GitHub Actions matrix: {"include": [{"target", "baseUrl", "group", …}]}; with', "--check, each OAuth target's `login` (age, expiry, scopes; never a token)"],
+      targets: [
+        'a GitHub Actions matrix: {"include": [{"target", "baseUrl", "group", …}]} (one job',
+        "per concurrency group when the config declares them); with --check, each OAuth",
+        "target's `login` (age, expiry, scopes; never a token)",
+      ],
       history: 'the runs (or one run with its changes) as JSON',
       login: "with --refresh: each target's outcome as JSON (never a token)",
     },

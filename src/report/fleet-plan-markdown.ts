@@ -9,7 +9,7 @@
 import type { KindAdapter } from '../kinds/kind.js';
 import type { FleetReport, FleetRow } from '../model/fleet.js';
 import type { Change, Plan } from '../model/plan.js';
-import { removesRecord } from '../model/plan.js';
+import { isActionable, removesRecord } from '../model/plan.js';
 import { accountOf, summaryOf } from './fleet-report.js';
 import { codeSpan, htmlCode, htmlText, markdownText } from './markdown-escape.js';
 import { describeRemoval, renderPlanMarkdown } from './plan-markdown.js';
@@ -81,10 +81,10 @@ function tableRow(store: FleetPlanStore): string {
 }
 
 function headline(stores: readonly FleetPlanStore[]): string {
-  const changed = stores.filter((s) => s.plan !== undefined && s.plan.changes.length > 0).length;
-  const blocked = stores.filter((s) => s.plan?.changes.some((c) => c.action === 'blocked')).length;
+  const changed = stores.filter((s) => s.plan?.changes.some(isActionable)).length;
+  const blocked = stores.filter((s) => s.plan?.changes.some((c) => !isActionable(c))).length;
   const failed = stores.filter((s) => s.plan === undefined).length;
-  return `### erpsync plan: ${stores.length} store(s), ${changed} with changes${blocked > 0 ? ` (${blocked} with blocked changes)` : ''}, ${failed} failed`;
+  return `### erpsync plan: ${stores.length} store(s), ${changed} with changes${blocked > 0 ? `, ${blocked} with blocked changes` : ''}, ${failed} failed`;
 }
 
 function tableSections(stores: readonly FleetPlanStore[], report: FleetReport): LinesSection[] {

@@ -69,7 +69,7 @@ describe('plan comments', () => {
       expect(comment.text.startsWith(`<!-- erpsync-plan-comment part=${comment.part} of=${comments.length} -->\n`)).toBe(true);
     }
     const first = comments[0]?.text ?? '';
-    expect(first.split('\n')[1]).toBe('### erpsync plan: 300 store(s), 20 with changes (1 with blocked changes), 0 failed');
+    expect(first.split('\n')[1]).toBe('### erpsync plan: 300 store(s), 20 with changes, 1 with blocked changes, 0 failed');
     const rows = first.split('\n').filter((line) => line.startsWith('| lojas/'));
     expect(rows.map((row) => row.split(' | ')[0]?.slice(2))).toEqual(changed);
     expect(rows).toContain('| lojas/loja-060 | Loja Teste Ltda (CNPJ 12.345.678/0001-90) | 30 | 10 | – | 1 | – |');

@@ -9,7 +9,6 @@ import { DEFAULT_CONFIG_FILE } from '../api/index.js';
 import { git, resolveRevision } from '../drift/load-baseline.js';
 import { displayPath } from '../manifest/find-files.js';
 import { checkConfigText } from '../manifest/load-config.js';
-import { ErpsyncError } from '../model/errors.js';
 import type { RunIO } from '../model/run-io.js';
 import type { TouchedTarget } from '../target/changed-targets.js';
 import { compareConfigs, touchedTargets } from '../target/changed-targets.js';
@@ -27,17 +26,17 @@ export interface ChangedSinceRequest {
 /** The targets of `names` (kept in their order) that the changes since `ref` touch, each with why. */
 export async function targetsChangedSince(request: ChangedSinceRequest, config: TargetsConfig, names: readonly string[], io: RunIO): Promise<TouchedTarget[]> {
   const what = `the changes since ${request.ref}`;
-  const { root, commit } = await resolveRevision(request.ref, io.cwd, what);
+  const configFile = path.resolve(io.cwd, request.configFile ?? DEFAULT_CONFIG_FILE);
+  // The repository the config is in, wherever the command runs from.
+  const { root, commit } = await resolveRevision(request.ref, path.dirname(configFile), what);
   const listed = async (args: string[]) => (await git(args, root, what)).toString().split('\0').filter((file) => file !== '');
   const changed = [
     ...(await listed(['diff', '--name-only', '--no-renames', '-z', commit, '--'])),
     ...(await listed(['ls-files', '--others', '--exclude-standard', '-z'])),
   ].map((file) => path.join(root, ...file.split('/')));
 
-  const configFile = path.resolve(io.cwd, request.configFile ?? DEFAULT_CONFIG_FILE);
   const configShown = displayPath(configFile, io.cwd);
   const inRepo = path.relative(root, configFile).split(path.sep).join('/');
-  if (inRepo.startsWith('..') || path.isAbsolute(inRepo)) throw new ErpsyncError('USAGE', `--changed-since compares git revisions: the config ${configShown} is outside the git work tree ${root}`);
   const before = await configAt(commit, inRepo, root, what);
   const after = parsedConfig(configShown, await readFile(configFile));
 
