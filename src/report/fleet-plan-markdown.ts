@@ -145,7 +145,7 @@ export function fleetPlanSections(stores: readonly FleetPlanStore[], report: Fle
 }
 
 /** A lines section whole: its head and every line. */
-export function renderLines(section: LinesSection): string {
+function renderLines(section: LinesSection): string {
   return [...section.head, ...section.lines].map((line) => `${line}\n`).join('');
 }
 

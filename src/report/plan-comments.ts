@@ -16,7 +16,7 @@ export interface PlanComment {
   stores: string[];
 }
 
-export function commentMarker(part: number, of: number): string {
+function commentMarker(part: number, of: number): string {
   return `<!-- erpsync-plan-comment part=${part} of=${of} -->`;
 }
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { PlanComment } from '../report/plan-comments.js';
 import { makeDirectory, writeFileAtomically } from '../model/write-file-atomically.js';
 
-export const commentIndexFile = 'index.json';
+const commentIndexFile = 'index.json';
 const commentFile = /^comment-(\d+)\.md$/;
 
 export interface CommentIndexPart {
