@@ -110,6 +110,7 @@ describe('a pull request on a 300-store fleet', () => {
       expect(text.startsWith(`<!-- erpsync-plan-comment part=${i + 1} of=${texts.length} -->\n`)).toBe(true);
     });
     expect(index.parts.flatMap((part) => part.stores)).toEqual(changed.map(name));
+    console.info(`20 of 300 stores: ${texts.length} comment(s) of ${texts.map((t) => t.length).join(', ')} characters (limit 65,000); at 10,000: ${smallParts}`);
 
     // The first table of the first comment: the 20 stores, the blocked one counted as blocked.
     const lines = (texts[0] ?? '').split('\n');
