@@ -60,9 +60,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function cli(args: string[]) {
+/** Runs erpsync; `code` is the exit code expected (an apply that leaves blocked changes exits 1). */
+async function cli(args: string[], code = 0) {
   const run = await runCli(args, { cwd: dir, env });
-  expect(run.code, `erpsync ${args.join(' ')}\n${run.stdout}${run.stderr}`).toBe(0);
+  expect(run.code, `erpsync ${args.join(' ')}\n${run.stdout}${run.stderr}`).toBe(code);
   return run;
 }
 
@@ -76,6 +77,8 @@ function runs(): JournalRun[] {
 }
 const lastRunOf = (store: StoreName) => runs().filter((r) => r.header.target.name === store).at(-1) as JournalRun;
 const savedPlan = (file: string) => JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as Plan;
+/** Applies a saved revert of one store: an apply that leaves blocked changes exits 1. */
+const applyRevert = (file: string, store: StoreName) => cli(['apply', file, '--target', store, '--auto-approve'], savedPlan(file).changes.some((c) => c.action === 'blocked') ? 1 : 0);
 
 const fresh = new Map<StoreName, ExportedAccount>();
 const applied = new Map<StoreName, ExportedAccount>();
@@ -97,7 +100,9 @@ describe('plan --revert of a fleet apply, of apply DIR, of --from-target, target
     expect(planned.stdout).not.toContain('== copia ==');
     expect(planned.stdout).not.toContain('conflict');
     expect((JSON.parse(readFileSync(path.join(dir, 'revert-fleet/index.json'), 'utf8')) as { stores: { target: string }[] }).stores.map((s) => s.target)).toEqual(['homologacao', 'producao']);
-    await cli(['apply', 'revert-fleet', '--auto-approve']);
+    // producao's PIX, which the run created as the default payment method, cannot be deleted: the plan shows it blocked.
+    expect(savedPlan('revert-fleet/producao.json').changes.filter((c) => c.action === 'blocked').map((c) => [c.kind, c.key])).toEqual([['formasPagamentos', 'PIX']]);
+    await cli(['apply', 'revert-fleet', '--auto-approve'], 1);
     for (const store of ['homologacao', 'producao'] as const) {
       expect(differencesAfterRevert(fresh.get(store) as ExportedAccount, await exported(store, 'reverted'), savedPlan(`revert-fleet/${store}.json`)), store).toEqual([]);
     }
@@ -111,7 +116,7 @@ describe('plan --revert of a fleet apply, of apply DIR, of --from-target, target
     expect(savedPlan('undo-revert.json').warnings).toContain(
       'configuracoesNfse "configuracoesNfse": the run changed adicionais.cadastroPrefeitura.senha, a secret the journal does not hold: the revert leaves it as it is; set it again through its variable',
     );
-    await cli(['apply', 'undo-revert.json', '--target', 'producao', '--auto-approve']);
+    await applyRevert('undo-revert.json', 'producao');
     const expected = new Map(applied.get('producao'));
     const settings = expected.get('configuracoesNfse "configuracoesNfse"') as { adicionais: { cadastroPrefeitura: Record<string, unknown> } };
     expected.set('configuracoesNfse "configuracoesNfse"', { ...settings, adicionais: { ...settings.adicionais, cadastroPrefeitura: { login: settings.adicionais.cadastroPrefeitura.login } } });
@@ -123,7 +128,7 @@ describe('plan --revert of a fleet apply, of apply DIR, of --from-target, target
     const copied = lastRunOf('copia');
     expect(copied.changes.length).toBeGreaterThan(0);
     await cli(['plan', '--revert', copied.header.run, '--target', 'copia', '--out', 'revert-copia.json']);
-    await cli(['apply', 'revert-copia.json', '--target', 'copia', '--auto-approve']);
+    await applyRevert('revert-copia.json', 'copia');
     expect(differencesAfterRevert(fresh.get('copia') as ExportedAccount, await exported('copia', 'reverted'), savedPlan('revert-copia.json'))).toEqual([]);
   });
 
@@ -140,7 +145,7 @@ describe('plan --revert of a fleet apply, of apply DIR, of --from-target, target
     const none = await runCli(['plan', '--revert', run.header.run, '--target', 'producao', '--only', 'gruposProdutos/Nada'], { cwd: dir, env });
     expect(none.code).toBe(1);
 
-    await cli(['apply', 'only.json', '--target', 'producao', '--auto-approve']);
+    await applyRevert('only.json', 'producao');
     const rest = JSON.parse((await cli(['plan', '--revert', run.header.run, '--target', 'producao', '--json'])).stdout) as Plan;
     expect(rest.changes.map((c) => c.kind)).not.toContain('logisticas');
     expect(rest.changes.map((c) => c.key).sort()).toEqual(excluded.changes.map((c) => c.key).sort());
