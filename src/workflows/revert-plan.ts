@@ -22,7 +22,7 @@ import type { JournalRecord, JournalRun } from '../model/journal.js';
 import type { LiveRecord, LiveState } from '../model/live.js';
 import type { UnitKind } from '../model/kinds.js';
 import { lastSegment } from '../model/names.js';
-import { isPlainRecord, readPath, writePath } from '../model/paths.js';
+import { isPlainRecord, readPath, removePath, writePath } from '../model/paths.js';
 import type { Plan } from '../model/plan.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { OpenedTarget } from '../target/open-target.js';
@@ -92,7 +92,8 @@ function entryOf(step: RevertStep, record: LiveRecord, live: LiveState): Manifes
   const { value, notes } = toManifestEntry(adapter, record, { adapters: registry.units, live });
   const pin = step.pin === undefined ? {} : { id: step.pin };
   if (step.undo === 'remove') return { value: { ...pin, ...value, ensure: 'absent' }, notes: [] };
-  return { value: { ...pin, ...withFieldsTheRunChanged(value, step, adapter) }, notes };
+  const restored = (step.keep ?? []).reduce((fields, path) => removePath(fields, path.split('.')), withFieldsTheRunChanged(value, step, adapter));
+  return { value: { ...pin, ...restored }, notes };
 }
 
 function recordOf(step: RevertStep): LiveRecord {
@@ -216,6 +217,28 @@ function secretsNotRestored(step: RevertStep): string[] {
   return secrets.filter((path) => step.paths.includes(path) && readPath(step.before?.fields, path.split('.')) !== '');
 }
 
+/**
+ * What the API refuses to undo — a change the revert's plan shows blocked: a default it only
+ * gives, a record it does not delete — is said, not planned: the step keeps those fields as the run
+ * left them, or is left out when its removal is what is blocked. Undefined when the plan blocks
+ * nothing the steps undo.
+ */
+function withoutBlocked(steps: readonly RevertStep[], plan: Plan): { steps: RevertStep[]; notes: string[] } | undefined {
+  const blocked = plan.changes.filter((c) => c.action === 'blocked');
+  const notes: string[] = [];
+  const kept = steps.flatMap((step) => {
+    // A field kept already and blocked still cannot be left out any further: it stays blocked in the plan.
+    const refused = blocked.filter((c) => c.kind === step.kind && (c.key === step.leftKey || c.key === step.key) && !(c.fields.length > 0 && c.fields.every((f) => step.keep?.includes(f.path))));
+    if (refused.length === 0) return [step];
+    for (const change of refused) {
+      const fields = change.fields.length > 0 ? ` (${change.fields.map((f) => f.path).join(', ')})` : '';
+      notes.push(`not undone: ${change.kind} "${change.key}"${fields}: ${change.note ?? 'the API cannot make this change'}`);
+    }
+    return refused.some((c) => c.fields.length === 0) ? [] : [{ ...step, keep: [...(step.keep ?? []), ...refused.flatMap((c) => c.fields.map((f) => f.path))] }];
+  });
+  return notes.length > 0 ? { steps: kept, notes } : undefined;
+}
+
 function describeConflict({ step, why, overridable }: RevertConflict, overwrite: boolean): string {
   const outcome = !overridable ? 'left alone' : overwrite ? 'undone anyway (--revert-conflicts)' : 'left alone (--revert-conflicts undoes it anyway)';
   return `conflict: ${step.kind} "${step.key}" ${why}; ${outcome}`;
@@ -236,13 +259,22 @@ export async function planRevert(source: RevertSource, opened: OpenedTarget, set
   const judged = judgeSteps(steps, read.live, source.run, source.overwrite);
   // Records are matched by id and identity alone, so a record the run replaced (a field the API
   // cannot change in place) is replaced back — the run's own decision, undone — and no other.
-  const desired = await loadRevertDesired(judged.undo, hosts, io, read.live);
-  const { live, result } = await planOnRead(opened, desired, { ...settings, allowReplace: true }, read, { exactMatch: true });
+  const planSteps = async (undo: readonly RevertStep[]) => planOnRead(opened, await loadRevertDesired(undo, hosts, io, read.live), { ...settings, allowReplace: true }, read, { exactMatch: true });
+  let undo = judged.undo;
+  let { live, result } = await planSteps(undo);
+  const notUndone: string[] = [];
+  // Each round leaves out a step or keeps more fields (a parent whose child stays may be blocked next): it ends.
+  for (let next = withoutBlocked(undo, result.plan); next; next = withoutBlocked(undo, result.plan)) {
+    undo = next.steps;
+    notUndone.push(...next.notes);
+    ({ live, result } = await planSteps(undo));
+  }
   requireSelectionMatches(settings.selection, result.matching);
   const warnings = [
     ...homeless.map((step) => `conflict: ${step.kind} "${step.key}": its ${registry.unit(step.kind)?.nestedIn ?? 'container'} "${step.parent ?? ''}" is no longer in the account; left alone`),
     ...judged.conflicts.map((conflict) => describeConflict(conflict, source.overwrite)),
-    ...judged.undo.flatMap((step) => secretsNotRestored(step).map((path) => `${step.kind} "${step.key}": the run changed ${path}, a secret the journal does not hold: the revert leaves it as it is; set it again through its variable`)),
+    ...notUndone,
+    ...undo.flatMap((step) => secretsNotRestored(step).map((path) => `${step.kind} "${step.key}": the run changed ${path}, a secret the journal does not hold: the revert leaves it as it is; set it again through its variable`)),
   ];
   return { plan: { ...result.plan, warnings: [...result.plan.warnings, ...warnings] }, live, diagnostics: result.diagnostics };
 }

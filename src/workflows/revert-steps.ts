@@ -41,6 +41,8 @@ export interface RevertStep {
   seen: boolean;
   /** The id the revert pins it by: the account holds the record under it (set by judgeSteps). */
   pin?: number;
+  /** Fields left as the run left them: the API cannot set them back (the revert's plan blocked them). */
+  keep?: string[];
 }
 
 /** The records a run changed, one step each (the first before and the last state when a record changed twice). */

@@ -29,25 +29,35 @@ export async function exportedAccount(place: CliPlace, name: string, targetArgs:
   return units;
 }
 
+/** What a revert plan says it leaves as the run left it (`not undone: KIND "KEY" (fields): why`): the fields, or the whole record. */
+export function notUndone(revert: Plan): Map<string, string[]> {
+  const left = new Map<string, string[]>();
+  for (const warning of revert.warnings) {
+    const found = /^not undone: (\S+) "(.+?)"(?: \((.+?)\))?: /.exec(warning);
+    if (found) left.set(`${found[1]} "${found[2]}"`, found[3]?.split(', ') ?? []);
+  }
+  return left;
+}
+
 /**
  * How the account after a revert differs from the account before the run, but for what the revert
- * plan itself says it cannot undo: a record of a kind the API cannot delete, retired instead, a
- * record whose removal it shows blocked, and the fields of a change it shows blocked.
+ * plan itself says it cannot undo: a record of a kind the API cannot delete, retired instead, and
+ * what it leaves as the run left it (a record it cannot remove, fields it cannot set back).
  */
 export function differencesAfterRevert(before: ExportedAccount, after: ExportedAccount, revert: Plan): string[] {
   const retired = new Set(revert.changes.filter((c) => c.action === 'retire' && registry.unit(c.kind)?.canDelete === false).map((c) => `${c.kind} "${c.key}"`));
-  const blocked = new Map(revert.changes.filter((c) => c.action === 'blocked').map((c) => [`${c.kind} "${c.key}"`, c.fields.map((f) => f.path)]));
+  const blocked = notUndone(revert);
   const found: string[] = [];
   for (const key of new Set([...before.keys(), ...after.keys()])) {
     const was = before.get(key);
     const is = after.get(key);
-    // A record the revert could not remove: retired (the API cannot delete its kind), or its removal blocked.
+    // A record the revert could not remove: retired (the API cannot delete its kind), or left.
     if (!was && is && (retired.has(key) || blocked.has(key))) continue;
     if (!was || !is) {
       found.push(`${was ? 'missing' : 'extra'}: ${key}`);
       continue;
     }
-    const kept = blocked.get(key) ?? [];
+    const kept = (blocked.get(key) ?? []).map((path) => path.split('.')[0] ?? path);
     for (const field of new Set([...Object.keys(was), ...Object.keys(is)])) {
       if (!kept.includes(field) && !deepEqual(was[field], is[field])) found.push(`${key} ${field}: ${JSON.stringify(is[field])}, was ${JSON.stringify(was[field])}`);
     }
