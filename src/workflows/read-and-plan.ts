@@ -20,6 +20,8 @@ import { findNameHints } from '../plan/name-hints.js';
 import type { Selection } from '../model/selection.js';
 import { unmatchedPatterns } from '../model/selection.js';
 import { deriveDesiredUnits, namedReadOnlyKinds, readsEveryRecord, selectUnitKinds } from '../kinds/desired-units.js';
+import { referencesOf } from '../kinds/kind.js';
+import { isReadOnlyKind } from '../model/kinds.js';
 import type { LiveState, ReadRequest } from '../model/live.js';
 import { readReferrers } from '../live/read-referrers.js';
 import type { DesiredState, DesiredUnit } from '../model/desired.js';
@@ -64,28 +66,43 @@ export async function loadDesired(paths: readonly string[], io: RunIO, target?: 
   return { ...(result.desired ? { desired: result.desired } : {}), diagnostics, files: [...result.files], digest: result.digest };
 }
 
+/** What a plan reads of the account for these manifests. */
+function planReadRequest(desired: DesiredState): ReadRequest {
+  return {
+    kinds: selectUnitKinds(desired, registry.units),
+    desired: deriveDesiredUnits(desired, registry.units),
+    complete: (kind) => {
+      const unit = registry.unit(kind);
+      return unit ? readsEveryRecord(unit, desired) : false;
+    },
+  };
+}
+
 /**
- * What a read takes in beyond planning the manifests: more records (desired units, which also
- * name the read-only records they refer to) and records whose detail is read whatever they set —
- * what a revert compares with the journal before it undoes anything.
+ * Records to read without manifests — what a revert checks before it undoes anything: desired
+ * units (which records, and the references they name) and the records whose detail is read
+ * whatever they set.
  */
-export interface ReadBeyond {
+export interface RecordsToRead {
   desired: ReadonlyMap<UnitKind, readonly DesiredUnit[]>;
   detailIds: ReadonlyMap<UnitKind, ReadonlySet<number>>;
 }
 
-/** What a plan reads of the account for these manifests (and, given, beyond them). */
-function planReadRequest(desired: DesiredState, beyond?: ReadBeyond): ReadRequest {
-  const units = deriveDesiredUnits(desired, registry.units);
-  const kinds = selectUnitKinds(desired, registry.units);
-  const complete = (kind: UnitKind) => {
-    const unit = registry.unit(kind);
-    return unit ? readsEveryRecord(unit, desired) : false;
+/**
+ * The read of these records, as a plan of them would read: their kinds and the kinds these nest in,
+ * every record of the kinds they refer to (so references read as names), the read-only records they name.
+ */
+function recordsRequest(wanted: RecordsToRead): ReadRequest {
+  const own = new Set(wanted.desired.keys());
+  for (const unit of registry.units) if (own.has(unit.kind) && unit.nestedIn) own.add(unit.nestedIn);
+  const referred = new Set<UnitKind>(registry.units.filter((u) => own.has(u.kind)).flatMap((u) => referencesOf(u).filter((r) => !r.parent && !isReadOnlyKind(r.target)).map((r) => r.target)));
+  const named = namedReadOnlyKinds(wanted.desired, registry.units);
+  return {
+    kinds: registry.units.filter((u) => own.has(u.kind) || referred.has(u.kind) || named.has(u.kind)).map((u) => u.kind),
+    desired: wanted.desired,
+    complete: (kind) => !own.has(kind) && !isReadOnlyKind(kind),
+    detailIds: wanted.detailIds,
   };
-  if (!beyond) return { kinds, desired: units, complete };
-  const more = new Set([...beyond.desired.keys(), ...namedReadOnlyKinds(beyond.desired, registry.units)]);
-  for (const [kind, extra] of beyond.desired) units.set(kind, [...(units.get(kind) ?? []), ...extra]);
-  return { kinds: registry.units.filter((u) => kinds.includes(u.kind) || more.has(u.kind)).map((u) => u.kind), desired: units, complete, detailIds: beyond.detailIds };
 }
 
 /** An account read and what it asked for: a later read for the same plan asks the same (details included). */
@@ -94,14 +111,14 @@ export interface AccountRead {
   request: ReadRequest;
 }
 
-/** Reads the account as planning `desired` needs, and what `beyond` asks besides; plan on it with planOnRead. */
-export async function readAccountFor(opened: OpenedTarget, desired: DesiredState, beyond: ReadBeyond): Promise<AccountRead> {
-  const request = planReadRequest(desired, beyond);
+/** Reads these records of the account (and what they name); plan on the read with planOnRead. */
+export async function readRecords(opened: OpenedTarget, wanted: RecordsToRead): Promise<AccountRead> {
+  const request = recordsRequest(wanted);
   return { live: await fetchLive(opened.client, registry.units, request), request };
 }
 
 /**
- * Plans `desired` (no more than the read was made for) on an account read (readAccountFor); where
+ * Plans `desired` (no more than the read was made for) on an account read (readRecords); where
  * its removals need the records that may name them, those are read as the first read was made.
  */
 export async function planOnRead(opened: OpenedTarget, desired: DesiredState, settings: PlanSettings, read: AccountRead, options: Pick<PlanOptions, 'exactMatch'> = {}): Promise<{ live: LiveState; result: PlanResult }> {

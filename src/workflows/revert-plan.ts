@@ -26,8 +26,8 @@ import { isPlainRecord, readPath, removePath, writePath } from '../model/paths.j
 import type { Plan } from '../model/plan.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { OpenedTarget } from '../target/open-target.js';
-import type { ReadBeyond } from './read-and-plan.js';
-import { loadDesired, planOnRead, readAccountFor, requireSelectionMatches } from './read-and-plan.js';
+import type { RecordsToRead } from './read-and-plan.js';
+import { loadDesired, planOnRead, readRecords, requireSelectionMatches } from './read-and-plan.js';
 import type { RevertConflict, RevertStep } from './revert-steps.js';
 import { judgeSteps, revertStepsOf } from './revert-steps.js';
 import type { PlanSettings } from './store-settings.js';
@@ -86,13 +86,26 @@ function withFieldsTheRunChanged(value: Record<string, unknown>, step: RevertSte
   return restored;
 }
 
+/**
+ * A restored entry with the fields of the record the account holds (`current`, pinned) that the run
+ * did not touch and the journal's record lacks — read from a list that does not carry them (a
+ * retired payment method's destino): they are as they were.
+ */
+function withFieldsTheRunLeftAlone(value: Record<string, unknown>, step: RevertStep, current: Record<string, unknown>): Record<string, unknown> {
+  const touched = new Set(step.paths.map((path) => (parseKeyListField(path) ?? path).split('.')[0]));
+  return { ...value, ...Object.fromEntries(Object.entries(current).filter(([key]) => !(key in value) && !touched.has(key))) };
+}
+
 /** The manifest entry that undoes a step: a tombstone for what the run created, the record as it was for the rest; pinned by id where judged so. */
-function entryOf(step: RevertStep, record: LiveRecord, live: LiveState): ManifestEntry {
+function entryOf(step: RevertStep, record: LiveRecord, live: LiveState, account?: LiveState): ManifestEntry {
   const adapter = registry.unit(step.kind) as KindAdapter;
-  const { value, notes } = toManifestEntry(adapter, record, { adapters: registry.units, live });
+  const context = { adapters: registry.units, live };
+  const { value, notes } = toManifestEntry(adapter, record, context);
   const pin = step.pin === undefined ? {} : { id: step.pin };
   if (step.undo === 'remove') return { value: { ...pin, ...value, ensure: 'absent' }, notes: [] };
-  const restored = (step.keep ?? []).reduce((fields, path) => removePath(fields, path.split('.')), withFieldsTheRunChanged(value, step, adapter));
+  const current = account?.records.get(step.kind)?.find((r) => r.id === step.pin);
+  const whole = current ? withFieldsTheRunLeftAlone(value, step, toManifestEntry(adapter, current, context).value) : value;
+  const restored = (step.keep ?? []).reduce((fields, path) => removePath(fields, path.split('.')), withFieldsTheRunChanged(whole, step, adapter));
   return { value: { ...pin, ...restored }, notes };
 }
 
@@ -126,12 +139,12 @@ export function renderRevertManifests(steps: readonly RevertStep[], hosts: reado
   const live = namingContext(records.map(({ record }) => record), account);
   const byKind = new Map<UnitKind, ManifestEntry[]>();
   for (const { step, record } of records) {
-    const entry = step ? entryOf(step, record, live) : toManifestEntry(registry.unit(record.kind) as KindAdapter, record, { adapters: registry.units, live });
+    const entry = step ? entryOf(step, record, live, account) : toManifestEntry(registry.unit(record.kind) as KindAdapter, record, { adapters: registry.units, live });
     let value = entry.value;
     if (step?.undo !== 'remove') {
       for (const child of nested.filter((n) => sitsIn(n, record, step))) {
         const field = registry.unit(child.kind)?.nestedField as string;
-        value = { ...value, [field]: [...(Array.isArray(value[field]) ? (value[field] as unknown[]) : []), entryOf(child, recordOf(child), live).value] };
+        value = { ...value, [field]: [...(Array.isArray(value[field]) ? (value[field] as unknown[]) : []), entryOf(child, recordOf(child), live, account).value] };
       }
     }
     byKind.set(record.kind, [...(byKind.get(record.kind) ?? []), { value, notes: entry.notes }]);
@@ -185,27 +198,28 @@ async function readHosts(opened: OpenedTarget, steps: readonly RevertStep[]): Pr
 }
 
 /**
- * What the judging needs read beyond the revert's own manifests: each record as the run left it
- * (so the references it names are read and named alike), with its detail, whatever its list lacks.
+ * What judging and planning the steps read: each record as the run left it and as it found it (so
+ * the references either names are read, and named alike), with its detail, whatever its list lacks.
  */
-function judgingRead(steps: readonly RevertStep[]): ReadBeyond {
+function judgingRead(steps: readonly RevertStep[]): RecordsToRead {
   const desired = new Map<UnitKind, DesiredUnit[]>();
   const detailIds = new Map<UnitKind, Set<number>>();
   for (const step of steps) {
-    if (step.left) desired.set(step.kind, [...(desired.get(step.kind) ?? []), leftUnit(step, step.left)]);
+    const units = [...(step.left ? [unitOf(step, step.leftKey, step.left, step.id)] : []), ...(step.before ? [unitOf(step, step.key, step.before.fields, undefined)] : [])];
+    desired.set(step.kind, [...(desired.get(step.kind) ?? []), ...units]);
     if (step.id !== undefined) detailIds.set(step.kind, new Set([...(detailIds.get(step.kind) ?? []), step.id]));
   }
   return { desired, detailIds };
 }
 
-function leftUnit(step: RevertStep, left: Record<string, unknown>): DesiredUnit {
+function unitOf(step: RevertStep, identity: string, fields: Record<string, unknown>, id: number | undefined): DesiredUnit {
   return {
     kind: step.kind,
-    identity: step.leftKey,
-    name: lastSegment(step.leftKey),
+    identity,
+    name: lastSegment(identity),
     ...(step.parent === undefined ? {} : { parent: step.parent }),
-    fields: left,
-    tool: { ...(step.id === undefined ? {} : { id: step.id }), ensure: 'present', protect: false, previousNames: [] },
+    fields,
+    tool: { ...(id === undefined ? {} : { id }), ensure: 'present', protect: false, previousNames: [] },
     locate: () => ({ file: 'journal', line: 1, col: 1 }),
   };
 }
@@ -255,7 +269,7 @@ export async function planRevert(source: RevertSource, opened: OpenedTarget, set
   // A nested record whose container left the account since cannot be restored, whatever the user chooses.
   const homeless = stepsWithoutContainer(all, hosts);
   const steps = all.filter((step) => !homeless.includes(step));
-  const read = await readAccountFor(opened, await loadRevertDesired(steps, hosts, io), judgingRead(steps));
+  const read = await readRecords(opened, judgingRead(steps));
   const judged = judgeSteps(steps, read.live, source.run, source.overwrite);
   // Records are matched by id and identity alone, so a record the run replaced (a field the API
   // cannot change in place) is replaced back — the run's own decision, undone — and no other.
