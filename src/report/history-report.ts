@@ -3,6 +3,7 @@
 // runs come in, lines or a JSON value go out. Account text is data: every string from the journal
 // goes through printable() on its way to a terminal.
 import type { JournalChangeLine, JournalRun } from '../model/journal.js';
+import type { FieldChange } from '../model/plan.js';
 import { printable } from '../model/printable.js';
 
 /** A run in one JSON object: what the list shows. */
@@ -30,12 +31,14 @@ export function summarizeRun(run: JournalRun) {
   };
 }
 
-function describeActor(run: JournalRun): string {
+/** Who started the run: the CI user and job, or the local user and host. */
+export function describeActor(run: JournalRun): string {
   const actor = run.header.actor;
   return actor.type === 'ci' ? `${actor.user ? `${actor.user} ` : ''}${actor.url ?? 'CI'}` : `${actor.user ?? 'unknown user'}${actor.host ? `@${actor.host}` : ''}`;
 }
 
-function describeGit(run: JournalRun): string {
+/** The manifests' revision the run applied (`not in git`, `saved plan` when there is none). */
+export function describeGit(run: JournalRun): string {
   const git = run.header.git;
   return git ? `${git.revision.slice(0, 12)}${git.dirty ? ' (dirty)' : ''}` : run.header.source === 'saved-plan' ? 'saved plan' : 'not in git';
 }
@@ -54,6 +57,11 @@ function formatValue(value: unknown): string {
   return value === undefined ? '(unset)' : JSON.stringify(value);
 }
 
+/** `path: before → after`, a secret without its values. */
+export function describeFieldChange(field: FieldChange): string {
+  return field.sensitive ? `${field.path}: (sensitive) changed` : `${field.path}: ${formatValue(field.before)} → ${formatValue(field.after)}`;
+}
+
 /** One run: its header, then each change with its outcome and fields. */
 export function renderRunText(run: JournalRun): string[] {
   const { header } = run;
@@ -66,7 +74,7 @@ export function renderRunText(run: JournalRun): string[] {
   ];
   for (const change of run.changes) {
     lines.push(`${change.outcome.padEnd(8)} ${change.action} ${change.kind} "${change.key}"${change.id !== undefined ? ` (id ${change.id})` : ''}${change.detail ? ` — ${change.detail}` : ''}`);
-    for (const field of change.fields) lines.push(field.sensitive ? `    ${field.path}: (sensitive) changed` : `    ${field.path}: ${formatValue(field.before)} → ${formatValue(field.after)}`);
+    for (const field of change.fields) lines.push(`    ${describeFieldChange(field)}`);
   }
   for (const id of run.unfinished) lines.push(`unknown  ${id} — started, never reported as ended`);
   if (run.changes.length === 0 && run.unfinished.length === 0) lines.push('(no change reached the account)');

@@ -1,10 +1,12 @@
-// `erpsync report --html`: gathers what the fleet dashboard shows — the journal's runs (the
-// config's journal folders) and the drift results kept over time (`drift --all-targets --json`
-// files, one a run, dated by a YYYY-MM-DD in their name or else by their modification time) — and
-// writes the page. Reads files only; reaches no account; prints nothing.
+// `erpsync report --html`: gathers what the fleet dashboard shows — the journal's runs and the
+// drift results kept over time, both from the state store (so with a shared backend every runner's
+// runs and drifts appear), plus any `drift --all-targets --json` files given (one a run, dated by a
+// YYYY-MM-DD in their name or else by their modification time) — and writes the page. Reaches no
+// account; prints nothing.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { TargetsConfig } from '../api/targets.js';
+import { registry } from '../kinds/registry.js';
 import { ErpsyncError } from '../model/errors.js';
 import { isPlainRecord } from '../model/paths.js';
 import { writeFileAtomically } from '../model/write-file-atomically.js';
@@ -65,7 +67,7 @@ export async function writeDashboard(request: DashboardRequest, io: Pick<RunIO, 
     }
   }
   const targets = request.target !== undefined ? [request.target] : Object.keys(request.config?.targets ?? {});
-  const model = buildDashboardModel(runs, snapshots, { today: request.today, days: request.days, targets });
+  const model = buildDashboardModel(runs, snapshots, { today: request.today, days: request.days, targets, adapters: registry.units });
   const html = renderDashboardHtml(model);
   await writeFileAtomically(resolve(io.cwd, request.out), html);
   return { stores: model.stores.length, bytes: Buffer.byteLength(html), skipped };

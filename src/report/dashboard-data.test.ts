@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { registry } from '../kinds/registry.js';
+import type { JournalRun } from '../model/journal.js';
+import { buildDashboardModel } from './dashboard-data.js';
+import type { DriftSnapshot } from './dashboard-data.js';
+
+const run = (id: string, target: string, startedAt: string): JournalRun => ({
+  header: {
+    type: 'run',
+    formatVersion: 1,
+    run: id,
+    startedAt,
+    erpsyncVersion: '0.1.0',
+    source: 'manifests',
+    git: { revision: 'abcdef0123456789abcdef0123456789abcdef01', dirty: false },
+    target: { name: target, id: 'sandbox:1', mode: 'sandbox' },
+    account: { id: 'acc', nome: 'Loja', cnpj: '' },
+    actor: { type: 'ci', url: 'https://ci.example/run/9', user: 'deployer' },
+    changes: 1,
+  },
+  file: `${id}.jsonl`,
+  runner: 'github agencia/lojas run 9',
+  changes: [{ type: 'change', at: startedAt, change: 'c1', action: 'update', reason: 'drift', kind: 'formasPagamentos', key: 'Pix', outcome: 'applied', fields: [{ path: 'taxas.aliquota', before: 1, after: 2 }, { path: 'senha', before: undefined, after: undefined, sensitive: true }] }],
+  readBack: [],
+  unfinished: [],
+  status: 'finished',
+});
+
+const options = { today: '2026-11-26', days: 7, adapters: registry.units };
+
+describe('the dashboard model', () => {
+  it('words the latest drift\'s records with who changed them, and each run with its commit, actor and runner', () => {
+    const snapshots: DriftSnapshot[] = [
+      { at: '2026-11-20T02:00:00.000Z', rows: [{ target: 'loja', changes: 5 }] },
+      {
+        at: '2026-11-26T02:00:00.000Z',
+        rows: [{ target: 'loja', changes: 1, findings: [{ type: 'modified', kind: 'formasPagamentos', key: 'Pix', liveId: 7, fields: [{ path: 'taxas.aliquota', manifest: 2, account: 3 }], actions: ['update'], attribution: { by: 'erp', run: 'r1', at: '2026-11-25T03:00:00.000Z' } }] }],
+      },
+    ];
+    const [store] = buildDashboardModel([run('r1', 'loja', '2026-11-25T03:00:00.000Z')], snapshots, options).stores;
+    expect(store?.drift).toBe('drifted');
+    expect(store?.drifts).toBe('d.....d');
+    expect(store?.findings).toEqual([
+      {
+        type: 'modified',
+        title: 'Modified in the ERP',
+        record: 'formasPagamentos "Pix" (id 7)',
+        fields: ['taxas.aliquota: 2 → 3'],
+        by: 'changed in the ERP since erpsync run r1 (2026-11-25T03:00:00.000Z), the last run that touched it (that run applied abcdef012345, by deployer https://ci.example/run/9)',
+      },
+    ]);
+    expect(store?.recent[0]).toMatchObject({ run: 'r1', commit: 'abcdef012345', actor: 'deployer https://ci.example/run/9', runner: 'github agencia/lojas run 9', more: 0 });
+    expect(store?.recent[0]?.changes).toEqual([['applied', 'update', 'formasPagamentos', 'Pix', ['taxas.aliquota: 1 → 2', 'senha: (sensitive) changed']]]);
+  });
+
+  it('tells a result without records from one in sync, leaves out what is not a record, and makes hostile text printable', () => {
+    const hostile = 'loja \u202e evil\u0007';
+    const snapshots: DriftSnapshot[] = [
+      {
+        at: '2026-11-26T02:00:00.000Z',
+        rows: [
+          { target: 'older', changes: 2 },
+          { target: 'clean', changes: 0, findings: [] },
+          { target: hostile, changes: 3, error: 'token <b>rejected</b>\u001b[31m', findings: [null, 'x', { type: 'exploded', kind: 'k', key: 'k' }, { type: 'missing', kind: 'gruposProdutos', key: `${'A'.repeat(300)}\u200b`, fields: 'no', attribution: { by: 'someone' } }] },
+        ],
+      },
+    ];
+    const stores = buildDashboardModel([], snapshots, options).stores;
+    const byName = new Map(stores.map((s) => [s.name, s]));
+    expect(byName.get('older')).toMatchObject({ drift: 'drifted', drifted: 2, findings: null });
+    expect(byName.get('clean')).toMatchObject({ drift: 'in-sync', findings: [] });
+    const shown = byName.get('loja \\u202e evil\\u0007');
+    expect(shown?.driftError).toBe('token <b>rejected</b>\\u001b[31m');
+    expect(shown?.findings).toHaveLength(1);
+    const [finding] = shown?.findings ?? [];
+    expect(finding).toMatchObject({ type: 'missing', fields: [] });
+    expect(finding?.by).toBeUndefined();
+    expect(finding?.record.length).toBeLessThanOrEqual(240);
+    expect(finding?.record.endsWith('…')).toBe(true);
+  });
+});
