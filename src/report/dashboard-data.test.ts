@@ -49,8 +49,9 @@ describe('the dashboard model', () => {
         by: 'changed in the ERP since erpsync run r1 (2026-11-25T03:00:00.000Z), the last run that touched it (that run applied abcdef012345, by deployer https://ci.example/run/9)',
       },
     ]);
-    expect(store?.recent[0]).toMatchObject({ run: 'r1', commit: 'abcdef012345', actor: 'deployer https://ci.example/run/9', runner: 'github agencia/lojas run 9', more: 0 });
-    expect(store?.recent[0]?.changes).toEqual([['applied', 'update', 'formasPagamentos', 'Pix', ['taxas.aliquota: 1 → 2', 'senha: (sensitive) changed']]]);
+    expect(store?.recent).toEqual([
+      ['r1', '2026-11-25T03:00:00.000Z', 'finished', 1, 0, [['applied', 'update', 'formasPagamentos', 'Pix', ['taxas.aliquota: 1 → 2', 'senha: (sensitive) changed']]], 0, 'abcdef012345', 'deployer https://ci.example/run/9', 'github agencia/lojas run 9'],
+    ]);
   });
 
   it('tells a result without records from one in sync, leaves out what is not a record, and makes hostile text printable', () => {

@@ -47,23 +47,13 @@ export interface DashboardFinding {
   by?: string;
 }
 
-/** A run as the page shows it when a store opens. */
-export interface DashboardRun {
-  run: string;
-  at: string;
-  status: JournalRun['status'];
-  applied: number;
-  failed: number;
-  /** The manifests' revision it applied, as `history` words it. */
-  commit: string;
-  /** Who started it: the CI user and job, or the local user and host. */
-  actor: string;
-  /** The runner that stored it, when the shared backend knows it. */
-  runner?: string;
-  changes: DashboardChange[];
-  /** Changes of the run left out of `changes` (see `erpsync history RUN`). */
-  more: number;
-}
+/**
+ * A run as the page shows it when a store opens, compact (a fleet holds thousands): [run id,
+ * started, status, applied, failed, changes (capped), changes left out (`erpsync history RUN`
+ * shows them), the manifests' revision it applied (`history`'s wording), who started it (the CI
+ * user and job, or the local user and host), the runner that stored it ('' when unknown)].
+ */
+export type DashboardRun = [string, string, JournalRun['status'], number, number, DashboardChange[], number, string, string, string];
 
 /** [outcome, action, kind, key, its fields as `path: before → after`]. */
 export type DashboardChange = [string, string, string, string, string[]];
@@ -182,18 +172,18 @@ function dashboardFindings(value: unknown, runs: ReadonlyMap<string, JournalRun>
 
 function dashboardRun(run: JournalRun, changesPerRun: number): DashboardRun {
   const kept = run.changes.slice(0, changesPerRun);
-  return {
-    run: shown(run.header.run),
-    at: shown(run.header.startedAt),
-    status: run.status,
-    applied: run.changes.filter((c) => c.outcome === 'applied').length,
-    failed: run.changes.filter((c) => c.outcome === 'failed' || c.outcome === 'unknown').length,
-    commit: shown(describeGit(run)),
-    actor: shown(describeActor(run)),
-    ...(run.runner === undefined ? {} : { runner: shown(run.runner) }),
-    changes: kept.map((c): DashboardChange => [c.outcome, c.action, c.kind, shown(c.key), c.fields.slice(0, limits.fieldsPerChange).map((f) => shown(describeFieldChange(f)))]),
-    more: run.changes.length - kept.length,
-  };
+  return [
+    shown(run.header.run),
+    shown(run.header.startedAt),
+    run.status,
+    run.changes.filter((c) => c.outcome === 'applied').length,
+    run.changes.filter((c) => c.outcome === 'failed' || c.outcome === 'unknown').length,
+    kept.map((c): DashboardChange => [shown(c.outcome), shown(c.action), shown(c.kind), shown(c.key), c.fields.slice(0, limits.fieldsPerChange).map((f) => shown(describeFieldChange(f)))]),
+    run.changes.length - kept.length,
+    shown(describeGit(run)),
+    shown(describeActor(run)),
+    run.runner === undefined ? '' : shown(run.runner),
+  ];
 }
 
 type StoreDraft = DashboardStore & { applyLine: string[]; driftLine: string[]; latestRow?: DriftSnapshotRow };

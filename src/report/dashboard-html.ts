@@ -126,7 +126,7 @@ function render() {
     cell(tr, store.name);
     const status = add(tr, 'td'); add(status, 'span', store.drift + (store.drifted ? ' (' + store.drifted + ')' : ''), 'st ' + store.drift);
     const last = store.recent[0];
-    cell(tr, store.lastApply ? when(store.lastApply) + ' ' + store.lastStatus : 'never', last ? last.commit + ' \\u00b7 ' + last.actor : undefined);
+    cell(tr, store.lastApply ? when(store.lastApply) + ' ' + store.lastStatus : 'never', last ? last[7] + ' \\u00b7 ' + last[8] : undefined);
     const tl = add(tr, 'td');
     drawn.push([store, add(tl, 'div', undefined, 'tl'), add(tl, 'div', undefined, 'tl')]);
     tr.addEventListener('click', () => openStore(store, tr));
@@ -155,19 +155,19 @@ function showDrift(store) {
 function showRuns(store) {
   add(panel, 'h3', 'Runs (' + store.runs + ' in the window)');
   if (store.recent.length === 0) { add(panel, 'p', 'No apply in the journal.'); return; }
-  for (const run of store.recent) {
-    add(panel, 'h4', when(run.at) + ' \\u00b7 ' + run.status + ' \\u00b7 ' + run.applied + ' applied' + (run.failed ? ', ' + run.failed + ' failed' : ''));
+  for (const [run, at, status, applied, failed, changes, more, commit, actor, runner] of store.recent) {
+    add(panel, 'h4', when(at) + ' \\u00b7 ' + status + ' \\u00b7 ' + applied + ' applied' + (failed ? ', ' + failed + ' failed' : ''));
     const meta = add(panel, 'p', undefined, 'meta');
-    add(meta, 'span', 'commit ' + run.commit, 'commit');
-    add(meta, 'span', 'by ' + run.actor, 'actor');
-    if (run.runner) add(meta, 'span', 'on ' + run.runner);
-    add(meta, 'span', 'run ' + run.run, 'run-id mono');
+    add(meta, 'span', 'commit ' + commit, 'commit');
+    add(meta, 'span', 'by ' + actor, 'actor');
+    if (runner) add(meta, 'span', 'on ' + runner);
+    add(meta, 'span', 'run ' + run, 'run-id mono');
     const ul = add(panel, 'ul');
-    for (const [outcome, action, kind, key, fields] of run.changes) {
+    for (const [outcome, action, kind, key, fields] of changes) {
       const li = add(ul, 'li', outcome + ' \\u00b7 ' + action + ' ' + kind + ' \\u201c' + key + '\\u201d');
       if (fields.length > 0) { const inner = add(li, 'ul'); for (const field of fields) add(inner, 'li', field); }
     }
-    if (run.more > 0) add(panel, 'p', 'and ' + run.more + ' more change(s): erpsync history ' + run.run);
+    if (more > 0) add(panel, 'p', 'and ' + more + ' more change(s): erpsync history ' + run);
   }
 }
 function closeStore() {

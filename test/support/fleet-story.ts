@@ -84,19 +84,24 @@ export async function writeFleetStory(backend: TestBackend, folder: (runner: str
   const story: StoryStore[] = [];
   const rows: Record<string, unknown>[] = [];
   try {
-    for (const [i, name] of storyNames(count).entries()) {
-      const ids: string[] = [];
-      let last: keyof typeof runners = 'github';
-      for (let n = 0; n < 3; n += 1) {
-        last = (i + n) % 2 === 0 ? 'github' : 'laptop';
-        const state = stores.find(([r]) => r === last)?.[1];
-        if (!state) throw new Error(`no state store for ${last}`);
-        const run = runLines(name, i, n, last);
-        const sink = await state.journal.open({ target: name, dir: `${folder(last)}/.erpsync/journal` }, run.id);
-        for (const line of run.lines) sink.append(line, JSON.stringify(line));
-        await sink.close();
-        ids.push(run.id);
-      }
+    const written = await Promise.all(
+      storyNames(count).map(async (name, i) => {
+        const ids: string[] = [];
+        let last: keyof typeof runners = 'github';
+        for (let n = 0; n < 3; n += 1) {
+          last = (i + n) % 2 === 0 ? 'github' : 'laptop';
+          const state = stores.find(([r]) => r === last)?.[1];
+          if (!state) throw new Error(`no state store for ${last}`);
+          const run = runLines(name, i, n, last);
+          const sink = await state.journal.open({ target: name, dir: `${folder(last)}/.erpsync/journal` }, run.id);
+          for (const line of run.lines) sink.append(line, JSON.stringify(line));
+          await sink.close();
+          ids.push(run.id);
+        }
+        return { name, ids, last };
+      }),
+    );
+    for (const [i, { name, ids, last }] of written.entries()) {
       const drifted = i % 4 === 0;
       const countOnly = i === count - 1;
       rows.push(countOnly ? { target: name, changes: 1 } : { target: name, changes: drifted ? 3 : 0, findings: drifted ? findingsOf(i, ids[2] ?? '', ids[0] ?? '') : [] });
