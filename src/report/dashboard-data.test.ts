@@ -34,18 +34,21 @@ describe('the dashboard model', () => {
       { at: '2026-11-20T02:00:00.000Z', rows: [{ target: 'loja', changes: 5 }] },
       {
         at: '2026-11-26T02:00:00.000Z',
-        rows: [{ target: 'loja', changes: 1, findings: [{ type: 'modified', kind: 'formasPagamentos', key: 'Pix', liveId: 7, fields: [{ path: 'taxas.aliquota', manifest: 2, account: 3 }], actions: ['update'], attribution: { by: 'erp', run: 'r1', at: '2026-11-25T03:00:00.000Z' } }] }],
+        rows: [{ target: 'loja', changes: 4, owners: ['@agencia/lojas'], drifted: [{ type: 'modified', kind: 'formasPagamentos', key: 'Pix', fields: ['taxas.aliquota'], fieldsLeftOut: 1, attribution: { by: 'erp', run: 'r1', at: '2026-11-25T03:00:00.000Z' } }], driftedLeftOut: 3 }],
       },
     ];
     const [store] = buildDashboardModel([run('r1', 'loja', '2026-11-25T03:00:00.000Z')], snapshots, options).stores;
     expect(store?.drift).toBe('drifted');
     expect(store?.drifts).toBe('d.....d');
-    expect(store?.findings).toEqual([
+    expect(store?.owners).toEqual(['@agencia/lojas']);
+    expect(store?.recordsLeftOut).toBe(3);
+    expect(store?.records).toEqual([
       {
         type: 'modified',
         title: 'Modified in the ERP',
-        record: 'formasPagamentos "Pix" (id 7)',
-        fields: ['taxas.aliquota: 2 → 3'],
+        record: 'formasPagamentos "Pix"',
+        fields: ['taxas.aliquota'],
+        fieldsLeftOut: 1,
         by: 'changed in the ERP since erpsync run r1 (2026-11-25T03:00:00.000Z), the last run that touched it (that run applied abcdef012345, by deployer https://ci.example/run/9)',
       },
     ]);
@@ -61,22 +64,23 @@ describe('the dashboard model', () => {
         at: '2026-11-26T02:00:00.000Z',
         rows: [
           { target: 'older', changes: 2 },
-          { target: 'clean', changes: 0, findings: [] },
-          { target: hostile, changes: 3, error: 'token <b>rejected</b>\u001b[31m', findings: [null, 'x', { type: 'exploded', kind: 'k', key: 'k' }, { type: 'missing', kind: 'gruposProdutos', key: `${'A'.repeat(300)}\u200b`, fields: 'no', attribution: { by: 'someone' } }] },
+          { target: 'clean', changes: 0, drifted: [] },
+          { target: hostile, changes: 3, error: 'token <b>rejected</b>\u001b[31m', owners: 'nobody', drifted: [null, 'x', { type: 'exploded', kind: 'k', key: 'k' }, { type: 'missing', kind: 'gruposProdutos', key: `${'A'.repeat(300)}\u200b`, fields: 'no', attribution: { by: 'someone' } }] },
         ],
       },
     ];
     const stores = buildDashboardModel([], snapshots, options).stores;
     const byName = new Map(stores.map((s) => [s.name, s]));
-    expect(byName.get('older')).toMatchObject({ drift: 'drifted', drifted: 2, findings: null });
-    expect(byName.get('clean')).toMatchObject({ drift: 'in-sync', findings: [] });
+    expect(byName.get('older')).toMatchObject({ drift: 'drifted', drifted: 2, records: null });
+    expect(byName.get('clean')).toMatchObject({ drift: 'in-sync', records: [] });
     const shown = byName.get('loja \\u202e evil\\u0007');
     expect(shown?.driftError).toBe('token <b>rejected</b>\\u001b[31m');
-    expect(shown?.findings).toHaveLength(1);
-    const [finding] = shown?.findings ?? [];
-    expect(finding).toMatchObject({ type: 'missing', fields: [] });
-    expect(finding?.by).toBeUndefined();
-    expect(finding?.record.length).toBeLessThanOrEqual(240);
-    expect(finding?.record.endsWith('…')).toBe(true);
+    expect(shown?.owners).toEqual([]);
+    expect(shown?.records).toHaveLength(1);
+    const [record] = shown?.records ?? [];
+    expect(record).toMatchObject({ type: 'missing', fields: [], fieldsLeftOut: 0 });
+    expect(record?.by).toBeUndefined();
+    expect(record?.record.length).toBeLessThanOrEqual(240);
+    expect(record?.record.endsWith('…')).toBe(true);
   });
 });

@@ -1,21 +1,21 @@
 // The fleet dashboard's data: the journal's runs and the drift results kept over time, aggregated
 // per store into one compact value the page embeds — a day-by-day timeline of applies and drift
 // (one character a day), the last apply, and what a store opens to: the records its latest drift
-// found, field by field, with who or what changed them (the run's commit and actor when the journal
-// holds it), and the changes of its last few runs with each run's commit and actor. Pure: runs and
-// snapshots in, the model out; the page renders it lazily, so 1,000 stores × 90 days stay a few
-// hundred kilobytes. Every text is worded here (as `drift` and `history` word it) and made
-// printable; the page only places it. A drift result is read with suspicion: whatever a row
-// carries that is not a drifted record's shape is left out, and an older result without records
-// is told apart from a store without drift.
+// found (the fields that differ, who or what changed them, with the run's commit and actor when
+// the journal holds it), its owners, and the changes of its last few runs with each run's commit,
+// actor and runner. Pure: runs and snapshots in, the model out; the page renders it lazily, so
+// 1,000 stores × 90 days stay around a megabyte. Every text is worded here (as `drift` and
+// `history` word it) and made printable; the page only places it. A drift result is read with
+// suspicion: whatever a row carries that is not of a drifted record's shape is left out, and an
+// older result without records is told apart from a store in sync.
 import { findingTypes } from '../model/drift.js';
-import type { DriftAttribution, DriftField, DriftFinding, FindingType } from '../model/drift.js';
+import type { DriftAttribution, FindingType } from '../model/drift.js';
 import type { JournalRun } from '../model/journal.js';
 import type { UnitKind } from '../model/kinds.js';
 import { isPlainRecord } from '../model/paths.js';
 import { printable } from '../model/printable.js';
 import type { DriftRenderOptions } from './drift-format.js';
-import { describeAttribution, describeRecord, findingTitles, formatFieldChange } from './drift-format.js';
+import { describeAttribution, describeRecord, findingTitles } from './drift-format.js';
 import { describeActor, describeFieldChange, describeGit } from './history-report.js';
 
 /** One fleet drift's result (kept by the state store, or a `drift --all-targets --json` file) and when it was taken. */
@@ -24,25 +24,31 @@ export interface DriftSnapshot {
   rows: readonly DriftSnapshotRow[];
 }
 
+/** A store's row; what a result carries beyond the counts (since issue 35) is read with suspicion. */
 export interface DriftSnapshotRow {
   target: string;
   changes: number;
   error?: unknown;
-  /** The store's drifted records (the drift report's findings), in results that carry them. */
-  findings?: unknown;
+  /** Who owns the store (the config's `owners`). */
+  owners?: unknown;
+  /** Its first drifted records: type, kind, key, the paths of the fields that differ, attribution. */
+  drifted?: unknown;
+  /** Drifted records beyond those kept in `drifted`. */
+  driftedLeftOut?: unknown;
 }
 
 export type DriftStatus = 'in-sync' | 'drifted' | 'error' | 'unknown';
 
 /** A drifted record as a store's panel shows it, worded as the drift reports word it. */
-export interface DashboardFinding {
+export interface DashboardRecord {
   type: FindingType;
   /** `Modified in the ERP`, `Missing from the ERP` … */
   title: string;
-  /** `kind "key" (id n)`. */
+  /** `kind "key"`. */
   record: string;
-  /** `path: from → to`, one a field (capped). */
+  /** The paths of the fields that differ (a result keeps no values), and how many more. */
   fields: string[];
+  fieldsLeftOut: number;
   /** Who or what made the account's value, with that run's commit and actor when the journal holds it. */
   by?: string;
 }
@@ -69,7 +75,11 @@ export interface DashboardStore {
   /** What stopped the latest drift of this store. */
   driftError?: string;
   /** The latest result's drifted records (capped); null when that result carries none (taken before results kept them). */
-  findings: DashboardFinding[] | null;
+  records: DashboardRecord[] | null;
+  /** Drifted records of the latest result not in `records`. */
+  recordsLeftOut: number;
+  /** Who owns the store, as the latest result names them. */
+  owners: string[];
   /** When the latest apply started ('' when none). */
   lastApply: string;
   lastStatus: JournalRun['status'] | '';
@@ -104,7 +114,7 @@ export interface DashboardOptions extends DriftRenderOptions {
 
 const dayMs = 86_400_000;
 /** What one store's panel may hold: enough to tell the story, small enough for 1,000 stores. */
-const limits = { findings: 50, fieldsPerFinding: 10, fieldsPerChange: 6, textChars: 240 };
+const limits = { records: 50, fieldsPerRecord: 20, owners: 20, fieldsPerChange: 6, textChars: 240 };
 
 /** Text from the data as the page shows it: printable (no control, bidi or zero-width characters) and of bounded length. */
 function shown(text: string): string {
@@ -136,38 +146,39 @@ function attributionOf(value: unknown): DriftAttribution | undefined {
   return { by: value.by, ...(typeof value.run === 'string' ? { run: value.run } : {}), ...(typeof value.at === 'string' ? { at: value.at } : {}) };
 }
 
-/** A drifted record from a result, or undefined when the value is not one. */
-function findingOf(value: unknown): DriftFinding | undefined {
-  if (!isPlainRecord(value) || typeof value.kind !== 'string' || typeof value.key !== 'string') return undefined;
-  const type = findingTypes.find((t) => t === value.type);
-  if (!type) return undefined;
-  const fields = Array.isArray(value.fields) ? value.fields.filter((f): f is DriftField => isPlainRecord(f) && typeof f.path === 'string') : [];
-  const attribution = attributionOf(value.attribution);
-  return { type, kind: value.kind as UnitKind, key: value.key, ...(typeof value.liveId === 'number' ? { liveId: value.liveId } : {}), fields, actions: [], ...(attribution ? { attribution } : {}) };
-}
+const count = (value: unknown): number => (Number.isSafeInteger(value) && (value as number) > 0 ? (value as number) : 0);
+const texts = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
 
-/** The run an attribution names, in a few words: `run R: abc123 by alice`. */
+/** The run an attribution names, in a few words: ` (that run applied abc123, by alice)`. */
 function describeRunOf(runs: ReadonlyMap<string, JournalRun>, id: string | undefined): string {
   const run = id === undefined ? undefined : runs.get(id);
   return run ? ` (that run applied ${describeGit(run)}, by ${describeActor(run)})` : '';
 }
 
-function dashboardFindings(value: unknown, runs: ReadonlyMap<string, JournalRun>, options: DriftRenderOptions): DashboardFinding[] | null {
-  if (!Array.isArray(value)) return null;
-  return value
-    .map(findingOf)
-    .filter((f): f is DriftFinding => f !== undefined)
-    .slice(0, limits.findings)
-    .map((finding) => {
-      const by = describeAttribution(finding);
-      return {
-        type: finding.type,
-        title: findingTitles[finding.type],
-        record: shown(describeRecord(finding, options)),
-        fields: finding.fields.slice(0, limits.fieldsPerFinding).map((field) => shown(formatFieldChange(finding, field, options))),
-        ...(by ? { by: shown(`${by}${describeRunOf(runs, finding.attribution?.run)}`) } : {}),
-      };
-    });
+/** A drifted record from a result, or undefined when the value is not one. */
+function dashboardRecord(value: unknown, runs: ReadonlyMap<string, JournalRun>, options: DriftRenderOptions): DashboardRecord | undefined {
+  if (!isPlainRecord(value) || typeof value.kind !== 'string' || typeof value.key !== 'string') return undefined;
+  const type = findingTypes.find((t) => t === value.type);
+  if (!type) return undefined;
+  const fields = texts(value.fields);
+  const attribution = attributionOf(value.attribution);
+  const by = describeAttribution({ ...(attribution ? { attribution } : {}) });
+  return {
+    type,
+    title: findingTitles[type],
+    record: shown(describeRecord({ kind: value.kind as UnitKind, key: value.key }, options)),
+    fields: fields.slice(0, limits.fieldsPerRecord).map(shown),
+    fieldsLeftOut: fields.length - Math.min(fields.length, limits.fieldsPerRecord) + count(value.fieldsLeftOut),
+    ...(by ? { by: shown(`${by}${describeRunOf(runs, attribution?.run)}`) } : {}),
+  };
+}
+
+/** The latest result's records, or null when it carries none (taken before results kept them). */
+function dashboardRecords(row: DriftSnapshotRow | undefined, runs: ReadonlyMap<string, JournalRun>, options: DriftRenderOptions): Pick<DashboardStore, 'records' | 'recordsLeftOut'> {
+  if (!row || !Array.isArray(row.drifted)) return { records: null, recordsLeftOut: 0 };
+  const records = row.drifted.map((value) => dashboardRecord(value, runs, options)).filter((r): r is DashboardRecord => r !== undefined);
+  const kept = records.slice(0, limits.records);
+  return { records: kept, recordsLeftOut: records.length - kept.length + count(row.driftedLeftOut) };
 }
 
 function dashboardRun(run: JournalRun, changesPerRun: number): DashboardRun {
@@ -195,7 +206,7 @@ export function buildDashboardModel(runs: readonly JournalRun[], snapshots: read
   const storeOf = (name: string) => {
     let store = stores.get(name);
     if (!store) {
-      store = { name, account: '', drift: 'unknown', drifted: 0, driftAt: '', findings: null, lastApply: '', lastStatus: '', applies: '', drifts: '', runs: 0, recent: [], applyLine: Array<string>(options.days).fill('.'), driftLine: Array<string>(options.days).fill('.') };
+      store = { name, account: '', drift: 'unknown', drifted: 0, driftAt: '', records: null, recordsLeftOut: 0, owners: [], lastApply: '', lastStatus: '', applies: '', drifts: '', runs: 0, recent: [], applyLine: Array<string>(options.days).fill('.'), driftLine: Array<string>(options.days).fill('.') };
       stores.set(name, store);
     }
     return store;
@@ -239,7 +250,8 @@ export function buildDashboardModel(runs: readonly JournalRun[], snapshots: read
         account: shown(store.account),
         driftAt: shown(store.driftAt),
         ...(latestRow?.error === undefined ? {} : { driftError: shown(String(latestRow.error)) }),
-        findings: dashboardFindings(latestRow?.findings, runsById, options),
+        ...dashboardRecords(latestRow, runsById, options),
+        owners: texts(latestRow?.owners).slice(0, limits.owners).map(shown),
         applies: applyLine.join(''),
         drifts: driftLine.join(''),
       })),

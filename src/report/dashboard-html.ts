@@ -41,7 +41,7 @@ tr.store{cursor:pointer}tr.store:hover,tr.open{background:#eef3ff}tr.store:focus
 #panel h2{font-size:16px;margin:0 32px 8px 0}#panel h3{font-size:15px;margin:16px 0 6px;border-bottom:1px solid #e3e6ea}#panel h4{font-size:14px;margin:12px 0 4px}
 #panel ul{padding-left:18px;margin:4px 0 8px}#panel p{margin:4px 0}
 #close{position:absolute;top:8px;right:8px;padding:2px 8px}
-.finding{margin:8px 0 12px}.by,.meta{font-size:13px;color:#3d4756}.meta span{display:block}
+.finding{margin:8px 0 12px}.fields,.by,.meta{font-size:13px;color:#3d4756}.meta span{display:block}
 code,.mono{font-family:"DejaVu Sans Mono",monospace;font-size:12px}
 button{padding:4px 12px}
 `;
@@ -140,24 +140,25 @@ function render() {
 }
 function showDrift(store) {
   add(panel, 'h3', 'Drift' + (store.driftAt ? ' \\u00b7 ' + when(store.driftAt) : ''));
+  if (store.owners.length > 0) add(panel, 'p', 'Owners: ' + store.owners.join(', '), 'meta');
   if (store.drift === 'unknown') { add(panel, 'p', 'No drift result in the window: erpsync drift --all-targets keeps one each run.'); return; }
   if (store.drift === 'error') { add(panel, 'p', 'The latest drift could not tell: ' + (store.driftError || 'error')); return; }
   if (store.drift === 'in-sync') { add(panel, 'p', 'In sync: the account holds what the manifests declare.'); return; }
-  if (store.findings === null) { add(panel, 'p', store.drifted + ' drifted record(s); this result does not say which (it was kept before drift results held their records).'); return; }
-  for (const finding of store.findings) {
+  if (store.records === null) { add(panel, 'p', store.drifted + ' drifted record(s); this result does not say which (it was kept before drift results held their records).'); return; }
+  for (const record of store.records) {
     const box = add(panel, 'div', undefined, 'finding');
-    const title = add(box, 'p'); add(title, 'strong', finding.title + ': '); add(title, 'bdi', finding.record);
-    if (finding.fields.length > 0) { const ul = add(box, 'ul'); for (const field of finding.fields) add(ul, 'li', field); }
-    if (finding.by) add(box, 'p', finding.by, 'by');
+    const title = add(box, 'p'); add(title, 'strong', record.title + ': '); add(title, 'bdi', record.record);
+    if (record.fields.length > 0) add(box, 'p', 'fields: ' + record.fields.join(', ') + (record.fieldsLeftOut ? ' and ' + record.fieldsLeftOut + ' more' : ''), 'fields');
+    if (record.by) add(box, 'p', record.by, 'by');
   }
-  if (store.drifted > store.findings.length) add(panel, 'p', 'and ' + (store.drifted - store.findings.length) + ' more: erpsync drift --target lists them all.');
+  if (store.recordsLeftOut > 0) add(panel, 'p', 'and ' + store.recordsLeftOut + ' more: erpsync drift --target lists them all, with their values.');
 }
 function showRuns(store) {
   add(panel, 'h3', 'Runs (' + store.runs + ' in the window)');
   if (store.recent.length === 0) { add(panel, 'p', 'No apply in the journal.'); return; }
   for (const [run, at, status, applied, failed, changes, more, commit, actor, runner] of store.recent) {
     add(panel, 'h4', when(at) + ' \\u00b7 ' + status + ' \\u00b7 ' + applied + ' applied' + (failed ? ', ' + failed + ' failed' : ''));
-    const meta = add(panel, 'p', undefined, 'meta');
+    const meta = add(panel, 'p', undefined, 'meta run-meta');
     add(meta, 'span', 'commit ' + commit, 'commit');
     add(meta, 'span', 'by ' + actor, 'actor');
     if (runner) add(meta, 'span', 'on ' + runner);

@@ -67,12 +67,12 @@ function runLines(name: string, i: number, n: number, runner: keyof typeof runne
   };
 }
 
-/** What tonight's drift found on a drifted store: who changed each record, by the store's runs. */
-function findingsOf(i: number, lastRun: string, firstRun: string) {
+/** What tonight's drift found on a drifted store, as a drift snapshot keeps it: who changed each record, by the store's runs. */
+function driftedOf(i: number, lastRun: string, firstRun: string) {
   return [
-    { type: 'modified', kind: 'formasPagamentos', key: i === hostileRecordStore ? hostileRecord : 'Pix 2', liveId: 100 + i, fields: [{ path: 'taxas.aliquota', manifest: 1.5, account: 2.25 }], actions: ['update'], attribution: { by: 'erp', run: lastRun, at: dayAt(2, 5) } },
-    { type: 'pending', kind: 'formasPagamentos', key: 'Boleto', fields: [{ path: 'descricao', manifest: 'Boleto bancário', account: 'Boleto' }], actions: ['update'], attribution: { by: 'erpsync', run: firstRun } },
-    { type: 'missing', kind: 'gruposProdutos', key: 'Atacado', fields: [], actions: ['create'], attribution: { by: 'never-applied' } },
+    { type: 'modified', kind: 'formasPagamentos', key: i === hostileRecordStore ? hostileRecord : 'Pix 2', fields: ['taxas.aliquota', 'taxas.valor'], attribution: { by: 'erp', run: lastRun, at: dayAt(2, 5) } },
+    { type: 'pending', kind: 'formasPagamentos', key: 'Boleto', fields: ['descricao'], fieldsLeftOut: 2, attribution: { by: 'erpsync', run: firstRun } },
+    { type: 'missing', kind: 'gruposProdutos', key: 'Atacado', fields: [], attribution: { by: 'never-applied' } },
   ];
 }
 
@@ -104,7 +104,8 @@ export async function writeFleetStory(backend: TestBackend, folder: (runner: str
     for (const [i, { name, ids, last }] of written.entries()) {
       const drifted = i % 4 === 0;
       const countOnly = i === count - 1;
-      rows.push(countOnly ? { target: name, changes: 1 } : { target: name, changes: drifted ? 3 : 0, findings: drifted ? findingsOf(i, ids[2] ?? '', ids[0] ?? '') : [] });
+      const owners = ['@agencia/lojas', i % 2 === 0 ? 'maria' : 'joao'];
+      rows.push(countOnly ? { target: name, changes: 1 } : { target: name, changes: drifted ? 5 : 0, owners, drifted: drifted ? driftedOf(i, ids[2] ?? '', ids[0] ?? '') : [], ...(drifted ? { driftedLeftOut: 2 } : {}) });
       story.push({ name, lastCommit: commitOf(i, 2).slice(0, 12), lastActor: actorText[last], lastRunner: runnerText[last], drifted: drifted || countOnly, countOnly });
     }
     const [, github] = stores[0] ?? [];
