@@ -28,7 +28,7 @@ header{padding:12px 20px;background:#1d2430;color:#fff}header h1{font-size:18px;
 .counts span{margin-right:12px}
 main{display:grid;grid-template-columns:minmax(0,1fr);gap:16px;padding:0 20px 20px;align-items:start}
 main.open{grid-template-columns:minmax(0,1fr) clamp(34vw,40vw,760px)}
-@media (max-width:900px){main.open{grid-template-columns:minmax(0,1fr)}main.open #panel{order:-1;position:static;max-height:none}}
+@media (max-width:900px){main.open{grid-template-columns:minmax(0,1fr)}main.open #panel{order:-1;position:relative;top:0;max-height:none}}
 table{border-collapse:collapse;background:#fff;width:100%;table-layout:fixed}
 th,td{padding:4px 8px;border-bottom:1px solid #e3e6ea;text-align:left;vertical-align:top;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 col.name{width:26%}col.drift{width:8.5em}col.last{width:14em}th.timeline{text-align:right}
@@ -191,10 +191,13 @@ function openStore(store, tr) {
   panel.hidden = false;
   main.classList.add('open');
   panel.scrollTop = 0;
+  // Below 900 px the panel sits above the table: bring it into view.
+  panel.scrollIntoView({ block: 'nearest' });
 }
 statusFilter.addEventListener('change', () => { shown = pageSize; render(); });
 nameFilter.addEventListener('input', () => { shown = pageSize; render(); });
 more.addEventListener('click', () => { shown += pageSize; render(); });
+document.addEventListener('keydown', (event) => { if (event.key === 'Escape' && !panel.hidden) closeStore(); });
 fitTimelines();
 render();
 new ResizeObserver(fitTimelines).observe(timelineHead);
