@@ -10,6 +10,7 @@
 // older result without records is told apart from a store in sync.
 import { findingTypes } from '../model/drift.js';
 import type { DriftAttribution, FindingType } from '../model/drift.js';
+import { actorOfRun, commitOfRun } from '../model/journal.js';
 import type { JournalRun } from '../model/journal.js';
 import type { UnitKind } from '../model/kinds.js';
 import { isPlainRecord } from '../model/paths.js';
@@ -83,6 +84,9 @@ export interface DashboardStore {
   /** When the latest apply started ('' when none). */
   lastApply: string;
   lastStatus: JournalRun['status'] | '';
+  /** The latest apply's commit (12 digits) and who ran it, in a word, for the table ('' when unknown). */
+  lastCommit: string;
+  lastBy: string;
   /** One character a day, oldest first: applies (`.` none, `a` ok, `f` failed, `i` interrupted). */
   applies: string;
   /** One character a day: drift (`.` no result, `s` in sync, `d` drifted, `e` error). */
@@ -114,7 +118,7 @@ export interface DashboardOptions extends DriftRenderOptions {
 
 const dayMs = 86_400_000;
 /** What one store's panel may hold: enough to tell the story, small enough for 1,000 stores. */
-const limits = { records: 50, fieldsPerRecord: 20, owners: 20, fieldsPerChange: 6, textChars: 240 };
+const limits = { records: 50, fieldsPerRecord: 20, owners: 20, fieldsPerChange: 6, textChars: 500 };
 
 /** Text from the data as the page shows it: printable (no control, bidi or zero-width characters) and of bounded length. */
 function shown(text: string): string {
@@ -206,7 +210,7 @@ export function buildDashboardModel(runs: readonly JournalRun[], snapshots: read
   const storeOf = (name: string) => {
     let store = stores.get(name);
     if (!store) {
-      store = { name, account: '', drift: 'unknown', drifted: 0, driftAt: '', records: null, recordsLeftOut: 0, owners: [], lastApply: '', lastStatus: '', applies: '', drifts: '', runs: 0, recent: [], applyLine: Array<string>(options.days).fill('.'), driftLine: Array<string>(options.days).fill('.') };
+      store = { name, account: '', drift: 'unknown', drifted: 0, driftAt: '', records: null, recordsLeftOut: 0, owners: [], lastApply: '', lastStatus: '', lastCommit: '', lastBy: '', applies: '', drifts: '', runs: 0, recent: [], applyLine: Array<string>(options.days).fill('.'), driftLine: Array<string>(options.days).fill('.') };
       stores.set(name, store);
     }
     return store;
@@ -218,6 +222,8 @@ export function buildDashboardModel(runs: readonly JournalRun[], snapshots: read
     store.account = run.header.account.nome;
     store.lastApply = run.header.startedAt;
     store.lastStatus = run.status;
+    store.lastCommit = shown(commitOfRun(run.header)?.revision.slice(0, 12) ?? '');
+    store.lastBy = shown(actorOfRun(run.header) ?? '');
     const day = dayIndex(run.header.startedAt, from);
     if (day >= 0 && day < options.days) store.runs += 1;
     mark(store.applyLine, day, run.status === 'finished' ? 'a' : run.status === 'failed' ? 'f' : 'i');

@@ -125,8 +125,8 @@ function render() {
     tr.tabIndex = 0;
     cell(tr, store.name);
     const status = add(tr, 'td'); add(status, 'span', store.drift + (store.drifted ? ' (' + store.drifted + ')' : ''), 'st ' + store.drift);
-    const last = store.recent[0];
-    cell(tr, store.lastApply ? when(store.lastApply) + ' ' + store.lastStatus : 'never', last ? last[7] + ' \\u00b7 ' + last[8] : undefined);
+    const by = [store.lastCommit, store.lastBy].filter((part) => part !== '').join(' \\u00b7 ');
+    cell(tr, store.lastApply ? when(store.lastApply) + ' ' + store.lastStatus : 'never', by || undefined);
     const tl = add(tr, 'td');
     drawn.push([store, add(tl, 'div', undefined, 'tl'), add(tl, 'div', undefined, 'tl')]);
     tr.addEventListener('click', () => openStore(store, tr));

@@ -94,6 +94,7 @@ describe('the dashboard tells each store\'s story at laptop and wide widths', ()
       const drifted = story.find((s) => s.drifted && !s.countOnly && s.name.length > 100);
       if (!drifted) throw new Error('the story has no drifted store with a long name');
       const panel = await openStore(drifted);
+      expect(await page.textContent('#rows tr.open .sub')).toBe(drifted.lastInTable);
       const box = await page.locator('#panel').boundingBox();
       expect(box?.width ?? 0).toBeGreaterThanOrEqual(width / 3);
       expect(await page.evaluate(noSidewaysScroll)).toBe(true);
@@ -101,7 +102,7 @@ describe('the dashboard tells each store\'s story at laptop and wide widths', ()
       expect(panel).toContain('Owners: @agencia/lojas, maria');
       expect(panel).toContain('Modified in the ERP: formasPagamentos "Pix 2"');
       expect(panel).toContain('fields: taxas.aliquota, taxas.valor');
-      expect(panel).toMatch(/changed in the ERP since erpsync run \S+ \(2026-11-24T05:00:00\.000Z\), the last run that touched it \(that run applied [0-9a-f]{12}, by /);
+      expect(panel).toMatch(/changed in the ERP since erpsync run \S+ \(2026-11-24T05:00:00\.000Z\), the last run that touched it \(that run applied planned at [0-9a-f]{12}, applied at [0-9a-f]{12}, by deployer /);
       expect(panel).toContain('Pending from git: formasPagamentos "Boleto"fields: descricao and 2 more');
       expect(panel).toContain('Missing from the ERP: gruposProdutos "Atacado"');
       expect(panel).toContain('no erpsync run in the journal touched this record');

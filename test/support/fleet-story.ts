@@ -2,11 +2,11 @@
 // write it into a shared backend (not by running applies): 20 stores, several with hostile or very
 // long names; each applied three times in the last 90 days, alternately by a GitHub Actions job
 // and by a person on her laptop (stored as the host's runner), each run from a commit of its
-// own; tonight's fleet drift finds every 4th store drifted, with records, fields and who changed
+// own (the job's last one applies a reviewed plan on the merge commit); tonight's fleet drift finds every 4th store drifted, with records, fields and who changed
 // them (in the ERP after a run, as a run left it, never applied), and one store's latest result is
 // of the older shape, a count without records. Also the fleet's names, for the test to look for.
 import { hostname } from 'node:os';
-import type { JournalActor, JournalLine } from '../../src/model/journal.js';
+import type { JournalActor, JournalLine, JournalRunLine } from '../../src/model/journal.js';
 import { openStateStore } from '../../src/state/open-state.js';
 import type { TestBackend } from './postgres.js';
 
@@ -26,9 +26,10 @@ export const hostileChange = '<script>window.__pwned=4</script>';
 
 export interface StoryStore {
   name: string;
-  /** The commit and actor of its last run, as the dashboard words them. */
+  /** The commit and actor of its last run, as the dashboard's panel words them, and as its table does. */
   lastCommit: string;
   lastActor: string;
+  lastInTable: string;
   lastRunner: string;
   drifted: boolean;
   /** Its latest drift result is a count without records. */
@@ -47,10 +48,17 @@ const actorText = { github: 'deployer https://github.com/agencia/lojas/actions/r
 const runnerText = { github: 'github agencia/lojas run 501 job apply', laptop: `host ${hostname()}` };
 
 const dayAt = (daysAgo: number, hour: number) => new Date(Date.parse(`${storyToday}T00:00:00.000Z`) - daysAgo * 86_400_000 + hour * 3_600_000).toISOString();
+const mergeCommit = 'feed'.repeat(10);
 const commitOf = (i: number, n: number) => `${String(i).padStart(2, '0')}${String(n)}${'c0ffee'.repeat(7)}`.slice(0, 40);
 
 export function storyNames(count: number): string[] {
   return Array.from({ length: count }, (_, i) => hostileNames[i] ?? `lojas/loja-${String(i).padStart(2, '0')}`);
+}
+
+/** The GitHub job's last run applies the plan reviewed on a pull request, on the merge commit; the others plan themselves. */
+function revisionOf(i: number, n: number, runner: keyof typeof runners): Pick<JournalRunLine, 'source' | 'git' | 'planGit'> {
+  if (runner !== 'github' || n !== 2) return { source: 'manifests', git: { revision: commitOf(i, n), dirty: false } };
+  return { source: 'saved-plan', git: { revision: mergeCommit, dirty: false }, planGit: { revision: commitOf(i, n), dirty: false } };
 }
 
 function runLines(name: string, i: number, n: number, runner: keyof typeof runners): { id: string; lines: JournalLine[] } {
@@ -60,7 +68,7 @@ function runLines(name: string, i: number, n: number, runner: keyof typeof runne
   return {
     id,
     lines: [
-      { type: 'run', formatVersion: 1, run: id, startedAt, erpsyncVersion: '0.1.0', source: 'manifests', git: { revision: commitOf(i, n), dirty: false }, target: { name, id: `https://api.example/${i}`, mode: 'remote' }, account: { id: `acc-${i}`, nome: `Loja ${i} <Ltda>`, cnpj: '' }, actor: actors[runner], changes: 1 },
+      { type: 'run', formatVersion: 1, run: id, startedAt, erpsyncVersion: '0.1.0', ...revisionOf(i, n, runner), target: { name, id: `https://api.example/${i}`, mode: 'remote' }, account: { id: `acc-${i}`, nome: `Loja ${i} <Ltda>`, cnpj: '' }, actor: actors[runner], changes: 1 },
       { type: 'change', at: startedAt, change: 'c1', action: 'update', reason: 'drift', kind: 'formasPagamentos', key, liveId: 100 + i, outcome: 'applied', id: 100 + i, fields: [{ path: 'taxas.aliquota', before: 1, after: 1.5 }] },
       { type: 'end', at: startedAt, applied: 1, failed: 0, skipped: 0, interrupted: false, notConverged: [] },
     ],
@@ -106,7 +114,9 @@ export async function writeFleetStory(backend: TestBackend, folder: (runner: str
       const countOnly = i === count - 1;
       const owners = ['@agencia/lojas', i % 2 === 0 ? 'maria' : 'joao'];
       rows.push(countOnly ? { target: name, changes: 1 } : { target: name, changes: drifted ? 5 : 0, owners, drifted: drifted ? driftedOf(i, ids[2] ?? '', ids[0] ?? '') : [], ...(drifted ? { driftedLeftOut: 2 } : {}) });
-      story.push({ name, lastCommit: commitOf(i, 2).slice(0, 12), lastActor: actorText[last], lastRunner: runnerText[last], drifted: drifted || countOnly, countOnly });
+      const planned = commitOf(i, 2).slice(0, 12);
+      const lastCommit = last === 'github' ? `planned at ${planned}, applied at ${mergeCommit.slice(0, 12)}` : planned;
+      story.push({ name, lastCommit, lastActor: actorText[last], lastInTable: `${planned} · ${last === 'github' ? 'deployer' : 'maria'}`, lastRunner: runnerText[last], drifted: drifted || countOnly, countOnly });
     }
     const [, github] = stores[0] ?? [];
     await github?.driftResults.record({ at: dayAt(30, 2), rows: rows.map((row) => ({ target: String(row.target), changes: 0 })) });
