@@ -4,7 +4,7 @@
 // 256 jobs of a matrix, else one job per shard of targets (fleet-shards.ts); every job names its
 // `--shard I/N`, and a concurrency group so two jobs never change the same account at once. With
 // --check, each OAuth target's job also says how its login stands (age, expiry, scopes; no token).
-import { configureProcessGovernor, DEFAULT_BASE_URL, defaultTargetCredentialsFile } from '../api/index.js';
+import { configureProcessGovernor, DEFAULT_BASE_URL, defaultTargetCredentialsFile, ownersOf } from '../api/index.js';
 import type { TargetsConfig } from '../api/index.js';
 import { backendChoiceOf } from '../target/resolve-target.js';
 import type { FleetReport } from '../model/fleet.js';
@@ -68,7 +68,8 @@ function describeEntry(name: string, config: TargetsConfig | undefined): string 
   const credentials = entry?.credentials?.tokenEnv ? `token from ${entry.credentials.tokenEnv}` : `OAuth (${entry?.credentials?.file ?? 'erpsync login --target ' + name})`;
   const manifests = entry?.manifests?.join(' + ') ?? '(paths on the command line)';
   const where = entry?.sandbox ? `sandbox (state in ${entry.sandbox.state})` : `${baseUrlOf(name, config)}  ${credentials}`;
-  return `${name}  ${where}  manifests: ${manifests}${entry?.description ? `  — ${entry.description}` : ''}`;
+  const owners = ownersOf(config, name);
+  return `${name}  ${where}  manifests: ${manifests}${owners.length > 0 ? `  owners: ${owners.join(', ')}` : ''}${entry?.description ? `  — ${entry.description}` : ''}`;
 }
 
 /**
@@ -80,6 +81,8 @@ function describeEntry(name: string, config: TargetsConfig | undefined): string 
  * the cut depends only on the names, so a shard always holds the same accounts. `ipRunners`, when
  * given, is passed on for jobs whose runners share an egress IP (each keeps 1/N of its budget).
  * `logins` (from --check) adds each OAuth target's `login`, and a shard's `logins` beside its `targets`.
+ * A target with owners (the config's `owners`, its own and its groups') has them as `owners`; a
+ * shard whose targets have any lists them as `targetOwners`, one list per target beside `targets`.
  */
 export function buildMatrix(names: readonly string[], config: TargetsConfig | undefined, report: FleetReport | undefined, ipRunners?: number, logins?: ReadonlyMap<string, LoginReport>): { include: Record<string, unknown>[] } {
   const count = shardCountFor(names.length);
@@ -102,15 +105,22 @@ export function buildMatrix(names: readonly string[], config: TargetsConfig | un
         secrets: jobs.map((j) => j.secret),
         credentialsFiles: jobs.map((j) => j.credentialsFile),
         ...(logins ? { logins: jobs.map((j) => j.login ?? null) } : {}),
+        ...(jobs.some((j) => j.owners) ? { targetOwners: jobs.map((j) => j.owners ?? []) } : {}),
         ...shared,
       };
     }),
   };
 }
 
-function targetJob(name: string, config: TargetsConfig | undefined, report: FleetReport | undefined, logins: ReadonlyMap<string, LoginReport> | undefined): { target: string; secret: string; credentialsFile: string; login?: LoginReport } & Record<string, unknown> {
+function targetJob(
+  name: string,
+  config: TargetsConfig | undefined,
+  report: FleetReport | undefined,
+  logins: ReadonlyMap<string, LoginReport> | undefined,
+): { target: string; secret: string; credentialsFile: string; login?: LoginReport; owners?: string[] } & Record<string, unknown> {
   const row = report?.rows.find((r) => r.target === name);
   const login = logins?.get(name);
+  const owners = ownersOf(config, name);
   return {
     target: name,
     baseUrl: baseUrlOf(name, config),
@@ -121,5 +131,6 @@ function targetJob(name: string, config: TargetsConfig | undefined, report: Flee
     ...(row?.account ? { account: row.account.nome, cnpj: row.account.cnpj } : {}),
     ...(row?.error !== undefined ? { error: row.error } : {}),
     ...(login ? { login } : {}),
+    ...(owners.length > 0 ? { owners } : {}),
   };
 }
