@@ -43,14 +43,16 @@ export function renderFleetText(report: FleetReport): string[] {
   return ['', line(header), ...rows.map(line), '', summaryOf(report)];
 }
 
-export function renderFleetMarkdown(report: FleetReport): string {
+/** The table in Markdown; `shown` lists only some of the rows (a size limit) and says which, the summary still counting them all. */
+export function renderFleetMarkdown(report: FleetReport, shown?: { rows: readonly FleetRow[]; note: string }): string {
   const lines = [
     `### erpsync ${report.command}: ${report.rows.length} store(s)`,
     '',
     `| store | account | ${report.command === 'drift' ? 'drift' : 'changes'} | result |`,
     '|---|---|---:|---|',
-    ...report.rows.map((r) => `| ${markdownText(r.target)} | ${markdownText(accountOf(r))} | ${r.changes} | ${markdownText(outcomeOf(report.command, r))} |`),
+    ...(shown?.rows ?? report.rows).map((r) => `| ${markdownText(r.target)} | ${markdownText(accountOf(r))} | ${r.changes} | ${markdownText(outcomeOf(report.command, r))} |`),
     '',
+    ...(shown ? [shown.note, ''] : []),
     summaryOf(report),
   ];
   return `${lines.join('\n')}\n`;
