@@ -116,6 +116,8 @@ export function renderFleetDriftMarkdown(stores: readonly FleetDriftStore[], rep
     }
     break;
   }
+  // Only the table was cut: every store's report is there.
+  if (shown === notable.length && !partly) return `${text.trimEnd()}\n`;
   return `${text.trimEnd()}\n${fleetCutNotice(shown, notable.length, partly, limit, fullReport)}`;
 }
 
