@@ -74,23 +74,25 @@ export async function runDriftCommand(args: string[], io: RunIO): Promise<number
 async function driftOne(flags: DriftCommandFlags, paths: readonly string[], settings: StoreSettings, format: DriftFormat, io: RunIO): Promise<number> {
   const request = readTargetRequest(flags);
   const config = await loadTargetsConfig(request, io);
-  const target = await resolveRunTarget(request, io, config);
-  const readers = settings.drift.adopt ? await findFileReaders(config, { targets: [target.name], paths }, io) : undefined;
   // Reports are often piped into a file or a summary: the account line stays out of them.
   const out = format === 'text' ? io.stdout : io.stderr;
   const at = new Date().toISOString();
   let result: StoreResult;
   try {
+    const target = await resolveRunTarget(request, io, config);
+    const readers = settings.drift.adopt ? await findFileReaders(config, { targets: [target.name], paths }, io) : undefined;
     result = await runStore({ command: 'drift', target, source: { type: 'manifests', paths }, settings, ...(readers ? { readers } : {}) }, io, bannerSession(out));
   } catch (error) {
     // A store that could not be read gets its `error` notification: nothing is closed on a failed read.
-    if (flags.notify) await writeNotifications(flags, fleetDriftStores([{ name: target.name, row: rowOfFailure(target.name, error, 0) }], config), at, io, out);
+    const name = request.target ?? 'default';
+    if (flags.notify) await writeNotifications(flags, fleetDriftStores([{ name, row: rowOfFailure(name, error, 0) }], config), at, io, out);
     throw error;
   }
   printDiagnostics(result.diagnostics, io);
   const stored = result;
+  const name = result.target.name;
   const notify = async () => {
-    if (flags.notify) await writeNotifications(flags, fleetDriftStores([{ name: target.name, row: rowOfStore(target.name, stored, settings, 0), result: stored }], config), at, io, out);
+    if (flags.notify) await writeNotifications(flags, fleetDriftStores([{ name, row: rowOfStore(name, stored, settings, 0), result: stored }], config), at, io, out);
   };
   if (result.status !== 'drift') {
     await notify();

@@ -218,6 +218,25 @@ describe('a fleet drift after a night of hand edits', () => {
     expect(failed?.counts).toBeUndefined();
   });
 
+  it("gives one store's notification for one target, and lists each target's owners in `targets` and its CI matrix", async () => {
+    const one = await runCli(['drift', '--target', 'lojas/loja-04', '--notify', 'out/one.json'], { cwd: dir, env });
+    expect(one.code).toBe(0);
+    expect(notificationsOf('out/one.json').notifications.map((n) => [n.key, n.action, n.owners])).toEqual([['erpsync-drift/lojas/loja-04', 'close', ['@agencia/suporte']]]);
+    const unread = await runCli(['drift', '--target', 'lojas/loja-04', '--notify', 'out/one.json'], { cwd: dir, env: { ...env, LOJA_04_TOKEN: '' } });
+    expect(unread.code).toBe(1);
+    expect(notificationsOf('out/one.json').notifications.map((n) => n.action)).toEqual(['error']);
+
+    const listed = await runCli(['targets'], { cwd: dir, env });
+    expect(listed.stdout).toMatch(/^lojas\/loja-01 .* owners: maria, @agencia\/suporte$/m);
+    const { include } = JSON.parse((await runCli(['targets', '--json'], { cwd: dir, env })).stdout) as { include: { target: string; owners?: string[] }[] };
+    expect(include.map((job) => [job.target, job.owners])).toEqual([
+      ['lojas/loja-01', ['maria', '@agencia/suporte']],
+      ['lojas/loja-02', ['maria', '@agencia/suporte']],
+      ['lojas/loja-03', ['@agencia/suporte']],
+      ['lojas/loja-04', ['@agencia/suporte']],
+    ]);
+  });
+
   it('refuses --notify on a partial report, which would close an issue for drift it never looked at', async () => {
     const run = await runCli(['drift', '--all-targets', '--notify', 'out/partial.json', '--only', 'gruposProdutos'], { cwd: dir, env });
     expect(run.code).toBe(1);
