@@ -28,6 +28,8 @@ import { exitCodeOfStore, rowOfFailure, rowOfStore } from '../workflows/store-ou
 import type { StoreSettings } from '../workflows/store-settings.js';
 import { quietSession, runStore } from '../workflows/store-workflow.js';
 import type { StoreResult } from '../workflows/store-workflow.js';
+import type { TargetsConfig } from '../api/index.js';
+import type { TargetRequest } from '../target/resolve-target.js';
 import { renderHelp } from './commands.js';
 import { driftFlags, parseCommandFlags } from './flags.js';
 import { fleetProgress, printFleetTable } from './fleet-output.js';
@@ -77,31 +79,20 @@ async function driftOne(flags: DriftCommandFlags, paths: readonly string[], sett
   // Reports are often piped into a file or a summary: the account line stays out of them.
   const out = format === 'text' ? io.stdout : io.stderr;
   const at = new Date().toISOString();
-  let result: StoreResult;
-  try {
-    const target = await resolveRunTarget(request, io, config);
-    const readers = settings.drift.adopt ? await findFileReaders(config, { targets: [target.name], paths }, io) : undefined;
-    result = await runStore({ command: 'drift', target, source: { type: 'manifests', paths }, settings, ...(readers ? { readers } : {}) }, io, bannerSession(out));
-  } catch (error) {
+  const result = await driftTarget(request, config, paths, settings, io, out).catch(async (error: unknown) => {
     // A store that could not be read gets its `error` notification: nothing is closed on a failed read.
     const name = request.target ?? 'default';
-    if (flags.notify) await writeNotifications(flags, fleetDriftStores([{ name, row: rowOfFailure(name, error, 0) }], config), at, io, out);
+    if (flags.notify) await writeNotifications(flags, format, fleetDriftStores([{ name, row: rowOfFailure(name, error, 0) }], config), at, io, out);
     throw error;
-  }
+  });
   printDiagnostics(result.diagnostics, io);
-  const stored = result;
-  const name = result.target.name;
-  const notify = async () => {
-    if (flags.notify) await writeNotifications(flags, fleetDriftStores([{ name, row: rowOfStore(name, stored, settings, 0), result: stored }], config), at, io, out);
-  };
-  if (result.status !== 'drift') {
-    await notify();
-    return exitCodeOfStore(result, settings);
+  if (result.status === 'drift') {
+    if (flags.out) await writeReport(flags.out, render(result.report, format, Number.POSITIVE_INFINITY, undefined), io);
+    io.stdout.write(render(result.report, format, flags['markdown-limit'] ?? defaultMarkdownLimit, flags['report-url'] ?? flags.out));
   }
-  if (flags.out) await writeReport(flags.out, render(result.report, format, Number.POSITIVE_INFINITY, undefined), io);
-  io.stdout.write(render(result.report, format, flags['markdown-limit'] ?? defaultMarkdownLimit, flags['report-url'] ?? flags.out));
-  await notify();
-  if (result.adoption) {
+  const name = result.target.name;
+  if (flags.notify) await writeNotifications(flags, format, fleetDriftStores([{ name, row: rowOfStore(name, result, settings, 0), result }], config), at, io, out);
+  if (result.status === 'drift' && result.adoption) {
     writeLine(out);
     printAdoption(result.adoption, out);
     // A file that could not be written fails the run, after everything else was said.
@@ -110,12 +101,17 @@ async function driftOne(flags: DriftCommandFlags, paths: readonly string[], sett
   return exitCodeOfStore(result, settings);
 }
 
+async function driftTarget(request: TargetRequest, config: TargetsConfig | undefined, paths: readonly string[], settings: StoreSettings, io: RunIO, out: RunIO['stdout']): Promise<StoreResult> {
+  const target = await resolveRunTarget(request, io, config);
+  const readers = settings.drift.adopt ? await findFileReaders(config, { targets: [target.name], paths }, io) : undefined;
+  return runStore({ command: 'drift', target, source: { type: 'manifests', paths }, settings, ...(readers ? { readers } : {}) }, io, bannerSession(out));
+}
+
 /** A report file (`--out`), masked as the terminal output is; no folder on its way may be a link. */
-async function writeReport(given: string, text: string, io: RunIO): Promise<string> {
+async function writeReport(given: string, text: string, io: RunIO): Promise<void> {
   const file = path.resolve(io.cwd, given);
   await makeDirectory(path.dirname(file), { within: io.cwd });
   await writeFileAtomically(file, maskOf(io)(text), { within: io.cwd });
-  return file;
 }
 
 /** A fleet's `--out DIR`: each store's whole report, as that store alone would write it, in `DIR/<target>.<extension>`. */
@@ -123,8 +119,8 @@ function storeFileOf(dir: string, target: string, format: DriftFormat): string {
   return path.join(dir, `${target}.${driftFileExtensions[format]}`);
 }
 
-async function writeNotifications(flags: DriftCommandFlags, stores: readonly FleetDriftStore[], at: string, io: RunIO, out: RunIO['stdout']): Promise<void> {
-  const format = chooseFormat(flags);
+/** `--notify FILE`: one notification per store; a cut body names the store's full report (--report-url, else its --out file). */
+async function writeNotifications(flags: DriftCommandFlags, format: DriftFormat, stores: readonly FleetDriftStore[], at: string, io: RunIO, out: RunIO['stdout']): Promise<void> {
   const fullReportOf = (target: string): string | undefined => flags['report-url'] ?? (flags.out === undefined ? undefined : isFleetRun(flags) ? storeFileOf(flags.out, target, format) : flags.out);
   const payload = buildDriftNotifications(stores, { adapters: registry.units, at, fullReportOf });
   await writeReport(flags.notify ?? '', `${JSON.stringify(payload, null, 2)}\n`, io);
@@ -163,7 +159,7 @@ async function driftFleet(flags: DriftCommandFlags, paths: readonly string[], se
     printAdoption(adoption, out);
   }
   if (format === 'text') printFleetTable(report, 'text', io);
-  if (flags.notify) await writeNotifications(flags, drifts, at, io, out);
+  if (flags.notify) await writeNotifications(flags, format, drifts, at, io, out);
   await recordDriftSnapshot(drifts, fleet.config, io, at);
   return report.exitCode;
 }
