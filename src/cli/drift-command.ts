@@ -180,7 +180,8 @@ function printFleetDrift(stores: readonly FleetStore[], drifts: readonly FleetDr
       return;
     }
     case 'text': {
-      const heads = new Map(stores.map((store) => [store.name, [store.result?.opened?.banner ?? `${store.name}: ${store.row.error ?? 'not reached'}`, ...renderDiagnosticsText(store.result?.diagnostics ?? [])]]));
+      // A store that failed before naming its account shows only its error (renderFleetDriftText).
+      const heads = new Map(stores.map((store) => [store.name, [...(store.result?.opened ? [store.result.opened.banner] : []), ...renderDiagnosticsText(store.result?.diagnostics ?? [])]]));
       for (const line of renderFleetDriftText(drifts, options, (target) => heads.get(target) ?? [])) writeLine(io.stdout, line);
     }
   }

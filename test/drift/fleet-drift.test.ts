@@ -212,6 +212,7 @@ describe('a fleet drift after a night of hand edits', () => {
     ]);
     const broken = await runCli(['drift', '--all-targets', '--notify', 'out/notify.json'], { cwd: dir, env: { ...env, LOJA_02_TOKEN: '' } });
     expect(broken.code).toBe(1);
+    expect(broken.stdout).toContain("== lojas/loja-02 ==\nerror: target 'lojas/loja-02' has no credentials available");
     const failed = notificationsOf('out/notify.json').notifications[1];
     expect(failed).toMatchObject({ action: 'error', title: 'erpsync drift: lojas/loja-02 could not be checked' });
     expect(failed?.body).toContain("target 'lojas/loja-02' has no credentials available");
