@@ -130,7 +130,7 @@ async function writeNotifications(flags: DriftCommandFlags, format: DriftFormat,
 }
 
 async function driftFleet(flags: DriftCommandFlags, paths: readonly string[], settings: StoreSettings, format: DriftFormat, io: RunIO): Promise<number> {
-  const fleet = await selectFleet(readTargetRequest(flags), io);
+  const fleet = await selectFleet({ ...readTargetRequest(flags), paths }, io);
   const readers = settings.drift.adopt ? await findFileReaders(fleet.config, { targets: fleet.names, paths }, io) : undefined;
   const { stores, report } = await runFleet(
     {

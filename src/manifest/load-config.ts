@@ -4,7 +4,7 @@
 // to a loopback host) in the same pass, then maps the checked value to the targets erpsync resolves
 // (src/target/resolve-target.ts decides what they mean).
 import { defaultSandboxState, normalizeBaseUrl, parseSecureUrl, targetGlob } from '../api/index.js';
-import type { BackendDocument, RolloutConfig, TargetConfig, TargetsConfig } from '../api/index.js';
+import type { BackendDocument, ConcurrencyConfig, RolloutConfig, TargetConfig, TargetsConfig } from '../api/index.js';
 import type { JsonSchema } from '../kinds/kind.js';
 import type { Locator, PathSegment } from '../model/desired.js';
 import type { Diagnostic } from '../model/diagnostics.js';
@@ -52,6 +52,7 @@ export interface ConfigDocument {
   owners?: Record<string, string[]>;
   backend?: BackendDocument;
   egress?: string;
+  concurrency?: ConcurrencyConfig;
 }
 
 type TargetDocument = Omit<TargetConfig, 'manifests' | 'variables' | 'sandbox'> & {
@@ -70,6 +71,7 @@ export function toTargetsConfig(value: ConfigDocument | null, dir: string): Targ
     ...(value?.owners ? { owners: value.owners } : {}),
     ...(value?.backend !== undefined ? { backend: value.backend } : {}),
     ...(value?.egress !== undefined ? { egress: value.egress } : {}),
+    ...(value?.concurrency !== undefined ? { concurrency: value.concurrency } : {}),
   };
 }
 
