@@ -26,7 +26,7 @@ function showsBlocked(command: FleetCommand): boolean {
   return command === 'plan' || command === 'apply';
 }
 
-function accountOf(row: FleetRow): string {
+export function accountOf(row: FleetRow): string {
   return row.account ? describeAccount(row.account) : '—';
 }
 
@@ -35,7 +35,8 @@ export function renderFleetProgress(command: FleetCommand, row: FleetRow, done: 
   return `[${String(done).padStart(String(total).length)}/${total}] ${row.target} · ${accountOf(row)} · ${outcomeOf(command, row)} (${row.seconds.toFixed(1)} s)`;
 }
 
-function summaryOf(report: FleetReport): string {
+/** `Fleet plan: 20 store(s), 3 with changes, 0 failed, in 1.2 s (exit 2).` */
+export function summaryOf(report: FleetReport): string {
   const failed = report.rows.filter((r) => r.error !== undefined || (r.failed ?? 0) > 0).length;
   const changed = report.rows.filter((r) => r.error === undefined && r.skipped === undefined && r.changes > 0).length;
   const skipped = report.rows.filter((r) => r.skipped !== undefined).length;
@@ -61,7 +62,8 @@ export function renderFleetText(report: FleetReport): string[] {
   return ['', line(header), ...rows.map(line), '', summaryOf(report)];
 }
 
-export function renderFleetMarkdown(report: FleetReport): string {
+/** The table in Markdown; `shown` lists only some of the rows (a size limit) and says which, the summary still counting them all. */
+export function renderFleetMarkdown(report: FleetReport, shown?: { rows: readonly FleetRow[]; note: string }): string {
   const { header, cells } = columnsOf(report);
   const counts = header.length - 3;
   const lines = [
@@ -69,8 +71,9 @@ export function renderFleetMarkdown(report: FleetReport): string {
     '',
     `| ${header.join(' | ')} |`,
     `|---|---|${'---:|'.repeat(counts)}---|`,
-    ...report.rows.map((r) => `| ${cells(r).map(markdownText).join(' | ')} |`),
+    ...(shown?.rows ?? report.rows).map((r) => `| ${cells(r).map(markdownText).join(' | ')} |`),
     '',
+    ...(shown ? [shown.note, ''] : []),
     summaryOf(report),
   ];
   return `${lines.join('\n')}\n`;
