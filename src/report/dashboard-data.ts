@@ -5,15 +5,14 @@
 // the journal holds it), its owners, and the changes of its last few runs with each run's commit,
 // actor and runner. Pure: runs and snapshots in, the model out; the page renders it lazily, so
 // 1,000 stores × 90 days stay around a megabyte. Every text is worded here (as `drift` and
-// `history` word it) and made printable; the page only places it. A drift result is read with
-// suspicion: whatever a row carries that is not of a drifted record's shape is left out, and an
-// older result without records is told apart from a store in sync.
-import { findingTypes } from '../model/drift.js';
-import type { DriftAttribution, FindingType } from '../model/drift.js';
+// `history` word it) and made printable; the page only places it. Drift results come checked as
+// the state store checks what it reads back (state/read-checks: each drifted record bounded, a
+// detail that fails its check dropped); an older result without records is told apart from a
+// store in sync.
+import type { DriftedRecord, DriftSnapshotRow, FindingType } from '../model/drift.js';
 import { actorOfRun, commitOfRun } from '../model/journal.js';
 import type { JournalRun } from '../model/journal.js';
 import type { UnitKind } from '../model/kinds.js';
-import { isPlainRecord } from '../model/paths.js';
 import { printable } from '../model/printable.js';
 import type { DriftRenderOptions } from './drift-format.js';
 import { describeAttribution, describeRecord, findingTitles } from './drift-format.js';
@@ -23,19 +22,6 @@ import { describeActor, describeFieldChange, describeGit } from './history-repor
 export interface DriftSnapshot {
   at: string;
   rows: readonly DriftSnapshotRow[];
-}
-
-/** A store's row; what a result carries beyond the counts (since issue 35) is read with suspicion. */
-export interface DriftSnapshotRow {
-  target: string;
-  changes: number;
-  error?: unknown;
-  /** Who owns the store (the config's `owners`). */
-  owners?: unknown;
-  /** Its first drifted records: type, kind, key, the paths of the fields that differ, attribution. */
-  drifted?: unknown;
-  /** Drifted records beyond those kept in `drifted`. */
-  driftedLeftOut?: unknown;
 }
 
 export type DriftStatus = 'in-sync' | 'drifted' | 'error' | 'unknown';
@@ -118,7 +104,7 @@ export interface DashboardOptions extends DriftRenderOptions {
 
 const dayMs = 86_400_000;
 /** What one store's panel may hold: enough to tell the story, small enough for 1,000 stores. */
-const limits = { records: 50, fieldsPerRecord: 20, owners: 20, fieldsPerChange: 6, textChars: 500 };
+const limits = { fieldsPerChange: 6, textChars: 500 };
 
 /** Text from the data as the page shows it: printable (no control, bidi or zero-width characters) and of bounded length. */
 function shown(text: string): string {
@@ -145,44 +131,28 @@ function driftOf(row: DriftSnapshotRow): DriftStatus {
   return row.error !== undefined ? 'error' : row.changes > 0 ? 'drifted' : 'in-sync';
 }
 
-function attributionOf(value: unknown): DriftAttribution | undefined {
-  if (!isPlainRecord(value) || (value.by !== 'erpsync' && value.by !== 'erp' && value.by !== 'never-applied')) return undefined;
-  return { by: value.by, ...(typeof value.run === 'string' ? { run: value.run } : {}), ...(typeof value.at === 'string' ? { at: value.at } : {}) };
-}
-
-const count = (value: unknown): number => (Number.isSafeInteger(value) && (value as number) > 0 ? (value as number) : 0);
-const texts = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
-
 /** The run an attribution names, in a few words: ` (that run applied abc123, by alice)`. */
 function describeRunOf(runs: ReadonlyMap<string, JournalRun>, id: string | undefined): string {
   const run = id === undefined ? undefined : runs.get(id);
   return run ? ` (that run applied ${describeGit(run)}, by ${describeActor(run)})` : '';
 }
 
-/** A drifted record from a result, or undefined when the value is not one. */
-function dashboardRecord(value: unknown, runs: ReadonlyMap<string, JournalRun>, options: DriftRenderOptions): DashboardRecord | undefined {
-  if (!isPlainRecord(value) || typeof value.kind !== 'string' || typeof value.key !== 'string') return undefined;
-  const type = findingTypes.find((t) => t === value.type);
-  if (!type) return undefined;
-  const fields = texts(value.fields);
-  const attribution = attributionOf(value.attribution);
-  const by = describeAttribution({ ...(attribution ? { attribution } : {}) });
+function dashboardRecord(record: DriftedRecord, runs: ReadonlyMap<string, JournalRun>, options: DriftRenderOptions): DashboardRecord {
+  const by = describeAttribution(record);
   return {
-    type,
-    title: findingTitles[type],
-    record: shown(describeRecord({ kind: value.kind as UnitKind, key: value.key }, options)),
-    fields: fields.slice(0, limits.fieldsPerRecord).map(shown),
-    fieldsLeftOut: fields.length - Math.min(fields.length, limits.fieldsPerRecord) + count(value.fieldsLeftOut),
-    ...(by ? { by: shown(`${by}${describeRunOf(runs, attribution?.run)}`) } : {}),
+    type: record.type,
+    title: findingTitles[record.type],
+    record: shown(describeRecord({ kind: record.kind as UnitKind, key: record.key }, options)),
+    fields: record.fields.map(shown),
+    fieldsLeftOut: record.fieldsLeftOut ?? 0,
+    ...(by ? { by: shown(`${by}${describeRunOf(runs, record.attribution?.run)}`) } : {}),
   };
 }
 
 /** The latest result's records, or null when it carries none (taken before results kept them). */
 function dashboardRecords(row: DriftSnapshotRow | undefined, runs: ReadonlyMap<string, JournalRun>, options: DriftRenderOptions): Pick<DashboardStore, 'records' | 'recordsLeftOut'> {
-  if (!row || !Array.isArray(row.drifted)) return { records: null, recordsLeftOut: 0 };
-  const records = row.drifted.map((value) => dashboardRecord(value, runs, options)).filter((r): r is DashboardRecord => r !== undefined);
-  const kept = records.slice(0, limits.records);
-  return { records: kept, recordsLeftOut: records.length - kept.length + count(row.driftedLeftOut) };
+  if (!row?.drifted) return { records: null, recordsLeftOut: 0 };
+  return { records: row.drifted.map((record) => dashboardRecord(record, runs, options)), recordsLeftOut: row.driftedLeftOut ?? 0 };
 }
 
 function dashboardRun(run: JournalRun, changesPerRun: number): DashboardRun {
@@ -255,9 +225,9 @@ export function buildDashboardModel(runs: readonly JournalRun[], snapshots: read
         name: printable(store.name),
         account: shown(store.account),
         driftAt: shown(store.driftAt),
-        ...(latestRow?.error === undefined ? {} : { driftError: shown(String(latestRow.error)) }),
+        ...(latestRow?.error === undefined ? {} : { driftError: shown(latestRow.error) }),
         ...dashboardRecords(latestRow, runsById, options),
-        owners: texts(latestRow?.owners).slice(0, limits.owners).map(shown),
+        owners: (latestRow?.owners ?? []).map(shown),
         applies: applyLine.join(''),
         drifts: driftLine.join(''),
       })),
