@@ -31,7 +31,7 @@ main.open{grid-template-columns:minmax(0,1fr) clamp(34vw,40vw,760px)}
 @media (max-width:900px){main.open{grid-template-columns:minmax(0,1fr)}main.open #panel{order:-1;position:relative;top:0;max-height:none}}
 table{border-collapse:collapse;background:#fff;width:100%;table-layout:fixed}
 th,td{padding:4px 8px;border-bottom:1px solid #e3e6ea;text-align:left;vertical-align:top;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
-col.name{width:26%}col.drift{width:8.5em}col.last{width:14em}th.timeline{text-align:right}
+col.name{width:26%}col.drift{width:8.5em}col.last{width:15.5em}th.timeline{text-align:right}
 .sub{font-size:12px;color:#5b6472;overflow:hidden;text-overflow:ellipsis}
 tr.store{cursor:pointer}tr.store:hover,tr.open{background:#eef3ff}tr.store:focus{outline:2px solid #6c8cff;outline-offset:-2px}
 .tl{font:10px/11px "DejaVu Sans Mono",monospace;letter-spacing:0;white-space:pre;display:flex;justify-content:flex-end;overflow:hidden}
@@ -191,8 +191,8 @@ function openStore(store, tr) {
   panel.hidden = false;
   main.classList.add('open');
   panel.scrollTop = 0;
-  // Below 900 px the panel sits above the table: bring it into view.
-  panel.scrollIntoView({ block: 'nearest' });
+  // Below 900 px the panel sits above the table, out of view once the list was scrolled: bring it back.
+  if (panel.getBoundingClientRect().top < 0) panel.scrollIntoView({ block: 'start' });
 }
 statusFilter.addEventListener('change', () => { shown = pageSize; render(); });
 nameFilter.addEventListener('input', () => { shown = pageSize; render(); });
