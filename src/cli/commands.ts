@@ -197,9 +197,10 @@ export const commandSpecs: readonly CommandSpec[] = [
     summary: 'write the fleet dashboard: one static HTML page from the journal and drift results',
     usage: 'erpsync report --html FILE [--drift PATH]… [--days N] [options]',
     about: [
-      'Writes one self-contained HTML file (no server, works offline) from the journal and from',
-      'drift results (`erpsync drift --all-targets --json` output kept over time, one file a day):',
-      'every store with its last apply, its drift status and a timeline; a store opens to its changes.',
+      'Writes one self-contained HTML file (no server, works offline) from the journal and the drift',
+      'results the state store keeps (every runner\'s, with a shared backend), and from --drift files:',
+      'every store with its last apply, its drift status and a timeline; a store opens to what its',
+      'latest drift found (records, fields, who changed them) and its last runs (commit, actor, changes).',
     ],
     flags: reportFlags,
   },

@@ -29,17 +29,19 @@ export function fleetDriftStores(stores: readonly FleetStore[], config: TargetsC
   }));
 }
 
+/** A store's row of a drift snapshot: its counts, owners and its drifted records as a snapshot keeps them. */
+export function snapshotRowOf(store: FleetDriftStore): DriftSnapshotRow {
+  return {
+    target: store.target,
+    changes: store.report?.findings.length ?? 0,
+    ...(store.error === undefined ? {} : { error: store.error }),
+    ...(store.owners.length > 0 ? { owners: store.owners } : {}),
+    ...(store.report ? summarizeDrift(store.report) : {}),
+  };
+}
+
 /** A fleet drift kept over time for the dashboard, in the backend every runner shares (or .erpsync/drift-results). */
 export async function recordDriftSnapshot(stores: readonly FleetDriftStore[], config: TargetsConfig | undefined, io: RunIO, at: string): Promise<void> {
-  const rows = stores.map(
-    (store): DriftSnapshotRow => ({
-      target: store.target,
-      changes: store.report?.findings.length ?? 0,
-      ...(store.error === undefined ? {} : { error: store.error }),
-      ...(store.owners.length > 0 ? { owners: store.owners } : {}),
-      ...(store.report ? summarizeDrift(store.report) : {}),
-    }),
-  );
   const state = await stateStoreFor(backendChoiceOf(config, io.env), io);
-  await state.driftResults.record({ at, rows });
+  await state.driftResults.record({ at, rows: stores.map(snapshotRowOf) });
 }

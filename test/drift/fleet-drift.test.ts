@@ -4,7 +4,7 @@
 // (JSON checked against its published schema), `--out DIR` one report per store, `--baseline` per
 // store; `--notify` gives three `open` notifications for their two owners and a `close` for the
 // store nobody touched, and after the fix is applied the next night closes all of them. The
-// dashboard's snapshot keeps what drifted.
+// dashboard's snapshot keeps what drifted, and `report --html` shows it.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import type { FleetDriftStore } from '../../src/model/drift.js';
+import type { DashboardModel } from '../../src/report/dashboard-data.js';
 import type { DriftNotifications } from '../../src/report/drift-notify.js';
 import { localDriftResults } from '../../src/state/local/drift-results.js';
 import { openFleetAccounts } from '../support/fleet.js';
@@ -68,6 +69,14 @@ async function editByHand(): Promise<void> {
   await recolour(1, '#00ff00');
   await call(1, 'DELETE', `/grupos-produtos/${await idOf(1, '/grupos-produtos', 'Maquiagem')}`);
   await call(2, 'PUT', `/grupos-produtos/${await idOf(2, '/grupos-produtos', 'Loja 3')}`, { nome: hostile });
+}
+
+/** The model `report --html` embeds in its page, written from `cwd`. */
+async function dashboardOf(cwd: string, args: string[]): Promise<DashboardModel> {
+  const run = await runCli(['report', '--html', 'fleet.html', ...args], { cwd, env });
+  expect(run.code, run.stderr).toBe(0);
+  const embedded = /<script type="application\/json" id="dashboard-data">(.*?)<\/script>/s.exec(readFileSync(path.join(cwd, 'fleet.html'), 'utf8'))?.[1];
+  return JSON.parse(embedded ?? 'null') as DashboardModel;
 }
 
 const notificationsOf = (file: string) => JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as DriftNotifications;
@@ -146,6 +155,28 @@ describe('a fleet drift after a night of hand edits', () => {
       ['unmanaged', hostile],
     ]);
     expect(row('lojas/loja-04')).toMatchObject({ changes: 0, drifted: [] });
+  });
+
+  it('report --html tells what drifted on each store and who changed it, read from the state store or from a kept --json file alike', async () => {
+    const json = await runCli(['drift', '--all-targets', '--json'], { cwd: dir, env });
+    const elsewhere = mkdtempSync(path.join(tmpdir(), 'erpsync-fleet-drift-kept-'));
+    try {
+      writeFileSync(path.join(elsewhere, `drift-${new Date().toISOString().slice(0, 10)}.json`), json.stdout);
+      const fromStore = await dashboardOf(dir, []);
+      const fromFile = await dashboardOf(elsewhere, ['--drift', '.']);
+      for (const model of [fromStore, fromFile]) {
+        expect(model.stores.find((s) => s.name === 'lojas/loja-01')).toMatchObject({
+          drift: 'drifted',
+          owners: ['maria', '@agencia/suporte'],
+          records: [{ title: 'Modified in the ERP', record: 'situacoes "Vendas > Aguardando pagamento"', fields: ['cor'], by: expect.stringMatching(/^changed in the ERP since erpsync run \S+ /) }],
+        });
+        expect(model.stores.find((s) => s.name === 'lojas/loja-03')?.records?.map((r) => r.record)).toEqual(['gruposProdutos "Loja 3"', `gruposProdutos "${hostile}"`]);
+      }
+      // The journal beside the state store names the run's commit and actor; a file alone cannot.
+      expect(fromStore.stores.find((s) => s.name === 'lojas/loja-01')?.records?.[0]?.by).toMatch(/\(that run applied [0-9a-f]{12}, by .+\)$/);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 
   it("gives every store's report as JSON that its published schema takes, in text under each store's account line, and as JUnit", async () => {
