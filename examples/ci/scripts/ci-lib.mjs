@@ -99,9 +99,16 @@ export async function runScript(body) {
   }
 }
 
-/** `erpsync targets --json` entries, each with the concurrency group its applies are serialised in. */
-export function targetsOf(args, state) {
-  const run = erpsync(['targets', ...args, '--json'], { state, capture: true });
-  if (run.code !== 0) throw new Error(`erpsync targets ${args.join(' ')} exited with ${run.code}`);
-  return JSON.parse(run.stdout).include.map((entry) => ({ target: entry.target, group: entry.concurrencyGroup ?? entry.group }));
+/**
+ * `erpsync targets … --json`: the matrix of the selected stores, one entry per job — with the
+ * config's `concurrency: { groups: N }`, one per concurrency group that holds any ({ group, shard:
+ * "I/N", targets }), else one per store ({ group, target, targets }).
+ */
+export function matrixOf(args) {
+  const run = erpsync(['targets', ...args, '--json'], { capture: true });
+  if (run.code !== 0) throw new Error(`erpsync targets ${args.join(' ')} --json exited with ${run.code}`);
+  return JSON.parse(run.stdout).include;
 }
+
+/** The stores of a matrix's jobs. */
+export const storesOf = (matrix) => matrix.flatMap((job) => job.targets);

@@ -3,11 +3,11 @@
 // commit, and that commit to the plans its plan run saved — nothing is planned afresh here. The
 // stores with something to apply are grouped by their concurrency group (`erpsync targets --json`):
 //   OUT/request.json, OUT/plans/  the reviewed run's files, as they were saved
-//   OUT/groups.json               [{ group, targets: "a,b" }], one apply job per group
+//   OUT/groups.json               [{ group, shard: "I/N", targets: "a,b" }], one apply job per group
 // and, on GitHub, the step output `matrix` ({ include: groups }; empty when nothing is to apply).
 // Usage: node fetch-reviewed-plans.mjs OUT
 import path from 'node:path';
-import { addSummary, currentCommit, outputFolder, readJson, readState, report, runScript, setOutput, targetsOf, writeJson } from './ci-lib.mjs';
+import { addSummary, currentCommit, matrixOf, outputFolder, readJson, readState, report, runScript, setOutput, writeJson } from './ci-lib.mjs';
 import { currentForge } from './forge.mjs';
 
 /** The stores a reviewed plan changes (or holds blocked changes for, which apply names and refuses). */
@@ -18,10 +18,10 @@ function storesToApply(out, reviewed) {
     .map((store) => store.target);
 }
 
+/** One apply job per concurrency group holding any of the stores: its name, its shard I/N, its stores. */
 function groupsOf(stores) {
-  const groups = new Map();
-  for (const { target, group } of targetsOf(['--target', stores.join(',')])) groups.set(group, [...(groups.get(group) ?? []), target]);
-  return [...groups].map(([group, targets]) => ({ group, targets: targets.join(',') }));
+  if (stores.length === 0) return [];
+  return matrixOf(['--target', stores.join(',')]).map((job) => ({ group: job.group, shard: job.shard, targets: job.targets.join(',') }));
 }
 
 await runScript(() => {

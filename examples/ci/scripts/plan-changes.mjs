@@ -8,7 +8,7 @@
 // Usage: node plan-changes.mjs OUT
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { addSummary, erpsync, outputFolder, readJson, readState, report, runScript, setOutput, targetsOf, writeJson } from './ci-lib.mjs';
+import { addSummary, erpsync, matrixOf, outputFolder, readJson, readState, report, runScript, setOutput, storesOf, writeJson } from './ci-lib.mjs';
 import { currentForge } from './forge.mjs';
 
 /** Blocked changes per store, from the saved plans (their shape: schemas/plan.schema.json). */
@@ -30,7 +30,7 @@ function validateOffline(targets) {
 await runScript(() => {
   const out = outputFolder('node plan-changes.mjs OUT');
   const request = currentForge().request();
-  const targets = targetsOf(['--changed-since', request.base]).map((t) => t.target);
+  const targets = storesOf(matrixOf(['--changed-since', request.base]));
   const record = (exitcode, extra = {}) => {
     writeJson(path.join(out, 'request.json'), { formatVersion: 1, ...request, targets, exitcode, ...extra });
     setOutput('exitcode', String(exitcode));

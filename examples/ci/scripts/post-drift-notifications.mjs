@@ -6,6 +6,7 @@
 // ERPSYNC_CHAT_WEBHOOK_URL, each issue opened or closed is also POSTed there as JSON
 // ({ text, key, target, action, owners, issue }): Slack, Mattermost, Google Chat and Teams
 // workflows read `text`.
+// Nothing is posted when the drift did not run through (OUT/drift.json's exit code 1 or 3).
 // Usage: node post-drift-notifications.mjs OUT
 /* global fetch -- Node.js 20 has it */
 import { writeFileSync } from 'node:fs';
@@ -47,6 +48,8 @@ async function tellChat(url, changes) {
 
 await runScript(async () => {
   const out = outputFolder('node post-drift-notifications.mjs OUT');
+  const { exitcode } = readJson(path.join(out, 'drift.json'));
+  if (exitcode !== 0 && exitcode !== 2) return 0; // drift did not run through: finish.mjs fails the job
   const { notifications } = readJson(path.join(out, 'notify.json'));
   const state = readState();
   const forge = currentForge(state);

@@ -2,7 +2,7 @@
 // forge's copy, with its pull/merge requests as branches), the forge itself (a JSON file that
 // test/support/ci/fake-forge.mjs answers `gh` and `glab` from and logs every call beside), and the
 // runner machine's PATH, where `gh`, `glab` and `npm` are that fake and `node` the test's own.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -168,6 +168,15 @@ export class CiWorld {
     return this.git('rev-parse', 'HEAD');
   }
 
+  /** The commit `sha` in `dir`, with `depth` commits of history (0: all), as a runner fetches it. */
+  checkout(sha: string, depth: number, dir: string): string {
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env: this.machineEnv(), encoding: 'utf8' });
+    git('init', '-q');
+    git('fetch', '-q', ...(depth > 0 ? [`--depth=${depth}`] : []), `file://${this.origin}`, sha);
+    git('checkout', '-q', '--detach', 'FETCH_HEAD');
+    return `checked out ${sha}\n`;
+  }
+
   runId(): number {
     return this.nextRunId++;
   }
@@ -206,4 +215,17 @@ export class CiWorld {
   close(): void {
     rmSync(this.root, { recursive: true, force: true });
   }
+}
+
+/** Runs a job's script with bash (`options` as the CI passes them); its exit code and its log (stdout and stderr as they came). */
+export function runBash(script: string, env: Record<string, string>, cwd: string, file: string, options: string[]): Promise<{ code: number; log: string }> {
+  writeFileSync(file, script);
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', [...options, file], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let log = '';
+    child.stdout.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code: code ?? 1, log }));
+  });
 }

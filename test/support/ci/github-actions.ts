@@ -7,12 +7,11 @@
 // gets no secrets either), and the fake forge refuses what they do not allow. `uses:` steps are
 // emulated minimally: checkout fetches the run's commit from the repository (as deep as
 // `fetch-depth` says), setup-node does nothing, upload/download-artifact copy folders.
-import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import type { ChangeRequest, CiWorld } from './ci-world.js';
-import { repositoryName } from './ci-world.js';
+import { repositoryName, runBash } from './ci-world.js';
 import type { Contexts, StatusFunctions, Value } from './github-expressions.js';
 import { condition, interpolate, interpolateValue } from './github-expressions.js';
 
@@ -249,7 +248,7 @@ async function runJobInstance(
     const env = { ...githubEnv, ...stepEnv, ...files, PATH: [...added.path, githubEnv.PATH].join(':') };
     const result = step.uses
       ? await emulateAction(world, run, runId, step, contexts, workspace)
-      : await runBash(interpolate(step.run ?? '', contexts), env, workspace, path.join(temp, `step-${n}.sh`));
+      : await runBash(interpolate(step.run ?? '', contexts), env, workspace, path.join(temp, `step-${n}.sh`), ['--noprofile', '--norc', '-eo', 'pipefail']);
     const outputs = readKeyValues(files.GITHUB_OUTPUT);
     Object.assign(added.env, readKeyValues(files.GITHUB_ENV));
     added.path.unshift(...readFileSync(files.GITHUB_PATH, 'utf8').split('\n').filter(Boolean).reverse());
@@ -263,18 +262,6 @@ async function runJobInstance(
   const outputs = Object.fromEntries(Object.entries(job.outputs ?? {}).map(([k, v]) => [k, interpolate(v, contexts)]));
   const concurrency = job.concurrency ? { group: interpolate(job.concurrency.group, contexts), cancelInProgress: job.concurrency['cancel-in-progress'] === true } : undefined;
   return { id, name: interpolate(job.name ?? id, contexts), ...(matrix === undefined ? {} : { matrix }), outcome, ...(concurrency ? { concurrency } : {}), permissions, outputs, steps, summary };
-}
-
-function runBash(script: string, env: Record<string, string>, cwd: string, file: string): Promise<{ code: number; log: string }> {
-  writeFileSync(file, script);
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', file], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let log = '';
-    child.stdout.on('data', (chunk: Buffer) => (log += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code: code ?? 1, log }));
-  });
 }
 
 /** GITHUB_OUTPUT and GITHUB_ENV: `name=value` lines and `name<<DELIMITER` blocks. */
@@ -301,7 +288,7 @@ async function emulateAction(world: CiWorld, run: WorkflowRun, runId: number, st
   const inputs = Object.fromEntries(Object.entries(step.with ?? {}).map(([k, v]) => [k, interpolate(String(v), contexts)]));
   const [action] = (step.uses ?? '').split('@');
   try {
-    if (action === 'actions/checkout') return { code: 0, log: checkout(world, run.sha, Number(inputs['fetch-depth'] ?? 1), workspace) };
+    if (action === 'actions/checkout') return { code: 0, log: world.checkout(run.sha, Number(inputs['fetch-depth'] ?? 1), workspace) };
     if (action === 'actions/setup-node') return { code: 0, log: `node ${process.version} (the runner's)\n` };
     if (action === 'actions/upload-artifact') return { code: 0, log: uploadArtifact(world, run, runId, inputs, workspace) };
     if (action === 'actions/download-artifact') return { code: 0, log: downloadArtifact(world, runId, inputs, workspace) };
@@ -309,15 +296,6 @@ async function emulateAction(world: CiWorld, run: WorkflowRun, runId: number, st
     return { code: 1, log: `::error::${(error as Error).message}\n` };
   }
   throw new Error(`the harness does not emulate uses: ${step.uses ?? ''}`);
-}
-
-/** The run's commit, with `depth` commits of history (0: all), as actions/checkout fetches it. */
-function checkout(world: CiWorld, sha: string, depth: number, workspace: string): string {
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: workspace, env: world.machineEnv(), encoding: 'utf8' });
-  git('init', '-q');
-  git('fetch', '-q', ...(depth > 0 ? [`--depth=${depth}`] : []), `file://${world.origin}`, sha);
-  git('checkout', '-q', '--detach', 'FETCH_HEAD');
-  return `checked out ${sha}\n`;
 }
 
 /** The files of `path:` (lines), relative to their common folder, as upload-artifact keeps them. */
