@@ -3,7 +3,7 @@
 // one overlay per store, the config naming the real PostgreSQL backend (a fresh schema), the
 // templates copied where the forge reads them, and every store applied once so the fleet starts
 // in sync. The one repository secret, ERPSYNC_STATE, holds the backend's URL and key.
-import { cpSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SandboxStore } from '../fleet.js';
 import { storeName, writeSandboxFleet } from '../fleet.js';
@@ -74,5 +74,3 @@ export async function openCiFleet(options: CiFleetOptions): Promise<CiFleet> {
   };
 }
 
-/** The workflow files the templates ship, by name. */
-export const githubWorkflows = readdirSync(path.join(examples, 'github-actions/workflows')).sort();
