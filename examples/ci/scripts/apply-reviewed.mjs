@@ -13,7 +13,7 @@ import { addSummary, erpsync, outputFolder, readJson, readState, report, runScri
 const outcomes = {
   0: ['notice', 'applied the reviewed plans'],
   1: ['error', 'a change failed or was blocked (named above): fix it in a new pull request'],
-  3: ['error', 'refused: the manifests or a store\'s account changed since these plans were made (named above). Plan again: open a pull request with the change'],
+  3: ['error', 'refused: the manifests or a store\'s account changed since these plans were made (named above); plan again: open a pull request that touches these stores'],
 };
 
 /** The stores of concurrency group I of N, from the groups the reviewed plans touch. */

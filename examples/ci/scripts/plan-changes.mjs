@@ -1,5 +1,5 @@
 // The pull request loop, its plan: the stores whose manifests or config the change touches
-// (`erpsync targets --changed-since BASE`) are planned into saved plans and comment parts:
+// (`--changed-since BASE`: `targets` lists them, `plan` plans them) go into saved plans and comment parts:
 //   OUT/request.json  the request's number, base and head commits, the stores planned, erpsync's exit code
 //   OUT/plans/        `erpsync plan --out`: what the merge applies, exactly
 //   OUT/comments/     `--comment-dir`: comment-1.md … each under the forge's size limit
@@ -56,7 +56,7 @@ await runScript(() => {
   }
   const plans = path.join(out, 'plans');
   const comments = path.join(out, 'comments');
-  const plan = erpsync(['plan', '--target', targets.join(','), '--detailed-exitcode', '--out', plans, '--comment-dir', comments], { state });
+  const plan = erpsync(['plan', '--changed-since', request.base, '--detailed-exitcode', '--out', plans, '--comment-dir', comments], { state });
   const saved = plan.code === 0 || plan.code === 2;
   record(plan.code, saved ? { blocked: blockedIn(plans) } : {});
   const parts = saved ? readdirSync(comments).filter((f) => /^comment-\d+\.md$/.test(f)).length : 0;

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { outputFolder, readJson, readState, report, runScript, runUrl } from './ci-lib.mjs';
 import { currentForge } from './forge.mjs';
 
-const marker = /^<!-- erpsync-plan-comment part=(\d+) -->/;
+const marker = /^<!-- erpsync-plan-comment part=(\d+)\b[^>]*-->/;
 /** A forge keeps 65,536 characters a comment; erpsync's parts stay under 65,000, the footer fits. */
 const commentLimit = 65_536;
 
