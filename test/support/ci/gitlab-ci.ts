@@ -141,7 +141,9 @@ export async function runPipeline(world: CiWorld, run: PipelineRun): Promise<Pip
   const predefined = predefinedVariables(world, run, id);
   const jobs = Object.entries(pipeline).filter(([name]) => !keywords.has(name) && !name.startsWith('.')) as [string, JobDefinition][];
   const stages = pipeline.stages ?? ['build', 'test', 'deploy'];
-  const chosen = jobs.filter(([, job]) => included(job, predefined)).sort(([, a], [, b]) => stages.indexOf(a.stage ?? 'test') - stages.indexOf(b.stage ?? 'test'));
+  // Rules see the pipeline's variables too: the project's, and a schedule's own (ERPSYNC_SCHEDULE).
+  const ruleVariables = { ...predefined, ...Object.fromEntries(Object.entries(run.variables).filter(([, v]) => !v.file).map(([k, v]) => [k, v.value])) };
+  const chosen = jobs.filter(([, job]) => included(job, ruleVariables)).sort(([, a], [, b]) => stages.indexOf(a.stage ?? 'test') - stages.indexOf(b.stage ?? 'test'));
   const results: GitLabJobResult[] = [];
   const finished = new Map<string, { artifacts: string[]; outcome: string }>();
   world.updateForge((state) => void state.gitlab.pipelines.push({ id, mr: run.request?.number ?? null, sha: run.sha, status: 'running', jobs: [] }));
