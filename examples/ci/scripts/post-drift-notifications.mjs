@@ -1,30 +1,26 @@
 // The schedule loop, its notifications: each of erpsync's notifications (OUT/notify.json, written
-// by `erpsync drift --notify`) is one store's issue, found again by its stable key (a hidden marker
-// in the body) among the open issues labelled `erpsync-drift`: opened when the store drifts,
-// updated while it stays drifted, closed when it is back in sync. The owners that are users are
-// assigned and every owner (teams too) is named in the body. When the secret holds
-// ERPSYNC_CHAT_WEBHOOK_URL, each issue opened or closed is also POSTed there as JSON
-// ({ text, key, target, action, owners, issue }): Slack, Mattermost, Google Chat and Teams
-// workflows read `text`.
-// Nothing is posted when the drift did not run through (OUT/drift.json's exit code 1 or 3).
+// by `erpsync drift --notify`; schemas/drift-notify.schema.json) is one store's issue, found again
+// by its stable key (the hidden marker erpsync puts on the body's first line) among the open
+// issues labelled `erpsync-drift`: `open` opens it (its assignees assigned, every owner named in
+// the body) or updates the open one while the store stays drifted; `close` closes it when the
+// store is back in sync; `error` (the store could not be read) leaves it as it is and is named
+// here (the job fails on the drift's exit code). When the secret holds ERPSYNC_CHAT_WEBHOOK_URL,
+// each issue opened or closed is also POSTed there as JSON ({ text, key, target, action, owners,
+// issue }): Slack, Mattermost, Google Chat and Teams workflows read `text`.
+// Nothing is posted when erpsync wrote no notifications (the drift did not run).
 // Usage: node post-drift-notifications.mjs OUT
 /* global fetch -- Node.js 20 has it */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { URL } from 'node:url';
 import { addSummary, outputFolder, readJson, readState, report, runScript, runUrl } from './ci-lib.mjs';
 import { currentForge } from './forge.mjs';
 
 const listLabel = 'erpsync-drift';
-const markerOf = (key) => `<!-- erpsync-notification key=${key} -->`;
-const markerPattern = /<!-- erpsync-notification key=(\S+) -->/;
-/** `alice` or `@alice` is a user (assignable); `@org/team` is a team, named only. */
-const userOf = (owner) => (/^@?[A-Za-z0-9][A-Za-z0-9-]*$/.test(owner) ? owner.replace(/^@/, '') : undefined);
+const markerPattern = /<!-- erpsync-drift key=(\S+) -->/;
 
-function bodyOf(notification) {
-  const owners = notification.owners.map((o) => (o.startsWith('@') ? o : `@${o}`)).join(', ');
-  return `${markerOf(notification.key)}\n${notification.body}\n\n_${owners ? `Owners: ${owners} · ` : ''}[drift run](${runUrl()})_\n`;
-}
+/** erpsync's body (under 65,000 characters, its marker first) and a link to this run. */
+const bodyOf = (notification) => `${notification.body}\n\n_[drift run](${runUrl()})_\n`;
 
 /** Opens the store's issue; an owner the forge cannot assign (no access) is left named in the body only. */
 function open(forge, issue) {
@@ -48,19 +44,23 @@ async function tellChat(url, changes) {
 
 await runScript(async () => {
   const out = outputFolder('node post-drift-notifications.mjs OUT');
-  const { exitcode } = readJson(path.join(out, 'drift.json'));
-  if (exitcode !== 0 && exitcode !== 2) return 0; // drift did not run through: finish.mjs fails the job
-  const { notifications } = readJson(path.join(out, 'notify.json'));
+  const file = path.join(out, 'notify.json');
+  if (!existsSync(file)) return 0; // the drift did not run: finish.mjs fails the job
+  const { notifications } = readJson(file);
   const state = readState();
   const forge = currentForge(state);
   const issues = new Map(forge.openIssues(listLabel).flatMap((issue) => { const key = markerPattern.exec(issue.body)?.[1]; return key ? [[key, issue]] : []; }));
-  const drifted = notifications.filter((n) => n.action !== 'close');
+  const drifted = notifications.filter((n) => n.action === 'open');
   forge.ensureLabels([...new Set([listLabel, ...drifted.flatMap((n) => n.labels)])]);
   const bodyFile = path.join(out, 'issue-body.md');
   const changes = [];
   for (const notification of notifications) {
     const existing = issues.get(notification.key);
     const change = { text: notification.text, key: notification.key, target: notification.target, owners: notification.owners };
+    if (notification.action === 'error') {
+      report('warning', `${notification.target} could not be checked: ${notification.text}`);
+      continue;
+    }
     if (notification.action === 'close') {
       if (!existing) continue;
       forge.closeIssue(existing.number, `Back in sync with its manifests ([drift run](${runUrl()})).`);
@@ -68,7 +68,7 @@ await runScript(async () => {
       continue;
     }
     writeFileSync(bodyFile, bodyOf(notification));
-    const issue = { title: notification.title, bodyFile, labels: [...new Set([listLabel, ...notification.labels])], assignees: notification.owners.map(userOf).filter(Boolean) };
+    const issue = { title: notification.title, bodyFile, labels: [...new Set([listLabel, ...notification.labels])], assignees: notification.assignees };
     if (existing) forge.updateIssue(existing.number, issue);
     else changes.push({ ...change, action: 'opened', issue: open(forge, issue) });
   }
