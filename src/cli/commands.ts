@@ -30,8 +30,13 @@ export const commandSpecs: readonly CommandSpec[] = [
     name: 'plan',
     summary: 'show what apply would change in the account',
     usage: 'erpsync plan [paths…] [options]',
-    about: ['Reads the manifests and the account and shows what `erpsync apply` would change.', 'Across a fleet, each store\'s plan under its account line (deletes first), then one table.'],
+    about: [
+      'Reads the manifests and the account and shows what `erpsync apply` would change.',
+      'Across a fleet, each store\'s plan under its account line (deletes first), then one table.',
+      'A saved plan (--out) records its manifests\' git commit; apply checks them against it.',
+    ],
     flags: planFlags,
+    footer: ['exit codes: 0 done (or no changes, with --detailed-exitcode), 2 changes present, blocked ones', 'included (--detailed-exitcode), 1 error, 3 refused'],
   },
   {
     name: 'apply',
@@ -42,8 +47,15 @@ export const commandSpecs: readonly CommandSpec[] = [
       '`erpsync plan --out`, which is refused when the records it touches changed since. A folder',
       'saved by a fleet plan applies each store\'s plan to its own account; a stale store is refused',
       'while the others apply. A saved plan carries its own budget, replacements and selection.',
+      'Saved plans whose manifests in this checkout changed since they were made are refused whole.',
     ],
     flags: applyFlags,
+    footer: [
+      'exit codes: 0 applied (or nothing to apply), 1 error, a change failed or did not take, or the',
+      'plan holds blocked changes (the rest is applied, each blocked one named), 3 refused: a saved plan',
+      'whose account changed (that store alone), saved plans whose manifests changed since they were',
+      'made (MANIFESTS_CHANGED, nothing applied), the delete budget, the lock, no confirmation',
+    ],
   },
   {
     name: 'drift',

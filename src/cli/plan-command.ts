@@ -18,7 +18,8 @@ import { resolveRunTarget } from '../target/open-target.js';
 import type { RevertSource } from '../workflows/revert-plan.js';
 import type { RunIO } from '../model/run-io.js';
 import { writeLine } from '../model/run-io.js';
-import { writeFleetPlans, writeSavedPlan } from '../workflows/saved-plans.js';
+import { withOrigin, writeFleetPlans, writeSavedPlan } from '../workflows/saved-plans.js';
+import { revisionReader } from '../workflows/git-revision.js';
 import { exitCodeOfStore } from '../workflows/store-outcome.js';
 import type { StoreSettings } from '../workflows/store-settings.js';
 import { quietSession, runStore } from '../workflows/store-workflow.js';
@@ -54,7 +55,8 @@ export async function runPlanCommand(args: string[], io: RunIO): Promise<number>
   const result = await runStore({ command: 'plan', target, source, settings }, io, bannerSession(format === 'text' ? io.stdout : io.stderr));
   printDiagnostics(result.diagnostics, io);
   if (result.status !== 'planned') return exitCodeOfStore(result, settings);
-  const plan = result.plan;
+  // A saved plan records where it was made: apply checks the manifests against it and journals the commit.
+  const plan = flags.out ? await withOrigin(result.plan, source, target, revisionReader(io.cwd)) : result.plan;
   if (flags.out) await writeSavedPlan(path.resolve(io.cwd, flags.out), plan, io.cwd);
   if (format === 'json') io.stdout.write(serializePlan(plan));
   else if (format === 'markdown') io.stdout.write(renderPlanMarkdown(plan, { adapters: registry.units, ...(flags.out ? { fullPlanAt: flags.out } : {}) }));
@@ -82,9 +84,12 @@ async function planFleet(flags: PlanCommandFlags, paths: readonly string[], sett
     io,
   );
   if (flags.out) {
+    const revisions = revisionReader(io.cwd);
     await writeFleetPlans(
       path.resolve(io.cwd, flags.out),
-      stores.map((s) => (s.result?.status === 'planned' ? { target: s.name, plan: s.result.plan } : { target: s.name, error: s.row.error ?? 'not planned' })),
+      await Promise.all(
+        stores.map(async (s) => (s.result?.status === 'planned' ? { target: s.name, plan: await withOrigin(s.result.plan, source, s.result.target, revisions) } : { target: s.name, error: s.row.error ?? 'not planned' })),
+      ),
     );
   }
   printFleetPlans(stores, report, format, io, { plans: true, verbose: flags.verbose });

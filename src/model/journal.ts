@@ -2,7 +2,7 @@
 // as the run goes (workflows/journal-writer) and read back by history, revert plans, drift
 // attribution and the fleet dashboard. Plain data; secret values never enter it (left out by the
 // field, as saved plans leave them out). A run without its closing line was interrupted.
-import type { ChangeAction, ChangeReason, FieldChange } from './plan.js';
+import type { ChangeAction, ChangeReason, FieldChange, GitRevision } from './plan.js';
 import type { UnitKind } from './kinds.js';
 
 export const journalFormatVersion = 1;
@@ -12,7 +12,7 @@ export interface JournalActor {
   type: 'ci' | 'user';
   /** The CI run's URL. */
   url?: string;
-  /** The login that ran it (CI actor or local user); absent when nothing names one. */
+  /** Who ran it: GITHUB_ACTOR, else GITLAB_USER_LOGIN, else the OS user; absent when nothing names one. */
   user?: string;
   host?: string;
 }
@@ -26,8 +26,15 @@ export interface JournalRunLine {
   erpsyncVersion: string;
   /** `manifests`: planned in this run; `saved-plan`: applied from a plan file. */
   source: 'manifests' | 'saved-plan';
-  /** The manifests' git revision, and whether the work tree had uncommitted changes; null outside git. */
-  git: { revision: string; dirty: boolean } | null;
+  /**
+   * The git revision of the checkout that applied (its manifests, else its working folder), and
+   * whether they had uncommitted changes; null outside git.
+   */
+  git: GitRevision | null;
+  /** A saved (or fleet-reviewed) plan's: the revision its manifests had when it was made; null outside git. Absent: planned in this run, or saved without it. */
+  planGit?: GitRevision | null;
+  /** `--from-target`: the template store whose account the run copied. */
+  template?: string;
   target: { name: string; id: string; mode: 'sandbox' | 'remote' };
   account: { id: string; nome: string; cnpj: string };
   actor: JournalActor;
@@ -113,6 +120,16 @@ export interface JournalRun {
   /** Changes started and never ended (killed midway). */
   unfinished: string[];
   status: JournalRunStatus;
+}
+
+/** The commit a run applied: its plan's, when it applied a saved plan that recorded one, else its checkout's. */
+export function commitOfRun(header: Pick<JournalRunLine, 'git' | 'planGit'>): GitRevision | null {
+  return header.planGit ?? header.git;
+}
+
+/** Who ran it, in a word: the CI or OS login, else the CI job's address; undefined when nothing names anyone. */
+export function actorOfRun(header: Pick<JournalRunLine, 'actor'>): string | undefined {
+  return header.actor.user ?? header.actor.url;
 }
 
 /** A run's status from its lines: no closing line means it never finished. */

@@ -3,6 +3,8 @@
 // runs come in, lines or a JSON value go out. Account text is data: every string from the journal
 // goes through printable() on its way to a terminal.
 import type { JournalChangeLine, JournalRun } from '../model/journal.js';
+import { actorOfRun, commitOfRun } from '../model/journal.js';
+import type { GitRevision } from '../model/plan.js';
 import { printable } from '../model/printable.js';
 
 /** A run in one JSON object: what the list shows. */
@@ -17,7 +19,12 @@ export function summarizeRun(run: JournalRun) {
     target: header.target.name,
     account: header.account,
     source: header.source,
+    /** The commit the run applied (its saved plan's, else its checkout's) and who ran it, as the dashboard shows them. */
+    commit: commitOfRun(header)?.revision ?? null,
+    by: actorOfRun(header) ?? null,
     git: header.git,
+    ...(header.planGit === undefined ? {} : { planGit: header.planGit }),
+    ...(header.template === undefined ? {} : { template: header.template }),
     actor: header.actor,
     erpsyncVersion: header.erpsyncVersion,
     ...(run.runner === undefined ? {} : { runner: run.runner }),
@@ -35,9 +42,18 @@ function describeActor(run: JournalRun): string {
   return actor.type === 'ci' ? `${actor.user ? `${actor.user} ` : ''}${actor.url ?? 'CI'}` : `${actor.user ?? 'unknown user'}${actor.host ? `@${actor.host}` : ''}`;
 }
 
+function describeRevision(git: GitRevision | null): string {
+  return git ? `${git.revision.slice(0, 12)}${git.dirty ? ' (dirty)' : ''}` : 'not in git';
+}
+
+/** The commit a run applied: a saved plan's, and the checkout's when it applied elsewhere; the template store of --from-target. */
 function describeGit(run: JournalRun): string {
-  const git = run.header.git;
-  return git ? `${git.revision.slice(0, 12)}${git.dirty ? ' (dirty)' : ''}` : run.header.source === 'saved-plan' ? 'saved plan' : 'not in git';
+  const { git, planGit, template, source } = run.header;
+  const from = template === undefined ? '' : ` from target ${template}`;
+  if (planGit === undefined) return `${git || source !== 'saved-plan' ? describeRevision(git) : 'saved plan'}${from}`;
+  const planned = describeRevision(planGit);
+  const applied = describeRevision(git);
+  return `${planned === applied ? planned : `planned at ${planned}, applied at ${applied}`}${from}`;
 }
 
 /** One line a run, oldest first. */

@@ -1,7 +1,8 @@
 // Reading the journal back (model/journal): where a repository's runs are, the run a command
 // names, and the runs a drift is attributed from. The runs themselves come from the state store's
-// journal (state/), newest last, each with its changes, its read-back and how it ended. It writes
-// nothing and prints nothing.
+// journal (state/), newest last, each with its changes, its read-back and how it ended; each run's
+// header names the commit it applied and who ran it (model/journal: commitOfRun, actorOfRun), which
+// history and the dashboard show. It writes nothing and prints nothing.
 import { resolve } from 'node:path';
 import { DEFAULT_JOURNAL_DIR } from '../api/targets.js';
 import type { TargetsConfig } from '../api/targets.js';
