@@ -46,7 +46,7 @@ export async function openCiFleet(options: CiFleetOptions): Promise<CiFleet> {
   const backend = freshBackend();
   const accounts = path.join(world.root, 'accounts');
   mkdirSync(accounts);
-  const config = ['backend:', '  postgres: { urlEnv: ERPSYNC_DATABASE_URL, keyEnv: ERPSYNC_STATE_KEY, schema: ' + backend.schema + ' }']; // TODO concurrency: { groups: 4 } once C lands
+  const config = ['backend:', '  postgres: { urlEnv: ERPSYNC_DATABASE_URL, keyEnv: ERPSYNC_STATE_KEY, schema: ' + backend.schema + ' }', 'concurrency: { groups: 4 }'];
   const stores = writeSandboxFleet(world.origin, options.size, (i) => ({ manifests: ['base', `lojas/loja-${String(i).padStart(2, '0')}.yaml`], ...(options.owners ? { owners: options.owners(i) } : {}) }), { accounts, config });
   const files: Record<string, string> = {
     '.gitignore': 'node_modules/\n.erpsync/\nerpsync-out/\n',
