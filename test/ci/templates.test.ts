@@ -4,6 +4,7 @@
 // never cancels an apply; every script the templates call exists and ships in the package, and
 // every erpsync flag the scripts pass is one the command's --help lists. A store added to a
 // 1,000-store config moves no other store's concurrency group.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -117,6 +118,31 @@ describe('the scripts the templates call', () => {
       helps.set(call.command, help);
       for (const flag of call.flags) expect(help, `${call.file}: erpsync ${call.command} ${flag}`).toContain(flag);
     }
+  });
+});
+
+describe('the one secret', () => {
+  const withState = (state: string | undefined, extra: Record<string, string> = {}) => {
+    const script = 'const e = process.env; console.log(JSON.stringify({ url: e.ERPSYNC_DATABASE_URL, key: e.ERPSYNC_STATE_KEY, raw: e.ERPSYNC_STATE ?? null }))';
+    return spawnSync(process.execPath, [path.join(scriptsDir, 'with-state.mjs'), process.execPath, '-e', script], { env: { PATH: process.env.PATH, ...(state === undefined ? {} : { ERPSYNC_STATE: state }), ...extra }, encoding: 'utf8' });
+  };
+  const lines = "ERPSYNC_DATABASE_URL=postgres://u:p4ss@db:5432/erpsync\nERPSYNC_STATE_KEY='a2V5a2V5a2V5'\n";
+
+  it('reaches the command alone, each value masked first on GitHub, the raw secret left out', () => {
+    const run = withState(lines, { GITHUB_ACTIONS: 'true' });
+    expect(run.status).toBe(0);
+    expect(run.stdout.split('\n').filter(Boolean)).toEqual(['::add-mask::postgres://u:p4ss@db:5432/erpsync', '::add-mask::a2V5a2V5a2V5', JSON.stringify({ url: 'postgres://u:p4ss@db:5432/erpsync', key: 'a2V5a2V5a2V5', raw: null })]);
+  });
+
+  it('is read from the file a GitLab File variable names, and its absence fails the job without a value', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'erpsync-state-'));
+    writeFileSync(path.join(dir, 'ERPSYNC_STATE'), lines);
+    const run = withState(path.join(dir, 'ERPSYNC_STATE'), { GITLAB_CI: 'true' });
+    rmSync(dir, { recursive: true, force: true });
+    expect(JSON.parse(run.stdout)).toEqual({ url: 'postgres://u:p4ss@db:5432/erpsync', key: 'a2V5a2V5a2V5', raw: null });
+    const missing = withState(undefined, { GITHUB_ACTIONS: 'true' });
+    expect(missing.status).toBe(1);
+    expect(missing.stdout).toContain('the ERPSYNC_STATE secret is not set');
   });
 });
 
