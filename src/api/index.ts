@@ -40,6 +40,6 @@ export {
   selectTargets,
   targetGlob,
 } from './targets.js';
-export type { BackendChoice, BackendDocument, CredentialsConfig, DailyQuotaTarget, OAuthCredentials, RemoteTarget, ResolvedTarget, RolloutConfig, SandboxTarget, TargetBase, TargetConfig, TargetsConfig, TokenCredentials } from './targets.js';
+export type { BackendChoice, BackendDocument, ConcurrencyConfig, CredentialsConfig, DailyQuotaTarget, OAuthCredentials, RemoteTarget, ResolvedTarget, RolloutConfig, SandboxTarget, TargetBase, TargetConfig, TargetsConfig, TokenCredentials } from './targets.js';
 export { buildQueryString, isLoopbackHost, parseSecureUrl } from './url.js';
 export type { Query, QueryValue } from './url.js';

@@ -61,6 +61,13 @@ export interface TargetsConfig {
   backend?: BackendDocument;
   /** The egress IP's name the per-IP budget is shared under. */
   egress?: string;
+  /** CI concurrency groups: every target belongs to one of a fixed number, by a hash of its name (workflows/fleet-shards). */
+  concurrency?: ConcurrencyConfig;
+}
+
+/** `concurrency:` in erpsync.config.yaml: how many concurrency groups the targets hash into (1–1000). */
+export interface ConcurrencyConfig {
+  groups: number;
 }
 
 /** `backend:` in erpsync.config.yaml: `local`, or a PostgreSQL server named by variables. */

@@ -32,7 +32,9 @@ export const commandSpecs: readonly CommandSpec[] = [
     usage: 'erpsync plan [paths…] [options]',
     about: [
       'Reads the manifests and the account and shows what `erpsync apply` would change.',
-      'Across a fleet, each store\'s plan under its account line (deletes first), then one table.',
+      'Across a fleet, each store\'s plan under its account line (deletes first), then one table;',
+      'its Markdown (and --comment-dir\'s pull-request comments) starts with the table, then every',
+      'removal of every store, then each store\'s plan folded.',
       'A saved plan (--out) records its manifests\' git commit; apply checks them against it.',
     ],
     flags: planFlags,
@@ -135,7 +137,11 @@ export const commandSpecs: readonly CommandSpec[] = [
     name: 'targets',
     summary: 'list the targets of erpsync.config.yaml; --check names the account each one reaches',
     usage: 'erpsync targets [--check] [--json] [--target PATTERNS] [options]',
-    about: ['Lists the targets of erpsync.config.yaml (see docs/config.md).'],
+    about: [
+      'Lists the targets of erpsync.config.yaml (see docs/config.md), each with its concurrency group',
+      'when the config declares `concurrency: { groups: N }`; --changed-since REF only those the',
+      'changes since a git revision touch, each with why.',
+    ],
     flags: targetsFlags,
   },
   {

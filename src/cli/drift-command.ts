@@ -88,7 +88,7 @@ export async function runDriftCommand(args: string[], io: RunIO): Promise<number
 
 async function driftFleet(flags: DriftCommandFlags, paths: readonly string[], settings: StoreSettings, format: DriftFormat, io: RunIO): Promise<number> {
   if (format === 'junit' || flags.out || settings.drift.baseline) throw new ErpsyncError('USAGE', 'a fleet drift reports one table (text, --json or --format markdown); run one --target for JUnit, --out or --baseline');
-  const fleet = await selectFleet(readTargetRequest(flags), io);
+  const fleet = await selectFleet({ ...readTargetRequest(flags), paths }, io);
   const readers = settings.drift.adopt ? await findFileReaders(fleet.config, { targets: fleet.names, paths }, io) : undefined;
   const { stores, report } = await runFleet(
     {

@@ -25,19 +25,26 @@ export interface Baseline {
   desired: DesiredState;
 }
 
-async function git(args: readonly string[], cwd: string): Promise<Buffer> {
+/** Runs git in `cwd`; a failure says what could not be read from git (`the baseline`, `the changes since main`). */
+export async function git(args: readonly string[], cwd: string, what = 'the baseline'): Promise<Buffer> {
   try {
     const { stdout } = await run('git', [...args], { cwd, encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 });
     return stdout;
   } catch (error) {
     const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim();
-    throw new ErpsyncError('BASELINE_UNAVAILABLE', `cannot read the baseline from git: git ${args[0] ?? ''} failed${stderr ? `: ${stderr.split('\n')[0] ?? ''}` : ''}`, { cause: error });
+    throw new ErpsyncError('BASELINE_UNAVAILABLE', `cannot read ${what} from git: git ${args[0] ?? ''} failed${stderr ? `: ${stderr.split('\n')[0] ?? ''}` : ''}`, { cause: error });
   }
 }
 
+/** The work tree's root (as reached from `cwd`, links in its path kept) and the commit `ref` names. */
+export async function resolveRevision(ref: string, cwd: string, what = 'the baseline'): Promise<{ root: string; commit: string }> {
+  const root = path.resolve(cwd, (await git(['rev-parse', '--show-cdup'], cwd, what)).toString().trim());
+  const commit = (await git(['rev-parse', '--verify', '--end-of-options', `${ref}^{commit}`], cwd, what)).toString().trim();
+  return { root, commit };
+}
+
 export async function loadBaseline(ref: string, paths: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<Baseline> {
-  const root = (await git(['rev-parse', '--show-toplevel'], options.cwd)).toString().trim();
-  const commit = (await git(['rev-parse', '--verify', '--end-of-options', `${ref}^{commit}`], options.cwd)).toString().trim();
+  const { root, commit } = await resolveRevision(ref, options.cwd);
   const given = paths.length > 0 ? paths : ['.'];
   const inRepo = given.map((p) => path.relative(root, path.resolve(options.cwd, p)).split(path.sep).join('/'));
   if (inRepo.some((p) => p.startsWith('..'))) {

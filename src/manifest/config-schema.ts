@@ -76,6 +76,16 @@ export const configSchema: JsonSchema = {
       pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$',
       description: 'The name of the egress IP these runs leave from: every process naming it shares the service\'s per-IP budget through the backend (env twin ERPSYNC_EGRESS; default `default`).',
     },
+    concurrency: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['groups'],
+      description:
+        'CI concurrency groups: each target belongs to one of `groups` groups, named erpsync-01 … by a hash of its name (sha256 mod groups), so adding or removing a target never moves another. `targets --json` makes one job per group.',
+      properties: {
+        groups: { type: 'integer', minimum: 1, maximum: 1000, description: 'How many groups (1–1000); keep it fixed: changing it moves targets between groups.' },
+      },
+    },
     rollouts: {
       type: 'object',
       description: 'Staged rollouts of fleet applies, per target group: the key is a glob of target names (`lojas/*`); a fleet apply whose stores all match it goes out in its stages.',

@@ -138,4 +138,12 @@ describe('the targets of erpsync.config.yaml', () => {
       'erpsync.config.yaml:7:27 unknown-field unknown field `porta`',
     ]);
   });
+
+  it('takes a fixed number of concurrency groups, 1 to 1000, each mistake at its place', () => {
+    expect(read(['concurrency: { groups: 16 }', 'targets: {}']).config?.concurrency).toEqual({ groups: 16 });
+    expect(problems(['concurrency:', '  groups: 0', 'targets: {}'])).toEqual(['erpsync.config.yaml:2:11 invalid-value `groups` must be >= 1']);
+    expect(problems(['concurrency:', '  groups: 1001'])).toEqual(['erpsync.config.yaml:2:11 invalid-value `groups` must be <= 1000']);
+    expect(problems(['concurrency:', '  groups: 2.5'])).toEqual(['erpsync.config.yaml:2:11 wrong-type `groups` must be a whole number, found number `2.5`']);
+    expect(problems(['concurrency:', '  grupos: 8'])).toEqual(['erpsync.config.yaml:1:1 missing-field missing required field `groups`', 'erpsync.config.yaml:2:3 unknown-field unknown field `grupos`']);
+  });
 });

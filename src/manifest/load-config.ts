@@ -4,7 +4,7 @@
 // to a loopback host) in the same pass, then maps the checked value to the targets erpsync resolves
 // (src/target/resolve-target.ts decides what they mean).
 import { defaultSandboxState, normalizeBaseUrl, parseSecureUrl } from '../api/index.js';
-import type { BackendDocument, RolloutConfig, TargetConfig, TargetsConfig } from '../api/index.js';
+import type { BackendDocument, ConcurrencyConfig, RolloutConfig, TargetConfig, TargetsConfig } from '../api/index.js';
 import type { JsonSchema } from '../kinds/kind.js';
 import type { Locator, PathSegment } from '../model/desired.js';
 import type { Diagnostic } from '../model/diagnostics.js';
@@ -51,6 +51,7 @@ export interface ConfigDocument {
   rollouts?: Record<string, RolloutConfig>;
   backend?: BackendDocument;
   egress?: string;
+  concurrency?: ConcurrencyConfig;
 }
 
 type TargetDocument = Omit<TargetConfig, 'manifests' | 'variables' | 'sandbox'> & {
@@ -68,6 +69,7 @@ export function toTargetsConfig(value: ConfigDocument | null, dir: string): Targ
     ...(value?.rollouts ? { rollouts: value.rollouts } : {}),
     ...(value?.backend !== undefined ? { backend: value.backend } : {}),
     ...(value?.egress !== undefined ? { egress: value.egress } : {}),
+    ...(value?.concurrency !== undefined ? { concurrency: value.concurrency } : {}),
   };
 }
 

@@ -26,7 +26,7 @@ function showsBlocked(command: FleetCommand): boolean {
   return command === 'plan' || command === 'apply';
 }
 
-function accountOf(row: FleetRow): string {
+export function accountOf(row: FleetRow): string {
   return row.account ? describeAccount(row.account) : '—';
 }
 
@@ -35,7 +35,8 @@ export function renderFleetProgress(command: FleetCommand, row: FleetRow, done: 
   return `[${String(done).padStart(String(total).length)}/${total}] ${row.target} · ${accountOf(row)} · ${outcomeOf(command, row)} (${row.seconds.toFixed(1)} s)`;
 }
 
-function summaryOf(report: FleetReport): string {
+/** `Fleet plan: 20 store(s), 3 with changes, 0 failed, in 1.2 s (exit 2).` */
+export function summaryOf(report: FleetReport): string {
   const failed = report.rows.filter((r) => r.error !== undefined || (r.failed ?? 0) > 0).length;
   const changed = report.rows.filter((r) => r.error === undefined && r.skipped === undefined && r.changes > 0).length;
   const skipped = report.rows.filter((r) => r.skipped !== undefined).length;

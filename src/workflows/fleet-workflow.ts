@@ -16,6 +16,8 @@ import { loadTargetsConfig, openResolvedTarget, readVariableScope, resolveRunTar
 import type { RunIO } from '../model/run-io.js';
 import { fleetWidth } from './fleet-budget.js';
 import { namesOfShard, parseShard } from './fleet-shards.js';
+import { targetsChangedSince } from './changed-since.js';
+import type { TouchedTarget } from '../target/changed-targets.js';
 import type { Rollout } from './fleet-stages.js';
 import { isFailedRow } from './fleet-stages.js';
 import { countsOf, exitCodeOfBlocked, rowOfFailure, rowOfStore } from './store-outcome.js';
@@ -59,6 +61,8 @@ export interface FleetSelection {
   config: TargetsConfig | undefined;
   names: string[];
   resolve(name: string): Promise<ResolvedTarget>;
+  /** With --changed-since: why each selected store is in (the files or config entry that changed). */
+  changed?: TouchedTarget[];
 }
 
 /** A fleet's target request: its `target` names or globs the stores, the rest applies to each of them. */
@@ -67,21 +71,29 @@ export interface FleetRequest extends TargetRequest {
   allTargets?: boolean | undefined;
   /** --shard I/N: this job's part of the selection. */
   shard?: string | undefined;
+  /** --changed-since REF: of the selection (every target when no other is given), those the changes since REF touch. */
+  changedSince?: string | undefined;
+  /** Manifest paths of the command line, read by every store: what --changed-since matches changed files against. */
+  paths?: readonly string[] | undefined;
 }
 
 /**
- * `--all-targets`, or `--target` with several names or globs; the command line's other target flags
- * apply to every store. `within` (the stores of a folder of saved plans) is the whole fleet unless
- * the request selects some of them.
+ * `--all-targets`, or `--target` with several names or globs, or `--changed-since`; the command
+ * line's other target flags apply to every store. `within` (the stores of a folder of saved plans)
+ * is the whole fleet unless the request selects some of them. The shard is cut last, from what
+ * the rest selected.
  */
 export async function selectFleet(request: FleetRequest, io: RunIO, within?: readonly string[]): Promise<FleetSelection> {
   const config = await loadTargetsConfig(request, io);
-  const selecting = request.target !== undefined || request.allTargets === true;
-  const selected = selecting ? selectTargets(config, { patterns: request.target, all: request.allTargets === true }) : undefined;
+  const everyTarget = request.allTargets === true || (request.changedSince !== undefined && request.target === undefined);
+  const selecting = request.target !== undefined || everyTarget;
+  const selected = selecting ? selectTargets(config, { patterns: request.target, all: everyTarget }) : undefined;
   const all = within ? within.filter((name) => selected?.includes(name) ?? true) : (selected ?? []);
+  const changed = request.changedSince === undefined || !config ? undefined : await targetsChangedSince({ ref: request.changedSince, configFile: request.config, paths: request.paths ?? [] }, config, all, io);
+  const touched = changed ? all.filter((name) => changed.some((c) => c.target === name)) : all;
   // `--shard I/N`: this job's part of the selection, cut as `targets --json` planned it.
-  const names = request.shard === undefined ? all : namesOfShard(all, parseShard(request.shard));
-  return { config, names, resolve: (name) => resolveRunTarget({ ...request, target: name }, io, config) };
+  const names = request.shard === undefined ? touched : namesOfShard(touched, parseShard(request.shard), config?.concurrency?.groups);
+  return { config, names, resolve: (name) => resolveRunTarget({ ...request, target: name }, io, config), ...(changed ? { changed: changed.filter((c) => names.includes(c.target)) } : {}) };
 }
 
 export interface FleetOutcome {

@@ -105,7 +105,12 @@ export interface FleetIndexEntry {
 /** The stores of a fleet plan: each with its plan, or why it has none. */
 export type FleetPlanStore = { target: string; plan: Plan } | { target: string; error: string };
 
-/** Writes a fleet's plans into `dir` (one per store, `lojas/centro` → `lojas/centro.json`) and the index last. */
+/** A store's plan file in a fleet's folder: `lojas/centro` → `lojas/centro.json`. */
+export function fleetPlanFile(target: string): string {
+  return `${target}.json`;
+}
+
+/** Writes a fleet's plans into `dir` (one per store, fleetPlanFile) and the index last. */
 export async function writeFleetPlans(dir: string, stores: readonly FleetPlanStore[]): Promise<void> {
   const entries: FleetIndexEntry[] = [];
   for (const store of stores) {
@@ -113,7 +118,7 @@ export async function writeFleetPlans(dir: string, stores: readonly FleetPlanSto
       entries.push({ target: store.target, error: store.error });
       continue;
     }
-    const file = `${store.target}.json`;
+    const file = fleetPlanFile(store.target);
     const text = await writeSavedPlan(path.join(dir, file), store.plan);
     const removals = store.plan.changes.filter(countsAgainstBudget).length;
     entries.push({ target: store.target, file, sha256: digestOf(text), account: store.plan.target.account, changes: actionableChanges(store.plan).length, removals });

@@ -55,8 +55,9 @@ describe('blocked changes count', () => {
     expect(table).toMatch(/^lojas\/loja-03 .* 0 +1 +1 blocked$/m);
     expect(table).toContain('Fleet plan: 3 store(s), 2 with changes, 0 failed, 2 with blocked changes');
     const markdown = await run(['plan', '--all-targets', '--format', 'markdown']);
-    expect(markdown.stdout).toContain('| store | account | changes | blocked | result |\n|---|---|---:|---:|---|');
-    expect(markdown.stdout).toMatch(/\| lojas\/loja-03 \| .* \| 0 \| 1 \| 1 blocked \|/);
+    // A pull request's Markdown: the plan's table, each action counted, blocked changes among them.
+    expect(markdown.stdout).toContain('| store | account | creates | updates | deletes | blocked | error |\n|---|---|---:|---:|---:|---:|---|');
+    expect(markdown.stdout).toMatch(/\| lojas\/loja-03 \| .* \| – \| – \| – \| 1 \| – \|/);
     const json = rowsOf((await run(['plan', '--all-targets', '--detailed-exitcode', '--json'])).stdout);
     expect([...json.values()].map((r) => [r.target, r.changes, r.blocked, r.exitCode])).toEqual([
       ['lojas/loja-01', 1, 0, 2],
