@@ -94,6 +94,14 @@ export interface WorkflowRun {
 
 type Permissions = Record<string, string>;
 
+/** What every job of one run shares. */
+interface RunContext {
+  world: CiWorld;
+  run: WorkflowRun;
+  workflow: WorkflowDefinition;
+  runId: number;
+}
+
 /** The run GitHub starts for a push to a pull request (its test merge commit, refs/pull/N/merge). */
 export function pullRequestRun(world: CiWorld, file: string, request: ChangeRequest, secrets: Record<string, string>): WorkflowRun {
   const sha = world.testMerge(request);
@@ -133,7 +141,7 @@ export async function runWorkflow(world: CiWorld, run: WorkflowRun): Promise<Wor
     const [id] = pending.splice(next, 1) as [string];
     const job = workflow.jobs[id] as JobDefinition;
     const needs: Record<string, Value> = Object.fromEntries(needsOf(job).map((need) => [need, { result: done.get(need)?.outcome ?? null, outputs: done.get(need)?.outputs ?? {} }]));
-    const instances = await runJob(world, run, workflow, runId, id, job, needs);
+    const instances = await runJob({ world, run, workflow, runId }, id, job, needs);
     results.push(...instances);
     const failed = instances.some((i) => i.outcome === 'failure');
     const all = instances.every((i) => i.outcome === 'skipped');
@@ -162,7 +170,8 @@ function baseContexts(world: CiWorld, run: WorkflowRun, runId: number, workspace
   };
 }
 
-async function runJob(world: CiWorld, run: WorkflowRun, workflow: WorkflowDefinition, runId: number, id: string, job: JobDefinition, needs: Record<string, Value>): Promise<JobResult[]> {
+async function runJob(context: RunContext, id: string, job: JobDefinition, needs: Record<string, Value>): Promise<JobResult[]> {
+  const { world, run, workflow, runId } = context;
   const permissions = grantedPermissions(job.permissions ?? workflow.permissions ?? { contents: 'read' }, run.fork === true);
   const needsPassed = Object.values(needs).every((n) => (n as { result: string }).result === 'success');
   const probe = { ...baseContexts(world, run, runId, '', '', ''), needs };
@@ -172,7 +181,7 @@ async function runJob(world: CiWorld, run: WorkflowRun, workflow: WorkflowDefini
   const matrix = job.strategy ? interpolateValue(typeof job.strategy.matrix === 'string' ? job.strategy.matrix : JSON.stringify(job.strategy.matrix), probe) : null;
   const entries: (Value | undefined)[] = matrix === null ? [undefined] : (((matrix as { include?: Value[] }).include ?? []) as Value[]);
   const results: JobResult[] = [];
-  for (const [index, entry] of entries.entries()) results.push(await runJobInstance(world, run, workflow, runId, id, job, needs, permissions, entry, index));
+  for (const [index, entry] of entries.entries()) results.push(await runJobInstance(context, { id, job, needs, permissions, matrix: entry, index }));
   return results;
 }
 
@@ -181,35 +190,10 @@ function grantedPermissions(asked: Permissions, fork: boolean): Permissions {
   return Object.fromEntries(Object.entries(asked).map(([scope, level]) => [scope, fork && level === 'write' ? 'read' : level]));
 }
 
-async function runJobInstance(
-  world: CiWorld,
-  run: WorkflowRun,
-  workflow: WorkflowDefinition,
-  runId: number,
-  id: string,
-  job: JobDefinition,
-  needs: Record<string, Value>,
-  permissions: Permissions,
-  matrix: Value | undefined,
-  index: number,
-): Promise<JobResult> {
-  const runner = path.join(world.root, 'runners', `${runId}-${id}-${index}`);
-  const workspace = path.join(runner, 'work');
-  const temp = path.join(runner, 'temp');
-  mkdirSync(workspace, { recursive: true });
-  mkdirSync(temp, { recursive: true });
-  const token = `ghs_fake_${runId}_${id}_${index}`;
-  world.updateForge((state) => void (state.github.tokens[token] = permissions));
-  const eventPath = path.join(temp, 'event.json');
-  writeFileSync(eventPath, JSON.stringify(run.payload));
-  const stepsContext: Record<string, Value> = {};
-  const contexts: Contexts = { ...baseContexts(world, run, runId, workspace, temp, token), needs, steps: stepsContext, matrix: matrix ?? null, strategy: { 'job-index': index }, env: {} };
-  const evaluateEnv = (env: Record<string, string> | undefined) => Object.fromEntries(Object.entries(env ?? {}).map(([k, v]) => [k, interpolate(String(v), contexts)]));
-  const workflowEnv = evaluateEnv(workflow.env);
-  contexts.env = workflowEnv;
-  const jobEnv = { ...workflowEnv, ...evaluateEnv(job.env) };
-  contexts.env = jobEnv;
-  const githubEnv: Record<string, string> = {
+/** GitHub's variables for a job's steps. */
+function runnerVariables(context: RunContext, id: string, workspace: string, temp: string, eventPath: string): Record<string, string> {
+  const { world, run, workflow, runId } = context;
+  return {
     ...world.machineEnv(),
     CI: 'true',
     GITHUB_ACTIONS: 'true',
@@ -229,6 +213,36 @@ async function runJobInstance(
     RUNNER_TEMP: temp,
     RUNNER_OS: 'Linux',
   };
+}
+
+interface JobInstance {
+  id: string;
+  job: JobDefinition;
+  needs: Record<string, Value>;
+  permissions: Permissions;
+  matrix: Value | undefined;
+  index: number;
+}
+
+async function runJobInstance(context: RunContext, { id, job, needs, permissions, matrix, index }: JobInstance): Promise<JobResult> {
+  const { world, run, workflow, runId } = context;
+  const runner = path.join(world.root, 'runners', `${runId}-${id}-${index}`);
+  const workspace = path.join(runner, 'work');
+  const temp = path.join(runner, 'temp');
+  mkdirSync(workspace, { recursive: true });
+  mkdirSync(temp, { recursive: true });
+  const token = `ghs_fake_${runId}_${id}_${index}`;
+  world.updateForge((state) => void (state.github.tokens[token] = permissions));
+  const eventPath = path.join(temp, 'event.json');
+  writeFileSync(eventPath, JSON.stringify(run.payload));
+  const stepsContext: Record<string, Value> = {};
+  const contexts: Contexts = { ...baseContexts(world, run, runId, workspace, temp, token), needs, steps: stepsContext, matrix: matrix ?? null, strategy: { 'job-index': index }, env: {} };
+  const evaluateEnv = (env: Record<string, string> | undefined) => Object.fromEntries(Object.entries(env ?? {}).map(([k, v]) => [k, interpolate(String(v), contexts)]));
+  const workflowEnv = evaluateEnv(workflow.env);
+  contexts.env = workflowEnv;
+  const jobEnv = { ...workflowEnv, ...evaluateEnv(job.env) };
+  contexts.env = jobEnv;
+  const githubEnv = runnerVariables(context, id, workspace, temp, eventPath);
   const added: { env: Record<string, string>; path: string[] } = { env: {}, path: [] };
   const steps: StepResult[] = [];
   let failed = false;
