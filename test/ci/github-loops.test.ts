@@ -92,6 +92,15 @@ describe('GitHub Actions: the pull request and merge loops', () => {
     expect((await historyOf(fleet, 1)).length).toBe(1); // the fleet's first apply only
   }, 60_000);
 
+  it('fails the check of a pull request whose plan holds a blocked change, naming the store, and shows it in the comment', async () => {
+    const blocked = fleet.world.openRequest(11, { 'lojas/loja-05.yaml': `${overlay(5)}formasPagamentos:\n  - descricao: Dinheiro\n    ensure: absent\n` });
+    const run = await runWorkflow(fleet.world, pullRequestRun(fleet.world, plan, blocked, fleet.secrets));
+    expect(run.jobs.map((j) => j.outcome)).toEqual(['failure']);
+    expect(run.jobs[0]?.steps.map((s) => s.outcome)).toEqual([...Array(7).fill('success'), 'failure']);
+    expect(annotations(run)).toContain('error: blocked changes in lojas/loja-05: the merge would refuse them; see the comment');
+    expect(planComments(11)[0]?.body).toMatch(/\| lojas\/loja-05 \| .* \| 1 \| – \|/);
+  }, 60_000);
+
   it('gives a fork\'s pull request no secret: validated, not planned, nothing posted', async () => {
     const fork = fleet.world.openRequest(10, { 'lojas/loja-05.yaml': overlay(5, ['Presentes']) }, { fork: true });
     const calls = fleet.world.calls().length;
