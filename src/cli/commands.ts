@@ -68,6 +68,7 @@ export const commandSpecs: readonly CommandSpec[] = [
       'from it, unmanaged (in a managed kind, named by no manifest; each with a snippet to paste),',
       'and changes pending from git. policy.ignore rules are honoured and counted until their `until`',
       'day (ERPSYNC_TODAY fixes the day); an expired rule is named. Nothing is changed.',
+      "Across a fleet, every store's report in the format asked (each as one store's), with the table.",
     ],
     flags: driftFlags,
     footer: ['exit codes: 0 no drift, 2 drift, 1 error'],
