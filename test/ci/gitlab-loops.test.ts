@@ -77,7 +77,7 @@ describe('GitLab CI: the nightly drift loop', () => {
     expect(driftIssues()[0]?.description).toContain('@agencia/suporte');
 
     expect((await fleet.cli(['apply', '--target', 'lojas/loja-02', '--auto-approve'])).code).toBe(0);
-    await nightly();
-    expect(driftIssues().map((i) => i.state)).toEqual(['closed']);
+    const next = await nightly();
+    expect(driftIssues().map((i) => i.state), logs(next)).toEqual(['closed']);
   }, 60_000);
 });

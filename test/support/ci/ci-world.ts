@@ -136,14 +136,17 @@ export class CiWorld {
     }
     this.git('add', '-A');
     this.git('commit', '-q', '-m', message);
-    return this.git('rev-parse', 'HEAD');
+    const sha = this.git('rev-parse', 'HEAD');
+    // The repository stays on main between changes: what an operator runs by hand runs on main.
+    if (branch !== 'main') this.git('checkout', '-q', 'main');
+    return sha;
   }
 
   /** A branch off main with `files` changed: the request's first push. */
   openRequest(number: number, files: Record<string, string | null>, options: { fork?: boolean } = {}): ChangeRequest {
     const branch = `change-${number}`;
     const base = this.git('rev-parse', 'main');
-    this.git('checkout', '-q', '-b', branch, 'main');
+    this.git('branch', branch, 'main');
     const head = this.commit(files, `change ${number}`, branch);
     return { number, branch, base, head, fork: options.fork === true };
   }
