@@ -13,6 +13,7 @@ import { Ajv } from 'ajv';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { runCli } from '../support/run-cli.js';
+import { CiWorld } from '../support/ci/ci-world.js';
 import type { WorkflowDefinition } from '../support/ci/github-actions.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -111,13 +112,31 @@ describe('the scripts the templates call', () => {
     const calls = Object.entries(scripts).flatMap(([file, text]) =>
       [...text.matchAll(/erpsync\(\[\s*'(\w+)'([^\]]*)\]/g), ...text.matchAll(/matrixOf\(\[([^\]]*)\]/g)].map((m) => ({ file, command: m[2] === undefined ? 'targets' : (m[1] ?? ''), flags: [...(m[2] ?? m[1] ?? '').matchAll(/'(--[a-z-]+)'/g)].map((f) => f[1] ?? '') })),
     );
-    expect(new Set(calls.map((c) => c.command))).toEqual(new Set(['apply', 'drift', 'plan', 'targets', 'validate']));
+    const wrapped = [...[...Object.values(workflows), gitlabText].join('\n').matchAll(/with-state\.mjs" erpsync (\w+)([^\n]*)/g)].map((m) => ({ file: 'with-state.mjs', command: m[1] ?? '', flags: [...(m[2] ?? '').matchAll(/(--[a-z-]+)/g)].map((f) => f[1] ?? '') }));
+    calls.push(...wrapped);
+    expect(new Set(calls.map((c) => c.command))).toEqual(new Set(['apply', 'drift', 'login', 'plan', 'targets', 'validate']));
     const helps = new Map<string, string>();
     for (const call of calls) {
       const help = helps.get(call.command) ?? (await runCli([call.command, '--help'], { cwd: tmpdir() })).stdout;
       helps.set(call.command, help);
       for (const flag of call.flags) expect(help, `${call.file}: erpsync ${call.command} ${flag}`).toContain(flag);
     }
+  });
+});
+
+describe('the fake forge the loop tests run against', () => {
+  it('refuses what a job\'s token may not do, as GitHub does', () => {
+    const world = CiWorld.create();
+    world.updateForge((state) => void (state.github.tokens.reader = { contents: 'read', 'pull-requests': 'read' }));
+    const gh = (token: string) => spawnSync('gh', ['api', '--method', 'POST', 'repos/agencia/lojas/issues/7/comments', '-f', 'body=hi'], { env: { ...world.machineEnv(), GH_TOKEN: token }, encoding: 'utf8' });
+    const refused = gh('reader');
+    world.updateForge((state) => void (state.github.tokens.writer = { contents: 'read', 'pull-requests': 'write' }));
+    const allowed = gh('writer');
+    const calls = world.calls();
+    world.close();
+    expect([refused.status, refused.stderr.trim()]).toEqual([1, 'HTTP 403: Resource not accessible by integration (needs pull-requests or issues: write)']);
+    expect(allowed.status).toBe(0);
+    expect(calls.map((c) => c.exit)).toEqual([1, 0]);
   });
 });
 
