@@ -32,6 +32,8 @@ export interface CiFleetOptions {
   owners?: (i: number) => string[];
   /** Users the forge can assign issues to. */
   collaborators?: string[];
+  /** The stores applied once before the story starts (default: all); the others' accounts stay new. */
+  firstApplied?: number[];
 }
 
 /** The overlay of store `i`: its own product group, and `extra` ones a change adds. */
@@ -59,7 +61,8 @@ export async function openCiFleet(options: CiFleetOptions): Promise<CiFleet> {
   world.commit(files, 'the fleet');
   const env = { ERPSYNC_DATABASE_URL: backend.env.ERPSYNC_DATABASE_URL ?? '', ERPSYNC_STATE_KEY: backend.env.ERPSYNC_STATE_KEY ?? '' };
   const cli = (args: string[]) => runCli(args, { cwd: world.origin, env: { ...env, HOME: path.join(world.root, 'home') } });
-  const start = await cli(['apply', '--all-targets', '--auto-approve']);
+  const first = options.firstApplied ? ['--target', options.firstApplied.map(storeName).join(',')] : ['--all-targets'];
+  const start = await cli(['apply', ...first, '--auto-approve']);
   if (start.code !== 0) throw new Error(`the fleet's first apply failed (${start.code}): ${start.stderr}${start.stdout}`);
   return {
     world,
