@@ -37,6 +37,7 @@ export {
   isCi,
   isFleetSelection,
   normalizeBaseUrl,
+  ownersOf,
   selectTargets,
   targetGlob,
 } from './targets.js';

@@ -100,7 +100,7 @@ export const flagTable = {
     value: 'PATH',
     help: {
       plan: ['save the plan for `erpsync apply PATH` (a fleet: a folder with one plan per', 'store and an index, for `erpsync apply DIR`)'],
-      drift: 'also write the full report (never cut) to PATH',
+      drift: ['also write the full report (never cut) to PATH; a fleet: one report per', 'store, PATH/<target>.txt|json|md|xml'],
       export: ['write one file per kind into the folder PATH (created when missing); without', 'it, every kind goes to stdout as one multi-document YAML stream'],
     },
     read: readText,
@@ -164,6 +164,12 @@ export const flagTable = {
     type: 'boolean',
     help: ["list the account's own records (built-in, fixa, native, untouched", 'defaults) as unmanaged too'],
     read: readSwitch,
+  }),
+  notify: defineFlag({
+    type: 'string',
+    value: 'FILE',
+    help: ['write one notification per store to FILE (JSON, schemas/drift-notify.schema.json)', 'for a CI job to post: `open` when it drifted, `close` when in sync, `error`', 'when it could not be checked; each with a stable key, owners, title, body, text'],
+    read: readText,
   }),
   'markdown-limit': defineFlag({ type: 'string', value: 'N', help: 'most characters of markdown output (default 60000)', read: (raw, flag) => readNumber(raw, flag) }),
   'report-url': defineFlag({ type: 'string', value: 'URL', env: 'ERPSYNC_REPORT_URL', help: 'where the full report is, named when markdown is cut', read: readText }),
@@ -391,7 +397,7 @@ export const selectionFlags = ['only', 'exclude'] as const satisfies readonly Fl
 
 export const planFlags = ['json', 'plan-format', 'out', 'comment-dir', 'comment-limit', 'changed-since', 'revert', 'revert-conflicts', 'detailed-exitcode', 'from-target', 'allow-replace', 'allow-cascade', 'max-deletes', 'verbose', ...selectionFlags, 'help', ...targetFlags, 'store-timeout'] as const satisfies readonly FlagKey[];
 export const applyFlags = ['auto-approve', 'from-target', 'allow-replace', 'allow-cascade', 'max-deletes', 'concurrency', 'lock-timeout', 'outcome-wait', 'canary', 'wave-size', 'halt-after', 'json', ...selectionFlags, 'help', ...targetFlags, 'store-timeout'] as const satisfies readonly FlagKey[];
-export const driftFlags = ['drift-format', 'json', 'out', 'baseline', 'include-builtin', 'markdown-limit', 'report-url', 'adopt', ...selectionFlags, 'help', 'changed-since', ...targetFlags, 'store-timeout'] as const satisfies readonly FlagKey[];
+export const driftFlags = ['drift-format', 'json', 'out', 'notify', 'baseline', 'include-builtin', 'markdown-limit', 'report-url', 'adopt', ...selectionFlags, 'help', 'changed-since', ...targetFlags, 'store-timeout'] as const satisfies readonly FlagKey[];
 export const compareFlags = ['json', 'plan-format', 'compare-target', 'rate', 'max-requests', 'request-timeout', 'config', 'debug', 'help'] as const satisfies readonly FlagKey[];
 export const importFlags = ['base', 'suggest-base', 'min-share', 'json', 'help', ...targetFlags] as const satisfies readonly FlagKey[];
 export const exportFlags = ['kinds', 'out', 'schema', 'json', 'help', ...targetFlags] as const satisfies readonly FlagKey[];

@@ -32,7 +32,8 @@ export interface FleetPrintOptions {
   savedPlans?: string | undefined;
 }
 
-export function fleetProgress(command: FleetCommand, format: FleetFormat, io: RunIO): (store: FleetStore, done: number, total: number) => void {
+/** Progress lines on stdout for text; any other format (JSON, Markdown, JUnit) keeps stdout for itself. */
+export function fleetProgress(command: FleetCommand, format: string, io: RunIO): (store: FleetStore, done: number, total: number) => void {
   const out = format === 'text' ? io.stdout : io.stderr;
   return (store, done, total) => writeLine(out, renderFleetProgress(command, store.row, done, total));
 }

@@ -6,7 +6,7 @@
 // --check, each OAuth target's job also says how its login stands (age, expiry, scopes; no token).
 // With the config's `concurrency: { groups: N }`, every job is a concurrency group instead, each
 // target's group beside it. --changed-since REF keeps the targets the changes since REF touch.
-import { configureProcessGovernor, DEFAULT_BASE_URL, defaultTargetCredentialsFile } from '../api/index.js';
+import { configureProcessGovernor, DEFAULT_BASE_URL, defaultTargetCredentialsFile, ownersOf } from '../api/index.js';
 import type { TargetsConfig } from '../api/index.js';
 import { backendChoiceOf } from '../target/resolve-target.js';
 import type { FleetReport } from '../model/fleet.js';
@@ -80,7 +80,8 @@ function describeEntry(name: string, config: TargetsConfig | undefined): string 
   const manifests = entry?.manifests?.join(' + ') ?? '(paths on the command line)';
   const where = entry?.sandbox ? `sandbox (state in ${entry.sandbox.state})` : `${baseUrlOf(name, config)}  ${credentials}`;
   const group = concurrencyGroupNameOf(name, config);
-  return `${name}  ${where}  manifests: ${manifests}${group !== undefined ? `  group ${group}` : ''}${entry?.description ? `  — ${entry.description}` : ''}`;
+  const owners = ownersOf(config, name);
+  return `${name}  ${where}  manifests: ${manifests}${group !== undefined ? `  group ${group}` : ''}${owners.length > 0 ? `  owners: ${owners.join(', ')}` : ''}${entry?.description ? `  — ${entry.description}` : ''}`;
 }
 
 /**
@@ -95,6 +96,8 @@ function describeEntry(name: string, config: TargetsConfig | undefined): string 
  * `concurrencyGroups`: a target's group depends on its name alone. `ipRunners`, when
  * given, is passed on for jobs whose runners share an egress IP (each keeps 1/N of its budget).
  * `logins` (from --check) adds each OAuth target's `login`, and a shard's `logins` beside its `targets`.
+ * A target with owners (the config's `owners`, its own and its groups') has them as `owners`; a
+ * job of several targets with any lists them as `targetOwners`, one list per target beside `targets`.
  */
 export function buildMatrix(names: readonly string[], config: TargetsConfig | undefined, report: FleetReport | undefined, ipRunners?: number, logins?: ReadonlyMap<string, LoginReport>): { include: Record<string, unknown>[] } {
   const shared = ipRunners === undefined ? {} : { ipRunners };
@@ -134,15 +137,17 @@ function shardJob(jobs: readonly TargetJob[], shard: Shard, group: string, withL
     secrets: jobs.map((j) => j.secret),
     credentialsFiles: jobs.map((j) => j.credentialsFile),
     ...(withLogins ? { logins: jobs.map((j) => j.login ?? null) } : {}),
+    ...(jobs.some((j) => j.owners) ? { targetOwners: jobs.map((j) => j.owners ?? []) } : {}),
   };
 }
 
-type TargetJob = { target: string; secret: string; credentialsFile: string; concurrencyGroup?: string; login?: LoginReport } & Record<string, unknown>;
+type TargetJob = { target: string; secret: string; credentialsFile: string; concurrencyGroup?: string; login?: LoginReport; owners?: string[] } & Record<string, unknown>;
 
 function targetJob(name: string, config: TargetsConfig | undefined, report: FleetReport | undefined, logins: ReadonlyMap<string, LoginReport> | undefined): TargetJob {
   const row = report?.rows.find((r) => r.target === name);
   const login = logins?.get(name);
   const concurrencyGroup = concurrencyGroupNameOf(name, config);
+  const owners = ownersOf(config, name);
   return {
     target: name,
     baseUrl: baseUrlOf(name, config),
@@ -154,6 +159,7 @@ function targetJob(name: string, config: TargetsConfig | undefined, report: Flee
     ...(row?.account ? { account: row.account.nome, cnpj: row.account.cnpj } : {}),
     ...(row?.error !== undefined ? { error: row.error } : {}),
     ...(login ? { login } : {}),
+    ...(owners.length > 0 ? { owners } : {}),
   };
 }
 

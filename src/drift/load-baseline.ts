@@ -1,6 +1,8 @@
 // Loads the manifests as they were at a git revision (`erpsync drift --baseline REF`): the files
 // under the given paths are read from git into a scratch directory laid out like the work tree
-// and loaded there, so positions and the digest read as they would have at that revision.
+// and loaded there, so positions and the digest read as they would have at that revision. A
+// target's manifests load as its run loads them now: its layers, with its own variables; a layer
+// that did not exist at that revision declared nothing then. Each store of a fleet has its own.
 // Effects only (git, a temporary directory); what the baseline means is findDrift's business.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -43,9 +45,22 @@ export async function resolveRevision(ref: string, cwd: string, what = 'the base
   return { root, commit };
 }
 
-export async function loadBaseline(ref: string, paths: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<Baseline> {
+/** The manifests a run reads (read-and-plan's manifestPathsOf): paths, and whether each is a layer. */
+export interface BaselineSource {
+  paths: readonly string[];
+  layers: boolean;
+}
+
+export interface BaselineOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** The target's declared variables, as its manifests read them now. */
+  variables?: Readonly<Record<string, string>>;
+}
+
+export async function loadBaseline(ref: string, source: BaselineSource, options: BaselineOptions): Promise<Baseline> {
   const { root, commit } = await resolveRevision(ref, options.cwd);
-  const given = paths.length > 0 ? paths : ['.'];
+  const given = source.paths.length > 0 ? source.paths : ['.'];
   const inRepo = given.map((p) => path.relative(root, path.resolve(options.cwd, p)).split(path.sep).join('/'));
   if (inRepo.some((p) => p.startsWith('..'))) {
     throw new ErpsyncError('BASELINE_UNAVAILABLE', `the manifests must be inside the git work tree ${root} to compare them with ${ref}`);
@@ -70,7 +85,9 @@ export async function loadBaseline(ref: string, paths: readonly string[], option
     }
     const cwd = path.join(scratch, path.relative(root, options.cwd));
     await mkdir(cwd, { recursive: true });
-    const result = await loadManifests(given, { cwd, env: options.env, offline: true });
+    // Each path as it stood at that revision, in the scratch copy; one that was not there yet is left out.
+    const thenPaths = inRepo.filter((p) => p === '' || files.some((file) => file === p || file.startsWith(`${p}/`))).map((p) => path.join(scratch, p));
+    const result = await loadManifests(thenPaths, { cwd, env: options.env, ...(options.variables ? { variables: options.variables } : {}), layers: source.layers, offline: true });
     if (!result.desired || hasErrors(result.diagnostics)) {
       const errors = result.diagnostics.filter((d) => d.severity === 'error').slice(0, 5);
       throw new ErpsyncError('BASELINE_UNAVAILABLE', `the manifests at ${label} do not load`, {

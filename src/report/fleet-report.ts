@@ -62,7 +62,8 @@ export function renderFleetText(report: FleetReport): string[] {
   return ['', line(header), ...rows.map(line), '', summaryOf(report)];
 }
 
-export function renderFleetMarkdown(report: FleetReport): string {
+/** The table in Markdown; `shown` lists only some of the rows (a size limit) and says which, the summary still counting them all. */
+export function renderFleetMarkdown(report: FleetReport, shown?: { rows: readonly FleetRow[]; note: string }): string {
   const { header, cells } = columnsOf(report);
   const counts = header.length - 3;
   const lines = [
@@ -70,8 +71,9 @@ export function renderFleetMarkdown(report: FleetReport): string {
     '',
     `| ${header.join(' | ')} |`,
     `|---|---|${'---:|'.repeat(counts)}---|`,
-    ...report.rows.map((r) => `| ${cells(r).map(markdownText).join(' | ')} |`),
+    ...(shown?.rows ?? report.rows).map((r) => `| ${cells(r).map(markdownText).join(' | ')} |`),
     '',
+    ...(shown ? [shown.note, ''] : []),
     summaryOf(report),
   ];
   return `${lines.join('\n')}\n`;

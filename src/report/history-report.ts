@@ -4,7 +4,7 @@
 // goes through printable() on its way to a terminal.
 import type { JournalChangeLine, JournalRun } from '../model/journal.js';
 import { actorOfRun, commitOfRun } from '../model/journal.js';
-import type { GitRevision } from '../model/plan.js';
+import type { FieldChange, GitRevision } from '../model/plan.js';
 import { printable } from '../model/printable.js';
 
 /** A run in one JSON object: what the list shows. */
@@ -38,7 +38,8 @@ export function summarizeRun(run: JournalRun) {
   };
 }
 
-function describeActor(run: JournalRun): string {
+/** Who started the run: the CI user and job, or the local user and host. */
+export function describeActor(run: JournalRun): string {
   const actor = run.header.actor;
   return actor.type === 'ci' ? `${actor.user ? `${actor.user} ` : ''}${actor.url ?? 'CI'}` : `${actor.user ?? 'unknown user'}${actor.host ? `@${actor.host}` : ''}`;
 }
@@ -48,7 +49,7 @@ function describeRevision(git: GitRevision | null): string {
 }
 
 /** The commit a run applied: a saved plan's, and the checkout's when it applied elsewhere; the template store of --from-target. */
-function describeGit(run: JournalRun): string {
+export function describeGit(run: JournalRun): string {
   const { git, planGit, template, source } = run.header;
   const from = template === undefined ? '' : ` from target ${template}`;
   if (planGit === undefined) return `${git || source !== 'saved-plan' ? describeRevision(git) : 'saved plan'}${from}`;
@@ -71,6 +72,11 @@ function formatValue(value: unknown): string {
   return value === undefined ? '(unset)' : JSON.stringify(value);
 }
 
+/** `path: before → after`, a secret without its values. */
+export function describeFieldChange(field: FieldChange): string {
+  return field.sensitive ? `${field.path}: (sensitive) changed` : `${field.path}: ${formatValue(field.before)} → ${formatValue(field.after)}`;
+}
+
 /** One run: its header, then each change with its outcome and fields. */
 export function renderRunText(run: JournalRun): string[] {
   const { header } = run;
@@ -84,7 +90,7 @@ export function renderRunText(run: JournalRun): string[] {
   ];
   for (const change of run.changes) {
     lines.push(`${change.outcome.padEnd(8)} ${change.action} ${change.kind} "${change.key}"${change.id !== undefined ? ` (id ${change.id})` : ''}${change.detail ? ` — ${change.detail}` : ''}`);
-    for (const field of change.fields) lines.push(field.sensitive ? `    ${field.path}: (sensitive) changed` : `    ${field.path}: ${formatValue(field.before)} → ${formatValue(field.after)}`);
+    for (const field of change.fields) lines.push(`    ${describeFieldChange(field)}`);
   }
   for (const id of run.unfinished) lines.push(`unknown  ${id} — started, never reported as ended`);
   if (run.changes.length === 0 && run.unfinished.length === 0) lines.push('(no change reached the account)');

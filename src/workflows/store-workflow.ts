@@ -7,6 +7,7 @@
 import type { ResolvedTarget } from '../api/index.js';
 import { findDrift } from '../drift/find-drift.js';
 import { loadBaseline } from '../drift/load-baseline.js';
+import type { Baseline } from '../drift/load-baseline.js';
 import { registry } from '../kinds/registry.js';
 import { fetchLive } from '../live/fetch-live.js';
 import type { Diagnostic } from '../model/diagnostics.js';
@@ -27,7 +28,7 @@ import { startJournal } from './journal-writer.js';
 import type { RevertSource } from './revert-plan.js';
 import { planRevert } from './revert-plan.js';
 import type { OpenedTarget } from '../target/open-target.js';
-import { openResolvedTarget } from '../target/open-target.js';
+import { openResolvedTarget, readVariableScope } from '../target/open-target.js';
 import { loadDesired, manifestPathsOf, planTargetOf, readAndFindDrift, readAndPlan, requireSelectionMatches } from './read-and-plan.js';
 import type { RevisionReader } from './git-revision.js';
 import { revisionReader } from './git-revision.js';
@@ -205,10 +206,16 @@ function holdRequests(opened: OpenedTarget, hold: () => Promise<void>): OpenedTa
   };
 }
 
+/** The target's manifests at the baseline revision, loaded as its run loads them now: its layers, its variables. */
+async function loadTargetBaseline(ref: string, paths: readonly string[], target: ResolvedTarget, io: RunIO): Promise<Baseline> {
+  const scope = await readVariableScope(target, io);
+  return loadBaseline(ref, manifestPathsOf(paths, target), { cwd: io.cwd, env: scope.env, ...(scope.declared ? { variables: scope.declared } : {}) });
+}
+
 async function driftStore(job: StoreJob, desired: DesiredState | undefined, opened: OpenedTarget, facts: StoreFacts, io: RunIO): Promise<StoreResult> {
   if (!desired || job.source.type !== 'manifests') throw new ErpsyncError('INTERNAL', 'drift runs from manifests');
   const drift = job.settings.drift;
-  const baseline = drift.baseline ? await loadBaseline(drift.baseline, job.source.paths, { cwd: io.cwd, env: io.env }) : undefined;
+  const baseline = drift.baseline ? await loadTargetBaseline(drift.baseline, job.source.paths, job.target, io) : undefined;
   const { live, result: found } = await readAndFindDrift(opened, desired, (read) =>
     findDrift({
       desired,
