@@ -28,6 +28,7 @@ export function summarizeRun(run: JournalRun) {
     actor: header.actor,
     erpsyncVersion: header.erpsyncVersion,
     ...(run.runner === undefined ? {} : { runner: run.runner }),
+    ...(header.fleet === undefined ? {} : { fleet: header.fleet }),
     planned: header.changes,
     applied: count('applied'),
     failed: count('failed'),
@@ -63,7 +64,7 @@ export function renderHistoryText(runs: readonly JournalRun[]): string[] {
   return runs.map((run) => {
     const s = summarizeRun(run);
     const counts = [`${s.applied} applied`, ...(s.failed ? [`${s.failed} failed`] : []), ...(s.skipped ? [`${s.skipped} skipped`] : []), ...(s.unknown ? [`${s.unknown} unknown`] : [])].join(', ');
-    return printable(`${s.run}  ${s.startedAt.slice(0, 19).replace('T', ' ')}Z  ${s.target}  ${s.status}  ${counts}  ${describeGit(run)}  by ${describeActor(run)}${run.runner === undefined ? '' : `  on ${run.runner}`}`);
+    return printable(`${s.run}  ${s.startedAt.slice(0, 19).replace('T', ' ')}Z  ${s.target}  ${s.status}  ${counts}  ${describeGit(run)}  by ${describeActor(run)}${run.runner === undefined ? '' : `  on ${run.runner}`}${s.fleet === undefined ? '' : `  fleet ${s.fleet}`}`);
   });
 }
 
@@ -83,6 +84,7 @@ export function renderRunText(run: JournalRun): string[] {
     `Run ${header.run} — ${run.status}${run.end ? '' : ' (no closing line: the run was killed or crashed midway)'}`,
     `  started ${header.startedAt}${run.end ? `, ended ${run.end.at}` : ''}`,
     `  target ${header.target.name} (${header.target.id}), account ${header.account.nome}${header.account.cnpj ? ` (CNPJ ${header.account.cnpj})` : ''}`,
+    ...(header.fleet === undefined ? [] : [`  one store of the fleet apply ${header.fleet}`]),
     `  manifests ${describeGit(run)}, erpsync ${header.erpsyncVersion}, by ${describeActor(run)}${run.runner === undefined ? '' : ` on ${run.runner}`}`,
     '',
   ];

@@ -28,14 +28,29 @@ export function journalLocationsOf(config: TargetsConfig | undefined, cwd: strin
   return [{ target: target ?? '', dir: resolve(cwd, DEFAULT_JOURNAL_DIR) }, ...configured];
 }
 
-/** The run named by its id, or by a prefix of it only one run has. */
+/** The run named by its id, or by a prefix of it only one run has, or by the id of the fleet apply it was the one run of. */
 export function findJournalRun(runs: readonly JournalRun[], id: string): JournalRun {
   const exact = runs.find((r) => r.header.run === id);
   if (exact) return exact;
+  const ofFleet = runs.filter((r) => r.header.fleet === id);
+  if (ofFleet.length === 1 && ofFleet[0]) return ofFleet[0];
   const matching = runs.filter((r) => r.header.run.startsWith(id));
   if (matching.length === 1 && matching[0]) return matching[0];
   if (matching.length > 1) throw new ErpsyncError('USAGE', `${matching.length} runs start with \`${id}\`: give more of the id`, { details: matching.slice(0, 5).map((r) => r.header.run) });
   throw new ErpsyncError('USAGE', `no run \`${id}\` in the journal`, { details: ['`erpsync history` lists the runs'] });
+}
+
+/**
+ * The fleet apply `id` names: its own id (or a prefix only one fleet has), or the id of one of its
+ * runs — any store's run of a fleet apply names the whole fleet.
+ */
+export function findFleet(runs: readonly JournalRun[], id: string): string {
+  const fleets = [...new Set(runs.flatMap((r) => r.header.fleet ?? []))];
+  const named = fleets.includes(id) ? [id] : fleets.filter((fleet) => fleet.startsWith(id));
+  if (named.length === 1 && named[0]) return named[0];
+  const run = findJournalRun(runs, id);
+  if (run.header.fleet === undefined) throw new ErpsyncError('USAGE', `run ${run.header.run} was not part of a fleet apply: revert it with --target ${run.header.target.name || 'NAME'}`);
+  return run.header.fleet;
 }
 
 /** A drift report attributed from the journal of its target: the runs on this very account only. */
