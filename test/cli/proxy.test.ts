@@ -63,7 +63,7 @@ describe('HTTP_PROXY and NO_PROXY', () => {
     expect(proxy.log()).toEqual([]);
   });
 
-  it('refreshes an expired login at the token host through the proxy, as every request after it', async () => {
+  it('refreshes an expired login at the token host through the proxy, as every request after it, and so does the token upkeep', async () => {
     const tokens = await authorizeOnEmulator(emulator, defaultOAuthClient);
     const sevenHoursAgo = Date.now() - 7 * 3_600_000;
     await writeCredentialsFile(path.join(dir, '.erpsync', 'credentials.json'), storedFromTokenSet(tokens, { clientId: defaultOAuthClient.clientId, tokenUrl: `${emulator.baseUrl}/oauth/token`, now: sevenHoursAgo }));
@@ -72,6 +72,13 @@ describe('HTTP_PROXY and NO_PROXY', () => {
     const run = await runCli(['plan', 'm.yaml'], { cwd: dir, env: oauthEnv });
     expect(run.code).toBe(0);
     expect(answered()[0]).toBe('POST /oauth/token');
+    expect(proxied()).toEqual(answered());
+
+    emulator.clearLog();
+    proxy.clearLog();
+    const upkeep = await runCli(['login', '--refresh', '--within', '24h'], { cwd: dir, env: oauthEnv });
+    expect(upkeep.code).toBe(0);
+    expect(answered()).toEqual(['POST /oauth/token']);
     expect(proxied()).toEqual(answered());
   });
 

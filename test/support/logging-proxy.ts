@@ -23,6 +23,7 @@ export interface LoggingProxy {
   url: string;
   port: number;
   log(): readonly ProxyLogEntry[];
+  clearLog(): void;
   close(): Promise<void>;
 }
 
@@ -48,6 +49,7 @@ export async function startLoggingProxy(options: { credentials?: { user: string;
     url: `http://127.0.0.1:${port}`,
     port,
     log: () => entries.map((entry) => ({ ...entry })),
+    clearLog: () => void entries.splice(0),
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
