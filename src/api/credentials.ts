@@ -16,8 +16,8 @@ import { ErpsyncError, isErpsyncError } from '../model/errors.js';
 import { makeDirectory, refuseSymbolicLink, writeFileAtomically } from '../model/write-file-atomically.js';
 import type { Governor } from './governor.js';
 import { acquireLeaseLock } from './lease-lock.js';
-import { requestToken, takeTokenCallTurn } from './oauth.js';
-import type { TokenCallTurn, TokenSet } from './oauth.js';
+import { requestToken } from './oauth.js';
+import type { TokenSet } from './oauth.js';
 import { isPlainRecord } from '../model/paths.js';
 
 export interface CredentialProvider {
@@ -239,22 +239,13 @@ export function createOAuthProvider(options: OAuthProviderOptions): CredentialPr
   };
 
   const refreshOnce = async (signal?: AbortSignal): Promise<string> => {
-    // Rotated by another process since this one read it: its tokens are taken while they last, no turn queued for.
-    const newer = await adoptNewer();
-    if (newer) return newer;
     const known = await load();
-    refreshClientOf(options, known);
-    // The token budget's turn first, holding nothing: a fleet's refreshes queue there for minutes
-    // (the service allows 20 token calls a minute per IP), and one that waited under its login's
-    // lock would hold it all that time, with postgres one of the backend's few connections (1,000
-    // expired logins held them all, and every other query of the run timed out).
-    const turn = await takeTokenCallTurn(options.governor, signal);
     let next: StoredCredentials;
     try {
       next = await options.slot.rotate(async (current) => {
         // Rotated by another process meanwhile: its tokens are taken as they are while they last.
         if (current.refreshToken !== known.refreshToken && isUsable(current)) return current;
-        const exchanged = await exchangeRefreshToken(options, current, now, signal, turn);
+        const exchanged = await exchangeRefreshToken(options, current, now, signal);
         seen.add(exchanged.tokens.accessToken);
         seen.add(exchanged.tokens.refreshToken);
         return exchanged.next;
@@ -264,9 +255,6 @@ export function createOAuthProvider(options: OAuthProviderOptions): CredentialPr
       const rotated = error instanceof ErpsyncError && error.code === 'AUTH_FAILED' ? await adoptNewer() : undefined;
       if (rotated) return rotated;
       throw error;
-    } finally {
-      // A turn the rotation did not spend (another process had rotated under the lock) still counts, on the safe side.
-      turn?.answered();
     }
     remember(next);
     refreshedAt = now();
@@ -312,25 +300,19 @@ function hasUsableAccessToken(credentials: StoredCredentials, at: number): crede
 }
 
 /** Trades the stored refresh token for new tokens, and the credentials to store for them. */
-async function exchangeRefreshToken(options: OAuthProviderOptions, current: StoredCredentials, now: () => number, signal: AbortSignal | undefined, turn: TokenCallTurn | undefined): Promise<{ tokens: TokenSet; next: StoredCredentials }> {
-  const { clientId, clientSecret, tokenUrl } = refreshClientOf(options, current);
-  const tokens = await requestToken({ tokenUrl, clientId, clientSecret, grant: { type: 'refresh_token', refreshToken: current.refreshToken }, signal, proxy: options.proxy, turn });
-  // The credentials stay bound to the base URL they were issued for.
-  const next = storedFromTokenSet(tokens, { ...(current.baseUrl === undefined ? {} : { baseUrl: current.baseUrl }), clientId, tokenUrl, now: now() });
-  return { tokens, next };
-}
-
-/** The OAuth app a refresh of `credentials` needs; refused when a part is missing (checked before the refresh queues for its turn, too). */
-function refreshClientOf(options: OAuthProviderOptions, credentials: StoredCredentials): { clientId: string; clientSecret: string; tokenUrl: string } {
-  const clientId = options.clientId ?? credentials.clientId;
-  const tokenUrl = options.tokenUrl ?? credentials.tokenUrl;
+async function exchangeRefreshToken(options: OAuthProviderOptions, current: StoredCredentials, now: () => number, signal?: AbortSignal): Promise<{ tokens: TokenSet; next: StoredCredentials }> {
+  const clientId = options.clientId ?? current.clientId;
+  const tokenUrl = options.tokenUrl ?? current.tokenUrl;
   if (!clientId || !options.clientSecret) {
     throw new ErpsyncError('AUTH_MISSING', 'the access token must be refreshed but the OAuth client id or secret is not set', {
       details: ['set BLING_CLIENT_ID and BLING_CLIENT_SECRET (or the variables your target names)'],
     });
   }
   if (!tokenUrl) throw new ErpsyncError('CONFIG', `no token URL for the credentials in ${options.slot.describe}`);
-  return { clientId, clientSecret: options.clientSecret, tokenUrl };
+  const tokens = await requestToken({ tokenUrl, clientId, clientSecret: options.clientSecret, grant: { type: 'refresh_token', refreshToken: current.refreshToken }, signal, proxy: options.proxy, ...(options.governor ? { governor: options.governor } : {}) });
+  // The credentials stay bound to the base URL they were issued for.
+  const next = storedFromTokenSet(tokens, { ...(current.baseUrl === undefined ? {} : { baseUrl: current.baseUrl }), clientId, tokenUrl, now: now() });
+  return { tokens, next };
 }
 
 /** File-system errors keep their code and message (paths, never secrets) but lose the stack noise. */

@@ -59,36 +59,8 @@ export interface TokenRequestOptions {
   signal?: AbortSignal;
   /** The run's proxy variables (proxy.ts); absent: the call goes direct. */
   proxy?: ProxySettings;
-  /** The call's turn in the process's request governor, taken by the caller (credentials.ts): said answered, and error answers recorded, here. */
-  turn?: TokenCallTurn;
-}
-
-/**
- * A token call's turn in the process's request governor (token calls have their own per-IP window,
- * 20 in 60 s). Taken before anything is locked: a fleet's refreshes queue for it for minutes.
- */
-export interface TokenCallTurn {
-  /** Once the answer (or the failure) is in: the call counts from then. Said once; later calls do nothing. */
-  answered(): void;
-  /** The token endpoint answered an error. */
-  recordError(): void;
-}
-
-/** Waits for a token call's turn in `governor`; none without one (the call is not governed). */
-export async function takeTokenCallTurn(governor: Governor | undefined, signal?: AbortSignal): Promise<TokenCallTurn | undefined> {
-  if (!governor) return undefined;
-  const answered = await governor.acquireTokenCall(signal).catch(() => {
-    throw new ErpsyncError('INTERRUPTED', 'interrupted while waiting to request an access token');
-  });
-  let said = false;
-  return {
-    answered: () => {
-      if (said) return;
-      said = true;
-      answered();
-    },
-    recordError: () => governor.recordError(),
-  };
+  /** The process's request governor: token calls have their own per-IP window (20 in 60 s). */
+  governor?: Governor;
 }
 
 export async function requestToken(options: TokenRequestOptions): Promise<TokenSet> {
@@ -107,6 +79,9 @@ export async function requestToken(options: TokenRequestOptions): Promise<TokenS
   redactor.add(basic);
   // Loaded here, not at the top: a command that never asks for a token starts without undici.
   const { request } = await import('undici');
+  const answered = await options.governor?.acquireTokenCall(options.signal).catch(() => {
+    throw new ErpsyncError('INTERRUPTED', 'interrupted while waiting to request an access token');
+  });
   const dispatcher = await openDispatcher(route, { connectMs: 10_000, headersMs: TOKEN_REQUEST_TIMEOUT_MS, bodyMs: TOKEN_REQUEST_TIMEOUT_MS });
   const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(TOKEN_REQUEST_TIMEOUT_MS)]) : AbortSignal.timeout(TOKEN_REQUEST_TIMEOUT_MS);
   let status: number;
@@ -133,11 +108,11 @@ export async function requestToken(options: TokenRequestOptions): Promise<TokenS
     const via = route.via === 'proxy' ? ` ${describeVia(route)}` : '';
     throw new ErpsyncError('API_UNREACHABLE', redactor.redact(`could not reach the token endpoint ${url.origin}${url.pathname}${via}: ${describeNetworkError(error)}`));
   } finally {
-    options.turn?.answered();
+    answered?.();
     await dispatcher.close();
   }
   if (status < 200 || status >= 300) {
-    options.turn?.recordError();
+    options.governor?.recordError();
     const body = parseErrorBody(text, contentType);
     const said = [body.type, body.message ?? body.description].filter(Boolean).join(': ');
     const hint =
