@@ -31,6 +31,7 @@ const slow = [
   'test/state/lease-lost-apply.test.ts',
   'test/state/backend-lost-apply.test.ts',
   'test/state/egress-shared-budget.test.ts',
+  'test/cli/proxy-https.test.ts',
 ];
 
 /** Beside the code, and the scenario folders: what to run while working. */

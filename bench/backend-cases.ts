@@ -58,13 +58,13 @@ export async function openBenchDatabase(): Promise<BenchDatabase> {
   return { url: started.url, about: 'a throwaway PostgreSQL on loopback started by the bench (scripts/test-postgres.mjs: fsync and synchronous commit off)', stop: () => script.stopTestPostgres(started.dir) };
 }
 
-interface BenchSchema {
+export interface BenchSchema {
   env: NodeJS.ProcessEnv;
   drop(): Promise<void>;
 }
 
 /** A fresh schema on the bench's server, its tables made by `erpsync backend migrate` before anything is timed. */
-async function freshSchema(database: BenchDatabase, dir: string): Promise<BenchSchema> {
+export async function freshSchema(database: BenchDatabase, dir: string): Promise<BenchSchema> {
   const schema = `bench_${randomBytes(5).toString('hex')}`;
   const env = { ERPSYNC_BACKEND: 'postgres', ERPSYNC_DATABASE_URL: database.url, ERPSYNC_STATE_KEY: randomBytes(32).toString('base64'), ERPSYNC_BACKEND_SCHEMA: schema };
   mkdirSync(dir, { recursive: true });
@@ -90,12 +90,12 @@ export function benchCommit(): string {
   return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--', 'src') === '' ? '' : ' +changes in src/'}`;
 }
 
-const loadAverage = () => loadavg()[0] ?? 0;
+export const loadAverage = () => loadavg()[0] ?? 0;
 
 /** Every run starts with the IP's windows empty (the emulator's and the backends' books alike). */
 const windowsEmpty = () => sleep(ipBudgetOf().windowMs + 1_000);
 
-function reportFailure(label: string, run: CliRun): void {
+export function reportFailure(label: string, run: CliRun): void {
   if (run.code !== 0) say(`${label} exited ${run.code}: ${run.stderr.slice(-600)}`);
 }
 

@@ -14,6 +14,7 @@ import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { requestToken, storedFromTokenSet, writeCredentialsFile } from '../src/api/index.js';
+import type { StoredCredentials } from '../src/api/index.js';
 import { createEmulator, createIpLedger, defaultOAuthClient, serviceIpRules } from '../src/emulator/index.js';
 import type { Emulator, IpLedger } from '../src/emulator/index.js';
 import { stringify } from 'yaml';
@@ -22,11 +23,30 @@ import { bin, runBuiltCli } from './measure.js';
 /** examples/loja-nova's one secret field, read from the environment. */
 const secrets = { NFSE_SENHA_PREFEITURA: 'demo' };
 
-/** `count` sandbox accounts judged by `ledger`, numbered from `from` (their company ids differ). */
-export async function openAccounts(count: number, ledger: IpLedger, from = 0): Promise<Emulator[]> {
+/** `count` sandbox accounts judged by `ledger`, numbered from `from` (their company ids differ), each a fresh account or one opened from `seed`. */
+export async function openAccounts(count: number, ledger: IpLedger, from = 0, seed = 'fresh'): Promise<Emulator[]> {
   const accounts: Emulator[] = [];
-  for (let i = from; i < from + count; i += 1) accounts.push(await createEmulator({ rateLimit: 3, ipRules: ledger, company: { id: `conta-${i}`, nome: `Loja ${i} Ltda` } }));
+  for (let i = from; i < from + count; i += 1) accounts.push(await createEmulator({ seed, rateLimit: 3, ipRules: ledger, company: { id: `conta-${i}`, nome: `Loja ${i} Ltda` } }));
   return accounts;
+}
+
+/**
+ * A ledger for sandbox accounts whose judge can be swapped: the bench's own set-up (authorizations,
+ * the upkeep) goes to one that only counts, each measured run to its own.
+ */
+export function switchableLedger(initial: IpLedger): IpLedger & { use(ledger: IpLedger): void } {
+  let active = initial;
+  return {
+    get enforce() {
+      return active.enforce;
+    },
+    admit: (ip, tokenCall) => active.admit(ip, tokenCall),
+    recordError: (ip) => active.recordError(ip),
+    violations: () => active.violations(),
+    refused: () => active.refused(),
+    reset: () => active.reset(),
+    use: (ledger) => (active = ledger),
+  };
 }
 
 export type FleetBase = 'loja-nova' | 'small';
@@ -79,8 +99,8 @@ export function mostInAnyWindow(times: readonly number[], windowMs: number): num
   return most;
 }
 
-/** Authorizes the emulator's OAuth app as a browser would and stores the tokens as already expired. */
-async function storeExpiredTokens(emulator: Emulator, file: string): Promise<void> {
+/** Authorizes the emulator's OAuth app as a browser would: the login `erpsync login` would store. */
+export async function authorizeAccount(emulator: Emulator): Promise<StoredCredentials> {
   const app = defaultOAuthClient;
   const url = new URL(`${emulator.baseUrl}/oauth/authorize`);
   url.searchParams.set('response_type', 'code');
@@ -90,24 +110,19 @@ async function storeExpiredTokens(emulator: Emulator, file: string): Promise<voi
   if (!code) throw new Error('the emulator gave no authorization code');
   const tokenUrl = `${emulator.baseUrl}/oauth/token`;
   const set = await requestToken({ tokenUrl, clientId: app.clientId, clientSecret: app.clientSecret, grant: { type: 'authorization_code', code } });
-  await writeCredentialsFile(file, { ...storedFromTokenSet(set, { clientId: app.clientId, tokenUrl, now: Date.now() }), expiresAt: new Date(0).toISOString() });
+  return storedFromTokenSet(set, { baseUrl: emulator.baseUrl, clientId: app.clientId, tokenUrl, now: Date.now() });
+}
+
+/** Authorizes and stores the tokens as already expired. */
+async function storeExpiredTokens(emulator: Emulator, file: string): Promise<void> {
+  await writeCredentialsFile(file, { ...(await authorizeAccount(emulator)), expiresAt: new Date(0).toISOString() });
 }
 
 export async function measureOAuthFleet(dir: string, stores: number, windowScale: number): Promise<OAuthFleetResult> {
   const rules = serviceIpRules.map((rule) => ({ ...rule, windowMs: rule.windowMs * windowScale, blockMs: rule.blockMs * windowScale }));
   // The bench's own authorizations go to a ledger that only counts; the run's to the blocking one.
   const measured = createIpLedger({ rules });
-  let active = createIpLedger({ rules, enforce: false });
-  const ledger: IpLedger = {
-    get enforce() {
-      return active.enforce;
-    },
-    admit: (ip, tokenCall) => active.admit(ip, tokenCall),
-    recordError: (ip) => active.recordError(ip),
-    violations: () => active.violations(),
-    refused: () => active.refused(),
-    reset: () => active.reset(),
-  };
+  const ledger = switchableLedger(createIpLedger({ rules, enforce: false }));
   const emulators: Emulator[] = [];
   const config = ['version: 1', 'targets:'];
   mkdirSync(path.join(dir, 'base'), { recursive: true });
@@ -120,7 +135,7 @@ export async function measureOAuthFleet(dir: string, stores: number, windowScale
       config.push(`  lojas/loja-${String(i).padStart(3, '0')}:`, `    baseUrl: ${emulator.baseUrl}`, `    credentials: { file: creds/loja-${i}.json }`, '    manifests: [base]');
     }
     writeFileSync(path.join(dir, 'erpsync.config.yaml'), `${config.join('\n')}\n`);
-    active = measured;
+    ledger.use(measured);
     for (const e of emulators) e.clearLog();
     const env = { BLING_CLIENT_ID: defaultOAuthClient.clientId, BLING_CLIENT_SECRET: defaultOAuthClient.clientSecret, ERPSYNC_IP_WINDOW_SCALE: String(windowScale), ERPSYNC_LOCK_DIR: path.join(dir, '.locks') };
     const run = await runBuiltCli(['plan', '--all-targets', '--parallel', String(stores), '--json'], env, dir);

@@ -13,6 +13,9 @@
 //   throwaway server started and stopped here): the postgres backend's overhead on a 100-store plan
 //   and apply beside local (`-- --only backend`), and four runners of 100 stores on one egress name
 //   against one process of 400 (`-- --only runners`); each writes its block between its own markers.
+// - Issue 35's (bench/nightly-cases.ts), on the same PostgreSQL: the nightly drift of 1,000 stores
+//   on one egress with fresh logins, and with every login expired (`-- --only nightly [--stores N]`;
+//   about 1 h 20 min, most of it the expired run, bound by the service's 20 token calls a minute).
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -25,6 +28,7 @@ import { backendLines, measureBackendOverhead, measureRunners, openBenchDatabase
 import type { BenchDatabase } from './backend-cases.js';
 import { measureOAuthFleet, measureServerApply, openAccounts, runEnv, writeFleetFolder } from './fleet-cases.js';
 import { concurrentLines, measureConcurrentProcesses } from './ip-ledger-cases.js';
+import { measureNightly, nightlyLines, nightlyStores } from './nightly-cases.js';
 import type { OAuthFleetResult, ServerApplyResult } from './fleet-cases.js';
 import { caseMarkers, fleetMarkers } from './fleet-markers.js';
 import { prepareWorkloads, writeCreatesWorkload } from './workloads.js';
@@ -191,8 +195,9 @@ async function main(dir: string): Promise<void> {
   say('two processes at once on one IP…');
   const concurrent = concurrentLines(await measureConcurrentProcesses(path.join(dir, 'concurrent')));
   const backendCases = await withBenchDatabase(async (database) => ({
-    backend: backendLines(await measureBackendOverhead(path.join(dir, 'backend'), database)),
-    runners: runnersLines(await measureRunners(path.join(dir, 'runners'), database)),
+    backend: await markedCases.backend(path.join(dir, 'backend'), database),
+    runners: await markedCases.runners(path.join(dir, 'runners'), database),
+    nightly: await markedCases.nightly(path.join(dir, 'nightly'), database),
   }));
   const served = await measureServerApplies(dir);
   const row = (r: FleetRun) => `| ${r.label} | ${r.requests} | ${r.largest} | ${(r.floorMs / 1000).toFixed(1)} s | ${(r.wallMs / 1000).toFixed(1)} s | ${(r.wallMs / r.floorMs).toFixed(2)}× | ${r.code} |`;
@@ -218,6 +223,8 @@ async function main(dir: string): Promise<void> {
     ...marked('backend', backendCases.backend),
     '',
     ...marked('runners', backendCases.runners),
+    '',
+    ...marked('nightly', backendCases.nightly),
     '',
     ...serverLines(served),
     '',
@@ -265,9 +272,25 @@ async function withBenchDatabase<T>(work: (database: BenchDatabase) => Promise<T
   }
 }
 
-/** Only one of issue 34's cases: its marked block replaces the old one, or goes before the sandbox-server part. */
-async function mainMarkedOnly(name: 'backend' | 'runners', dir: string): Promise<void> {
-  const lines = await withBenchDatabase(async (database) => (name === 'backend' ? backendLines(await measureBackendOverhead(dir, database)) : runnersLines(await measureRunners(dir, database))));
+/** The cases on the bench's PostgreSQL, each with its own marked block. */
+const markedCases = {
+  backend: async (dir: string, database: BenchDatabase) => backendLines(await measureBackendOverhead(dir, database)),
+  runners: async (dir: string, database: BenchDatabase) => runnersLines(await measureRunners(dir, database)),
+  nightly: async (dir: string, database: BenchDatabase) => nightlyLines(await measureNightly(dir, database, storesArgument())),
+};
+
+/** `--stores N` (the nightly case's fleet size; default 1,000). */
+function storesArgument(): number {
+  const at = process.argv.indexOf('--stores');
+  if (at < 0) return nightlyStores;
+  const stores = Number(process.argv[at + 1]);
+  if (!Number.isInteger(stores) || stores < 1) throw new Error(`--stores takes a whole number of stores (got ${String(process.argv[at + 1])})`);
+  return stores;
+}
+
+/** Only one of the marked cases: its block replaces the old one, or goes before the sandbox-server part. */
+async function mainMarkedOnly(name: keyof typeof markedCases, dir: string): Promise<void> {
+  const lines = await withBenchDatabase((database) => markedCases[name](dir, database));
   const block = marked(name, lines).join('\n');
   process.stdout.write(`${block}\n`);
   const file = path.join(process.cwd(), 'bench/results.md');
@@ -348,8 +371,8 @@ try {
     const only = process.argv[process.argv.indexOf('--only') + 1];
     if (only === 'concurrent') await mainConcurrentOnly(workDir);
     else if (only === 'server') await mainServerOnly(workDir);
-    else if (only === 'backend' || only === 'runners') await mainMarkedOnly(only, workDir);
-    else throw new Error(`--only takes: server, concurrent, backend, runners (got ${String(only)})`);
+    else if (only === 'backend' || only === 'runners' || only === 'nightly') await mainMarkedOnly(only, workDir);
+    else throw new Error(`--only takes: server, concurrent, backend, runners, nightly (got ${String(only)})`);
   } else {
     await main(workDir);
   }

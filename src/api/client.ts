@@ -14,6 +14,8 @@ import { isPlainRecord } from '../model/paths.js';
 import type { HttpMethod, ParsedErrorBody } from './errors.js';
 import { describeNetworkError } from './oauth.js';
 import { createPacer, sleep } from './pacing.js';
+import { describeVia, NO_PROXY_SETTINGS, openDispatcher, proxySecrets, routeFor } from './proxy.js';
+import type { ProxyRoute, ProxySettings } from './proxy.js';
 import { createRedactor } from './redact.js';
 import { backoffDelay, classifyStatus, defaultRetryPolicy, judgeFailure, mayRetry, parseRetryAfter } from './retry.js';
 import type { FailureKind, RetryPolicy } from './retry.js';
@@ -52,6 +54,8 @@ export interface ApiClientOptions {
   governor?: Governor;
   /** Further strings to keep out of messages and events (e.g. secret manifest values). */
   secrets?: readonly string[];
+  /** The run's proxy variables (proxy.ts); absent: every request goes direct. */
+  proxy?: ProxySettings;
   signal?: AbortSignal;
   /**
    * Awaited right before each attempt leaves (after pacing), so nothing waits between it and the
@@ -206,6 +210,8 @@ interface ClientState {
   circuit: ReturnType<typeof createCircuitBreaker>;
   redactor: ReturnType<typeof createRedactor>;
   redact: (text: string) => string;
+  /** Through a proxy or direct: decided once for the base URL's origin. */
+  route: ProxyRoute;
   /** undici loads with the first request, so a command that sends none (validate) starts without it. */
   agent?: Promise<Dispatcher>;
   stats: RequestStats;
@@ -219,10 +225,12 @@ function openClientState(options: ApiClientOptions): ClientState {
   const now = options.now ?? (() => performance.now());
   const rate = options.rate ?? DEFAULT_RATE;
   if (!(rate > 0)) throw new ErpsyncError('CONFIG', `the request rate must be a positive number (got ${rate})`);
-  const redactor = createRedactor(options.secrets);
+  const proxy = options.proxy ?? NO_PROXY_SETTINGS;
+  const redactor = createRedactor([...(options.secrets ?? []), ...proxySecrets(proxy)]);
   return {
     options,
     origin: base.origin,
+    route: routeFor(proxy, base),
     basePath: base.pathname.replace(/\/+$/, ''),
     timeouts: { ...defaultTimeouts, ...options.timeouts },
     policy: { ...defaultRetryPolicy, ...options.retry },
@@ -243,8 +251,7 @@ function openClientState(options: ApiClientOptions): ClientState {
 }
 
 function dispatcherOf(state: ClientState): Promise<Dispatcher> {
-  const { connectMs, headersMs, bodyMs } = state.timeouts;
-  state.agent ??= import('undici').then(({ Agent }) => new Agent({ connect: { timeout: connectMs }, headersTimeout: headersMs, bodyTimeout: bodyMs, keepAliveTimeout: 10_000 }));
+  state.agent ??= openDispatcher(state.route, { ...state.timeouts, keepAliveMs: 10_000 });
   return state.agent;
 }
 
@@ -408,7 +415,7 @@ async function handleNetworkFailure(state: ClientState, a: Attempts, outcome: Ex
   throw new ErpsyncError(
     outcome.failure === 'timeout' ? 'API_TIMEOUT' : 'API_UNREACHABLE',
     `${req.method} ${a.shownPath}: ${failureText[outcome.failure]}${a.attempt > 1 ? ` after ${a.attempt} attempts` : ''} (${described})`,
-    { cause: new Error(described) },
+    { cause: new Error(described), ...(state.route.via === 'proxy' ? { details: [`the requests to ${state.origin} go ${describeVia(state.route)}`] } : {}) },
   );
 }
 

@@ -11,7 +11,7 @@
 // Nothing here prints; secrets are exposed only through `secrets()`.
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { Dispatcher } from 'undici';
+import type { ProxySettings } from './proxy.js';
 import { ErpsyncError, isErpsyncError } from '../model/errors.js';
 import { makeDirectory, refuseSymbolicLink, writeFileAtomically } from '../model/write-file-atomically.js';
 import type { Governor } from './governor.js';
@@ -186,7 +186,8 @@ export interface OAuthProviderOptions {
   /** Refresh this long before the recorded expiry. */
   refreshBeforeMs?: number;
   now?: () => number;
-  dispatcher?: Dispatcher;
+  /** The run's proxy variables (proxy.ts): the token host is reached as they say. */
+  proxy?: ProxySettings;
   /** Refreshes go through the process's request governor (token calls per IP). */
   governor?: Governor;
 }
@@ -308,7 +309,7 @@ async function exchangeRefreshToken(options: OAuthProviderOptions, current: Stor
     });
   }
   if (!tokenUrl) throw new ErpsyncError('CONFIG', `no token URL for the credentials in ${options.slot.describe}`);
-  const tokens = await requestToken({ tokenUrl, clientId, clientSecret: options.clientSecret, grant: { type: 'refresh_token', refreshToken: current.refreshToken }, signal, dispatcher: options.dispatcher, ...(options.governor ? { governor: options.governor } : {}) });
+  const tokens = await requestToken({ tokenUrl, clientId, clientSecret: options.clientSecret, grant: { type: 'refresh_token', refreshToken: current.refreshToken }, signal, proxy: options.proxy, ...(options.governor ? { governor: options.governor } : {}) });
   // The credentials stay bound to the base URL they were issued for.
   const next = storedFromTokenSet(tokens, { ...(current.baseUrl === undefined ? {} : { baseUrl: current.baseUrl }), clientId, tokenUrl, now: now() });
   return { tokens, next };

@@ -23,6 +23,8 @@ export {
 export type { CredentialProvider, CredentialSlot, OAuthProviderOptions, StoredCredentials } from './credentials.js';
 export { buildAuthorizeUrl, deriveOAuthEndpoints, requestToken } from './oauth.js';
 export type { OAuthEndpoints, TokenGrant, TokenSet } from './oauth.js';
+export { describeRoute, NO_PROXY_SETTINGS, proxyVariableSecrets, readProxySettings, routeFor } from './proxy.js';
+export type { ProxyRoute, ProxySetting, ProxySettings } from './proxy.js';
 export { createRedactor, redactText, REDACTED } from './redact.js';
 export type { Redactor } from './redact.js';
 export {

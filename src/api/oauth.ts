@@ -2,10 +2,11 @@
 // endpoint (authorization code or refresh token in, token set out). Client credentials travel only
 // in the Basic header, as the service requires. Does not store anything: credentials.ts and the
 // login command decide where tokens go.
-import type { Dispatcher } from 'undici';
 import { ErpsyncError } from '../model/errors.js';
 import { parseErrorBody } from './errors.js';
 import { readBodyWithin } from './bounded-body.js';
+import { describeVia, NO_PROXY_SETTINGS, openDispatcher, proxySecrets, routeFor } from './proxy.js';
+import type { ProxySettings } from './proxy.js';
 import { createRedactor } from './redact.js';
 import { parseSecureUrl } from './url.js';
 import { isPlainRecord } from '../model/paths.js';
@@ -56,15 +57,17 @@ export interface TokenRequestOptions {
   clientSecret: string;
   grant: TokenGrant;
   signal?: AbortSignal;
-  /** Reused when given; otherwise a one-shot agent is opened and closed around the call. */
-  dispatcher?: Dispatcher;
+  /** The run's proxy variables (proxy.ts); absent: the call goes direct. */
+  proxy?: ProxySettings;
   /** The process's request governor: token calls have their own per-IP window (20 in 60 s). */
   governor?: Governor;
 }
 
 export async function requestToken(options: TokenRequestOptions): Promise<TokenSet> {
   const url = parseSecureUrl(options.tokenUrl, 'token URL');
-  const redactor = createRedactor([options.clientSecret, grantSecret(options.grant)]);
+  const proxy = options.proxy ?? NO_PROXY_SETTINGS;
+  const route = routeFor(proxy, url);
+  const redactor = createRedactor([options.clientSecret, grantSecret(options.grant), ...proxySecrets(proxy)]);
   const form = new URLSearchParams({ grant_type: options.grant.type });
   if (options.grant.type === 'authorization_code') {
     form.set('code', options.grant.code);
@@ -75,11 +78,11 @@ export async function requestToken(options: TokenRequestOptions): Promise<TokenS
   const basic = Buffer.from(`${options.clientId}:${options.clientSecret}`).toString('base64');
   redactor.add(basic);
   // Loaded here, not at the top: a command that never asks for a token starts without undici.
-  const { Agent, request } = await import('undici');
-  const ownAgent = options.dispatcher ? undefined : new Agent({ connect: { timeout: 10_000 }, headersTimeout: TOKEN_REQUEST_TIMEOUT_MS, bodyTimeout: TOKEN_REQUEST_TIMEOUT_MS });
+  const { request } = await import('undici');
   const answered = await options.governor?.acquireTokenCall(options.signal).catch(() => {
     throw new ErpsyncError('INTERRUPTED', 'interrupted while waiting to request an access token');
   });
+  const dispatcher = await openDispatcher(route, { connectMs: 10_000, headersMs: TOKEN_REQUEST_TIMEOUT_MS, bodyMs: TOKEN_REQUEST_TIMEOUT_MS });
   const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(TOKEN_REQUEST_TIMEOUT_MS)]) : AbortSignal.timeout(TOKEN_REQUEST_TIMEOUT_MS);
   let status: number;
   let text: string;
@@ -87,7 +90,7 @@ export async function requestToken(options: TokenRequestOptions): Promise<TokenS
   try {
     const res = await request(url, {
       method: 'POST',
-      dispatcher: options.dispatcher ?? ownAgent,
+      dispatcher,
       headers: {
         authorization: `Basic ${basic}`,
         'content-type': 'application/x-www-form-urlencoded',
@@ -102,10 +105,11 @@ export async function requestToken(options: TokenRequestOptions): Promise<TokenS
     text = await readBodyWithin(res.body as unknown as AsyncIterable<Buffer> & { destroy(): unknown }, headerValue(res.headers['content-length']), 1024 * 1024);
   } catch (error) {
     if (options.signal?.aborted) throw new ErpsyncError('INTERRUPTED', 'interrupted while requesting an access token');
-    throw new ErpsyncError('API_UNREACHABLE', redactor.redact(`could not reach the token endpoint ${url.origin}${url.pathname}: ${describeNetworkError(error)}`));
+    const via = route.via === 'proxy' ? ` ${describeVia(route)}` : '';
+    throw new ErpsyncError('API_UNREACHABLE', redactor.redact(`could not reach the token endpoint ${url.origin}${url.pathname}${via}: ${describeNetworkError(error)}`));
   } finally {
     answered?.();
-    await ownAgent?.close();
+    await dispatcher.close();
   }
   if (status < 200 || status >= 300) {
     options.governor?.recordError();

@@ -1,7 +1,7 @@
 // Redaction of secrets from anything the API layer lets out: error messages, details, events and
 // debug lines. Two nets: the exact strings registered as secret (tokens, client secret, refresh
 // token, secret manifest values) and patterns that look like credentials whatever their value
-// (Bearer/Basic headers, token fields in JSON or form bodies). It never throws and never logs.
+// (Bearer/Basic headers, a URL's user:password, token fields in JSON or form bodies). It never throws and never logs.
 
 import { encodedForms, maskValues, minSecretLength as MIN_SECRET_LENGTH, REDACTED } from '../model/secret-mask.js';
 
@@ -9,6 +9,8 @@ export { REDACTED };
 
 const credentialPatterns: readonly [RegExp, string][] = [
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${REDACTED}`],
+  // A URL's user:password (a proxy's, as HTTPS_PROXY may give it).
+  [/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi, `$1${REDACTED}@`],
   [/\b(access_token|refresh_token|client_secret|id_token|code)=([^&\s"']+)/gi, `$1=${REDACTED}`],
   [
     /("(?:access_?token|refresh_?token|client_?secret|accessToken|refreshToken|clientSecret|senha|password)"\s*:\s*)"(?:[^"\\]|\\.)*"/gi,

@@ -6,6 +6,7 @@
 // that hold them), so it may be written into a plan file or printed.
 import { ErpsyncError } from '../model/errors.js';
 import { BLING_API_BASE_URL } from './oauth.js';
+import type { ProxySettings } from './proxy.js';
 import { parseSecureUrl } from './url.js';
 
 export const DEFAULT_BASE_URL = BLING_API_BASE_URL;
@@ -136,6 +137,8 @@ export interface RemoteTarget extends TargetBase {
   baseUrl: string;
   credentials: TokenCredentials | OAuthCredentials;
   dailyQuota: DailyQuotaTarget;
+  /** The run's HTTPS_PROXY / HTTP_PROXY / NO_PROXY, read once: the service and its token host are reached as they say. */
+  proxy: ProxySettings;
 }
 
 /** How much of the account's daily quota erpsync may use, and where it counts what it sent (a sandbox has no quota to keep). */

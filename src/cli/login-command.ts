@@ -6,7 +6,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { buildAuthorizeUrl, createRedactor, isLoopbackHost, requestToken, storedFromTokenSet } from '../api/index.js';
+import { buildAuthorizeUrl, createRedactor, isLoopbackHost, readProxySettings, requestToken, storedFromTokenSet } from '../api/index.js';
 import type { Redactor } from '../api/index.js';
 import { backendChoiceOf, resolveLoginTarget } from '../target/resolve-target.js';
 import { ErpsyncError } from '../model/errors.js';
@@ -38,6 +38,8 @@ export async function runLoginCommand(args: string[], io: RunIO): Promise<number
   if (!clientId) throw new ErpsyncError('AUTH_MISSING', `no OAuth client id: pass --client-id or set ${login.clientIdEnv}`);
   if (!clientSecret) throw new ErpsyncError('AUTH_MISSING', `no OAuth client secret: set ${login.clientSecretEnv}`);
   const redirectUri = parseRedirectUri(values['redirect-uri'] ?? DEFAULT_REDIRECT_URI);
+  // Read before the browser is sent anywhere: a proxy variable erpsync cannot use is said first.
+  const proxy = readProxySettings(io.env);
   const timeoutMs = values.timeout * 1000;
   const state = randomBytes(16).toString('hex');
   const redactor = createRedactor([clientSecret]);
@@ -58,6 +60,7 @@ export async function runLoginCommand(args: string[], io: RunIO): Promise<number
         clientId,
         clientSecret,
         grant: { type: 'authorization_code', code: received.code, redirectUri: redirectUri.toString() },
+        proxy,
         signal: io.signal,
       });
       redactor.add(tokens.accessToken);

@@ -3,7 +3,7 @@
 // store → the plan (login-upkeep.ts) → the refreshes, or with --dry-run the plan alone → one line
 // per target, or --json. Exit 0 when every due login was refreshed, 1 when one failed or is
 // missing. It never prints a token; the refreshing itself is the workflow's.
-import { configureProcessGovernor } from '../api/index.js';
+import { configureProcessGovernor, readProxySettings } from '../api/index.js';
 import type { Governor } from '../api/index.js';
 import { backendChoiceOf, egressOf } from '../target/resolve-target.js';
 import { ErpsyncError, exitCodes } from '../model/errors.js';
@@ -62,6 +62,7 @@ async function refreshDue(plan: UpkeepPlan, found: readonly TargetLogin[], opene
       slotOf: (target) => logins.slot(storedLogin(target).ref),
       clientOf: (target) => storedLogin(target).client,
       governor,
+      proxy: readProxySettings(io.env),
       signal: io.signal,
     });
   } finally {

@@ -1,11 +1,12 @@
 // Every byte a command writes passes through a mask of erpsync's own credentials (access and
-// refresh tokens, the client secret: see model/secret-mask). Nothing erpsync prints holds them —
+// refresh tokens, the client secret, a proxy variable's user:password: see model/secret-mask). Nothing erpsync prints holds them —
 // they never enter the data a command shows, and the API layer redacts them from what it reports
 // — so this is only the net under a library's message. It masks text, which is safe for tokens
 // alone: they are long random strings, so every occurrence is the token and its replacement
 // lands inside a string of any format. Manifest secrets (an NFS-e password such as `true`) are
 // not masked here: they are left out of the data before it is serialised (plans, drift, export,
 // diagnostics), where a field is known to be secret.
+import { proxyVariableSecrets } from '../api/index.js';
 import type { RunIO } from '../model/run-io.js';
 import { createSecretMask, isSecretCredentialVariable } from '../model/secret-mask.js';
 import type { SecretMask } from '../model/secret-mask.js';
@@ -31,7 +32,7 @@ function maskStream<T extends RunIO['stdout']>(stream: T, mask: SecretMask): T {
 
 /** `io` with the credential mask over stdout and stderr. */
 export function withOutputMask(io: RunIO): RunIO {
-  const mask = createSecretMask(credentialVariables(io.env).map((name) => io.env[name]));
+  const mask = createSecretMask([...credentialVariables(io.env).map((name) => io.env[name]), ...proxyVariableSecrets(io.env)]);
   // No spread: it would read stdin, which builds the process's stdin stream for every command.
   return {
     stdout: maskStream(io.stdout, mask),

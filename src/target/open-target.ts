@@ -15,7 +15,9 @@ import {
   createStaticTokenProvider,
   DEFAULT_CONFIG_FILE,
   DEFAULT_RATE_RESERVE,
+  describeRoute,
   readAccountIdentity,
+  routeFor,
   theProcessGovernor,
 } from '../api/index.js';
 import type { ApiClient, ApiClientOptions, ApiEvent, CredentialProvider, Governor, RemoteTarget, ResolvedTarget, SandboxTarget, TargetBase, TargetsConfig } from '../api/index.js';
@@ -88,8 +90,9 @@ export async function openResolvedTarget(target: ResolvedTarget, request: Pick<T
     // Every request to a service, and every token refresh, passes the process's one governor (per-IP rules).
     const governor = theProcessGovernor();
     await state.ipBudget.share(governor, target.egress);
+    if (debug) for (const line of describeRoutes(target)) writeLine(io.stderr, `debug: proxy: ${line}`);
     return openCountedAccount(target, io, state, governor, async () => {
-      client = createApiClient({ governor, ...common, baseUrl: target.baseUrl, credentials: await createCredentialProvider(target, state.logins, io.env, governor) });
+      client = createApiClient({ governor, ...common, proxy: target.proxy, baseUrl: target.baseUrl, credentials: await createCredentialProvider(target, state.logins, io.env, governor) });
       return client;
     });
   }
@@ -264,8 +267,19 @@ async function createCredentialProvider(target: RemoteTarget, logins: LoginStore
     clientId: credentials.clientId ?? emptyToUndefined(env[credentials.clientIdEnv]),
     clientSecret: emptyToUndefined(env[credentials.clientSecretEnv]),
     tokenUrl: credentials.tokenUrl,
+    proxy: target.proxy,
     governor,
   });
+}
+
+/**
+ * Which way the target's requests and its token calls go, one line per origin (a proxy's
+ * credentials masked), for --debug and doctor: the very decision the client and the token call route by.
+ */
+export function describeRoutes(target: RemoteTarget): string[] {
+  const urls = [new URL(target.baseUrl), ...(target.credentials.type === 'oauth' ? [new URL(target.credentials.tokenUrl)] : [])];
+  const origins = [...new Map(urls.map((url) => [url.origin, url])).values()];
+  return origins.map((url) => describeRoute(url, routeFor(target.proxy, url)));
 }
 
 /**

@@ -55,6 +55,7 @@ describe('resolving the target', () => {
       dailyQuota: { perDay: 120_000, countFile: '/repo/.erpsync/requests-per-day.json' },
       backend: { kind: 'local' },
       egress: 'default',
+      proxy: {},
     });
     expect(JSON.stringify(target)).not.toContain('tok-123456');
   });

@@ -4,7 +4,7 @@
 // naming the account. Pure, and it parses no flag again: the caller reads the config file and says
 // which credential files exist (target/open-target does the effects).
 import { resolve } from 'node:path';
-import { ACCOUNT_DAILY_QUOTA, ACCOUNT_RATE_LIMIT, DEFAULT_BASE_URL, DEFAULT_CONFIG_FILE, DEFAULT_CREDENTIALS_FILE, DEFAULT_JOURNAL_DIR, DEFAULT_RATE, DEFAULT_REQUEST_COUNT_FILE, DEFAULT_SANDBOX_STATE, defaultSandboxState, defaultTargetCredentialsFile, deriveOAuthEndpoints, isCi, normalizeBaseUrl } from '../api/index.js';
+import { ACCOUNT_DAILY_QUOTA, ACCOUNT_RATE_LIMIT, DEFAULT_BASE_URL, DEFAULT_CONFIG_FILE, DEFAULT_CREDENTIALS_FILE, DEFAULT_JOURNAL_DIR, DEFAULT_RATE, DEFAULT_REQUEST_COUNT_FILE, DEFAULT_SANDBOX_STATE, defaultSandboxState, defaultTargetCredentialsFile, deriveOAuthEndpoints, isCi, normalizeBaseUrl, readProxySettings } from '../api/index.js';
 import type { BackendChoice, CredentialsConfig, OAuthCredentials, ResolvedTarget, SandboxTarget, TargetBase, TargetConfig, TargetsConfig, TokenCredentials } from '../api/index.js';
 import type { AccountIdentity } from '../model/account.js';
 import { describeAccount } from '../model/account.js';
@@ -78,12 +78,14 @@ export function resolveTarget(input: ResolveInput): ResolvedTarget {
   // when the target opens. The default target keeps to the sandbox unless an OAuth app is named.
   const inBackend = (path: string): boolean => input.fileExists(path) || nonEmpty(input.request.target) !== undefined || nonEmpty(input.env.BLING_CLIENT_ID) !== undefined;
   const withBackend = backend.kind === 'postgres' ? { ...input, fileExists: inBackend } : input;
-  const target = { ...resolveTargetOf(withBackend), ...shared };
+  const resolved = resolveTargetOf(withBackend);
+  // The embedded sandbox is served in this process: only a remote target's requests leave the machine's loopback.
+  const target = resolved.mode === 'remote' ? { ...resolved, ...shared, proxy: readProxySettings(input.env) } : { ...resolved, ...shared };
   const requestTimeoutMs = input.request.requestTimeoutMs;
   return requestTimeoutMs === undefined ? target : { ...target, requestTimeoutMs };
 }
 
-type Unshared<T> = T extends unknown ? Omit<T, 'backend' | 'egress'> : never;
+type Unshared<T> = T extends unknown ? Omit<T, 'backend' | 'egress' | 'proxy'> : never;
 
 function resolveTargetOf(input: ResolveInput): Unshared<ResolvedTarget> {
   const { request, env } = input;

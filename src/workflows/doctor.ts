@@ -8,6 +8,7 @@ import type { ApiClient } from '../api/index.js';
 import type { KindAdapter } from '../kinds/kind.js';
 import { isPlainRecord } from '../model/paths.js';
 import type { DoctorCheck, DoctorReport } from '../model/doctor.js';
+import { describeRoutes } from '../target/open-target.js';
 import type { OpenedTarget } from '../target/open-target.js';
 
 /** Fields a payment method's list leaves out (api-facts §7.3); erpsync reads details only where a manifest sets one. */
@@ -37,7 +38,7 @@ function listPaths(adapters: readonly KindAdapter[]): Map<string, { kinds: strin
 export async function diagnoseAccount(opened: OpenedTarget, adapters: readonly KindAdapter[]): Promise<DoctorReport> {
   const { client } = opened;
   const before = client.stats().total;
-  const checks: DoctorCheck[] = [checkHost(opened)];
+  const checks: DoctorCheck[] = [checkHost(opened), checkProxy(opened)];
   const probes: ListProbe[] = [];
   for (const [path, { kinds, paged }] of listPaths(adapters)) {
     const probe = await probeList(client, path, kinds, paged, checks);
@@ -71,6 +72,13 @@ function checkHost(opened: OpenedTarget): DoctorCheck {
     return { subject, status: 'differs', found: `${host}: the www. host refuses JWT access tokens (403)`, action: 'use https://api.bling.com.br/Api/v3 (--base-url or the target\'s baseUrl)' };
   }
   return { subject, status: 'holds', found: `${host} answered with the token`, action: 'nothing to do' };
+}
+
+/** Which way the requests went: the account answered through it, or the run would have failed before. */
+function checkProxy(opened: OpenedTarget): DoctorCheck {
+  const subject = 'proxy';
+  if (opened.target.mode === 'sandbox') return { subject, status: 'holds', found: 'the embedded sandbox: no proxy', action: 'nothing to do' };
+  return { subject, status: 'holds', found: describeRoutes(opened.target).join('; '), action: 'nothing to do; HTTPS_PROXY, HTTP_PROXY and NO_PROXY decide the way (docs/config.md)' };
 }
 
 const pageQuery = (pagina: number) => ({ pagina, limite: 1 });

@@ -16,7 +16,7 @@
 // fleet logged in all at once stays in step: every fifth run refreshes all of it (1,000 logins
 // take about 63 minutes, soonest-expiring first, each still with an hour left when its turn comes).
 import { createOAuthProvider, createRedactor } from '../api/index.js';
-import type { CredentialSlot, Governor, StoredCredentials } from '../api/index.js';
+import type { CredentialSlot, Governor, ProxySettings, StoredCredentials } from '../api/index.js';
 import type { ErrorCode } from '../model/errors.js';
 import { ErpsyncError, isErpsyncError } from '../model/errors.js';
 import { forEachStore } from './fleet-workflow.js';
@@ -115,6 +115,8 @@ export interface UpkeepDeps {
   clientOf(target: string): UpkeepClient;
   /** Paces the token calls (per egress, across runners when its windows are shared). */
   governor: Governor;
+  /** The run's proxy variables: the token hosts are reached as they say. */
+  proxy: ProxySettings;
   signal: AbortSignal;
 }
 
@@ -140,7 +142,7 @@ async function refreshLogin(target: string, withinMs: number, deps: UpkeepDeps):
   try {
     const watched = watchSlot(deps.slotOf(target));
     const client = deps.clientOf(target);
-    const provider = createOAuthProvider({ slot: watched.slot, ...client, refreshBeforeMs: withinMs, governor: deps.governor });
+    const provider = createOAuthProvider({ slot: watched.slot, ...client, refreshBeforeMs: withinMs, governor: deps.governor, proxy: deps.proxy });
     secrets = () => [...provider.secrets(), client.clientSecret];
     await provider.accessToken(deps.signal);
     return { target, outcome: watched.exchanged() ? 'refreshed' : 'already-fresh', expiresAt: watched.latest()?.expiresAt ?? null };

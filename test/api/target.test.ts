@@ -103,6 +103,7 @@ describe('openTarget', () => {
     const opened = await openTarget({ baseUrl: emulator.baseUrl, debug: true }, io);
     onCleanup(() => opened.close());
     await opened.client.request({ method: 'GET', path: '/formas-pagamentos', query: { pagina: 1 } });
-    expect(io.err()).toMatch(/^debug: #1\.1 GET \/empresas\/me\/dados-basicos →\ndebug: #1\.1 GET \/empresas\/me\/dados-basicos ← 200 \(\d+ ms\)\ndebug: #2\.1 GET \/formas-pagamentos\?pagina=1 →\ndebug: #2\.1 GET \/formas-pagamentos\?pagina=1 ← 200 \(\d+ ms\)\n$/);
+    // First the way the requests go (no proxy variable in this environment), then each request.
+    expect(io.err()).toMatch(/^debug: proxy: http:\/\/127\.0\.0\.1:\d+ direct \(no HTTP_PROXY is set\)\ndebug: #1\.1 GET \/empresas\/me\/dados-basicos →\ndebug: #1\.1 GET \/empresas\/me\/dados-basicos ← 200 \(\d+ ms\)\ndebug: #2\.1 GET \/formas-pagamentos\?pagina=1 →\ndebug: #2\.1 GET \/formas-pagamentos\?pagina=1 ← 200 \(\d+ ms\)\n$/);
   });
 });

@@ -12,7 +12,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGovernor, ipBudgetOf, storedFromTokenSet } from '../../src/api/index.js';
+import { createGovernor, ipBudgetOf, NO_PROXY_SETTINGS, storedFromTokenSet } from '../../src/api/index.js';
 import type { Governor, StoredCredentials } from '../../src/api/index.js';
 import { main } from '../../src/cli/main.js';
 import { createIpLedger, serviceIpRules } from '../../src/emulator/index.js';
@@ -120,6 +120,7 @@ function refreshPlanned(emulator: Emulator, store: LoginStore, backend: Backend,
     slotOf: (target) => store.slot(backend.ref(target, emulator.baseUrl)),
     clientOf: () => ({ clientSecret: app.clientSecret }),
     governor,
+    proxy: NO_PROXY_SETTINGS,
     signal: new AbortController().signal,
   });
 }

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createOAuthProvider, storedFromTokenSet } from '../../src/api/index.js';
+import { createGovernor, createOAuthProvider, storedFromTokenSet } from '../../src/api/index.js';
 import type { StoredCredentials } from '../../src/api/index.js';
 import type { Emulator, OAuthClient } from '../../src/emulator/index.js';
 import { ErpsyncError } from '../../src/model/errors.js';
@@ -205,6 +205,34 @@ describe.each([
     const stored = await (await backend.open()).slot(ref).read();
     expect(stored.accessToken).toBe(handedOut[0]);
     expect(stored.refreshToken).not.toBe(tokens.refreshToken);
+  });
+
+  it('serves while more refreshes than the backend has connections queue for their token calls', async () => {
+    const backend = await using(make);
+    const emulator = await startEmulator({ oauthClients: [app] });
+    const [store, otherRunner] = [await backend.open(), await backend.open()];
+    // One token call in a long window: the first refresh goes, the others queue for the window's turn.
+    const governor = createGovernor({ requests: 1_000, errors: 1_000, windowMs: 10_000, tokenCalls: 1, tokenWindowMs: 600_000 });
+    const targets = Array.from({ length: 12 }, (_, i) => `loja-${i}`);
+    for (const target of targets) {
+      const tokens = await authorizeOnEmulator(emulator, app);
+      const login = storedFromTokenSet(tokens, { baseUrl: emulator.baseUrl, clientId: app.clientId, tokenUrl: `${emulator.baseUrl}/oauth/token`, now: Date.now() });
+      await store.write(backend.ref(target, emulator.baseUrl), { ...login, expiresAt: new Date(0).toISOString() });
+    }
+    emulator.clearLog();
+    const stop = new AbortController();
+    const refreshes = targets.map((target) => createOAuthProvider({ slot: store.slot(backend.ref(target, emulator.baseUrl)), clientSecret: app.clientSecret, governor }).accessToken(stop.signal));
+    const settled = refreshes.map((refresh) => refresh.then(() => 'refreshed', (error: unknown) => (error as ErpsyncError).code));
+    await Promise.race(refreshes);
+
+    // Eleven refreshes wait for the turn; the store still reads and writes, and another runner refreshes another login.
+    await expect(store.slot(backend.ref('loja-11', emulator.baseUrl)).read()).resolves.toMatchObject({ clientId: app.clientId });
+    const other = backend.ref('loja-other', emulator.baseUrl);
+    await store.write(other, credentials('written-meanwhile'));
+    await expect(otherRunner.slot(other).rotate(() => Promise.resolve(credentials('rotated-meanwhile')))).resolves.toEqual(credentials('rotated-meanwhile'));
+    stop.abort();
+    expect((await Promise.all(settled)).sort()).toEqual([...Array.from({ length: 11 }, () => 'INTERRUPTED'), 'refreshed']);
+    expect(tokenCalls(emulator)).toBe(1);
   });
 });
 

@@ -44,6 +44,9 @@ export function describeUrl(url: string): string {
   }
 }
 
+/** Connections a process keeps to the server at most. */
+export const POOL_SIZE = 8;
+
 /** `migrate: false` leaves the schema as it is (`backend status`, and `backend migrate`, which says what it applied). */
 export async function connectPostgres(choice: PostgresChoice, env: NodeJS.ProcessEnv, options: { migrate?: boolean } = {}): Promise<PostgresConnection> {
   const url = env[choice.urlEnv];
@@ -57,7 +60,7 @@ export async function connectPostgres(choice: PostgresChoice, env: NodeJS.Proces
   // A query unanswered for longer than the longest wait erpsync asks of the server (a login's lock,
   // 60 s) is a server gone silent (a partition, a stopped host): it fails as BACKEND_LOST rather than
   // hang the run.
-  const pool = new pg.Pool({ connectionString: url, max: 8, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 5_000, allowExitOnIdle: true, keepAlive: true, query_timeout: 70_000, application_name: 'erpsync' });
+  const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 5_000, allowExitOnIdle: true, keepAlive: true, query_timeout: 70_000, application_name: 'erpsync' });
   // A connection that breaks while idle is an event, not a crash; the next query reports it.
   pool.on('error', () => undefined);
   const connection: PostgresConnection = { pool, schema, where, choice, close: () => pool.end() };

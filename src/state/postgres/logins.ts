@@ -12,12 +12,21 @@ import type { CredentialSlot, StoredCredentials } from '../../api/index.js';
 import { ErpsyncError, isErpsyncError } from '../../model/errors.js';
 import { seal, unseal } from '../crypto.js';
 import type { LoginRef, LoginStore } from '../state-store.js';
-import { inTransaction } from './connect.js';
+import { inTransaction, POOL_SIZE } from './connect.js';
 import { backendLost } from './backend-error.js';
 import type { PostgresConnection } from './connect.js';
 
 /** How long a refresh waits for another runner's refresh of the same login (the local lock waits as long). */
 const rotateWaitMs = 60_000;
+
+/**
+ * Refreshes of this process that hold a connection at once, at most: a refresh holds one for its
+ * login's lock while it waits for the token call's turn (the service allows 20 token calls a minute
+ * per IP), so a fleet of expired logins would otherwise hold them all for minutes and every other
+ * query of the run would time out (1,000 expired logins: 8 stores ran). The others wait, holding
+ * nothing; the token calls go no slower, as the governor lets one through at a time.
+ */
+const rotationsAtOnce = POOL_SIZE / 2;
 const lockNotAvailable = '55P03';
 
 interface OpenedLogin {
@@ -29,6 +38,7 @@ type Rotation = { next: StoredCredentials } | { failure: unknown };
 
 export function postgresLogins(connection: PostgresConnection, key: Buffer): LoginStore {
   const table = `${connection.schema}.logins`;
+  const admitRotation = admission(rotationsAtOnce);
   const keyEnv = connection.choice.keyEnv;
 
   /** A row read back, checked and opened; a missing one is AUTH_MISSING. */
@@ -101,7 +111,7 @@ export function postgresLogins(connection: PostgresConnection, key: Buffer): Log
       async rotate(work) {
         let rotation: Rotation;
         try {
-          rotation = await inTransaction(connection, (client) => rotateLocked(client, ref, work));
+          rotation = await admitRotation(() => inTransaction(connection, (client) => rotateLocked(client, ref, work)));
         } catch (error) {
           throw backendFailure(error, `refreshing ${describe}`);
         }
@@ -134,6 +144,24 @@ export function postgresLogins(connection: PostgresConnection, key: Buffer): Log
         throw backendFailure(error, 'counting the logins');
       }
     },
+  };
+}
+
+/** Runs at most `size` works at once, the others in arrival order as places free. */
+function admission(size: number): <T>(work: () => Promise<T>) => Promise<T> {
+  let inside = 0;
+  const waiting: (() => void)[] = [];
+  return async (work) => {
+    if (inside < size) inside += 1;
+    else await new Promise<void>((enter) => waiting.push(enter));
+    try {
+      return await work();
+    } finally {
+      // A place freed goes straight to the next in line.
+      const next = waiting.shift();
+      if (next) next();
+      else inside -= 1;
+    }
   };
 }
 
