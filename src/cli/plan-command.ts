@@ -11,8 +11,7 @@ import { chooseFieldFold, colorizePlanLine, largeChangeSet } from '../report/pla
 import { renderPlanText, summarizePlan } from '../report/render-plan.js';
 import { runFleet, selectFleet } from '../workflows/fleet-workflow.js';
 import type { ResolvedTarget } from '../api/index.js';
-import { journalDirOf } from '../workflows/journal-writer.js';
-import { findJournalRun } from '../workflows/journal-reader.js';
+import { findJournalRun, journalLocationOf } from '../workflows/journal-reader.js';
 import { stateStoreFor } from '../target/run-state.js';
 import { resolveRunTarget } from '../target/open-target.js';
 import type { RevertSource } from '../workflows/revert-plan.js';
@@ -102,10 +101,10 @@ function printPlanText(plan: Plan, io: RunIO, verbose: boolean): void {
   for (const line of lines) writeLine(io.stdout, color ? colorizePlanLine(line) : line);
 }
 
-/** The run --revert names, from the target's journal; it plans from the journal, not from manifests. */
+/** The run --revert names, from the target's journal; it plans from the journal, not from manifests. A damaged run is refused here, before the account is reached. */
 async function revertSourceOf(id: string, overwrite: boolean, paths: readonly string[], target: ResolvedTarget, io: RunIO): Promise<RevertSource> {
   if (paths.length > 0) throw new ErpsyncError('USAGE', '--revert plans from the journal: give no manifest paths');
   const state = await stateStoreFor(target.backend, io);
-  const run = findJournalRun(await state.journal.list([{ target: target.name, dir: journalDirOf(target, io.cwd) }], { target: target.name }), id);
+  const run = findJournalRun(await state.journal.list([journalLocationOf(target, io.cwd)], { target: target.name }), id);
   return { type: 'revert', run, overwrite };
 }

@@ -7,6 +7,7 @@ import type { JsonSchema, KindDefinition } from '../kinds/kind.js';
 import { registry } from '../kinds/registry.js';
 import { configSchema, configSchemaFileName } from './config-schema.js';
 import { planSchema, planSchemaFileName } from '../model/plan-schema.js';
+import { journalLineSchema, journalLineSchemaFileName } from '../model/journal-schema.js';
 import type { KindKey } from '../model/kinds.js';
 import { defaultMaxDeletes } from '../model/desired.js';
 import type { PathSegment } from '../model/desired.js';
@@ -50,6 +51,7 @@ export function buildSchemaFiles(): SchemaFile[] {
     { fileName: manifestSchemaFileName, schema: { $schema: draft, $id: `${schemaBaseUrl}${manifestSchemaFileName}`, ...manifest } },
     { fileName: configSchemaFileName, schema: { $schema: draft, $id: `${schemaBaseUrl}${configSchemaFileName}`, ...configSchema } },
     { fileName: planSchemaFileName, schema: { $schema: draft, $id: `${schemaBaseUrl}${planSchemaFileName}`, ...planSchema } },
+    { fileName: journalLineSchemaFileName, schema: { $schema: draft, $id: `${schemaBaseUrl}${journalLineSchemaFileName}`, ...journalLineSchema } },
   ];
 }
 

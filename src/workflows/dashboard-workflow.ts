@@ -1,7 +1,8 @@
 // `erpsync report --html`: gathers what the fleet dashboard shows — the journal's runs (the
 // config's journal folders) and the drift results kept over time (`drift --all-targets --json`
 // files, one a run, dated by a YYYY-MM-DD in their name or else by their modification time) — and
-// writes the page. Reads files only; reaches no account; prints nothing.
+// writes the page. A damaged run of the journal is left out and named. Reads files only; reaches
+// no account; prints nothing.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { TargetsConfig } from '../api/targets.js';
@@ -50,9 +51,10 @@ async function readDriftSnapshot(file: string): Promise<DriftSnapshot | undefine
   return { at, rows };
 }
 
-export async function writeDashboard(request: DashboardRequest, io: Pick<RunIO, 'cwd' | 'env'>): Promise<{ stores: number; bytes: number; skipped: string[] }> {
+/** `damaged`: each damaged run of the journal (left out of the page), with what is wrong in it. */
+export async function writeDashboard(request: DashboardRequest, io: Pick<RunIO, 'cwd' | 'env'>): Promise<{ stores: number; bytes: number; skipped: string[]; damaged: string[] }> {
   const state = await stateStoreFor(backendChoiceOf(request.config, io.env), io);
-  const runs = await state.journal.list(journalLocationsOf(request.config, io.cwd, request.target), request.target === undefined ? {} : { target: request.target });
+  const { runs, damaged } = await state.journal.list(journalLocationsOf(request.config, io.cwd, request.target), request.target === undefined ? {} : { target: request.target });
   const since = new Date(Date.parse(`${request.today}T00:00:00.000Z`) - request.days * 86_400_000).toISOString();
   const kept = await state.driftResults.list(since);
   const snapshots: DriftSnapshot[] = kept.map((snapshot) => (request.target === undefined ? snapshot : { ...snapshot, rows: snapshot.rows.filter((r) => r.target === request.target) }));
@@ -68,5 +70,5 @@ export async function writeDashboard(request: DashboardRequest, io: Pick<RunIO, 
   const model = buildDashboardModel(runs, snapshots, { today: request.today, days: request.days, targets });
   const html = renderDashboardHtml(model);
   await writeFileAtomically(resolve(io.cwd, request.out), html);
-  return { stores: model.stores.length, bytes: Buffer.byteLength(html), skipped };
+  return { stores: model.stores.length, bytes: Buffer.byteLength(html), skipped, damaged: damaged.map((d) => d.problems.join('; ')) };
 }

@@ -22,8 +22,9 @@ import { adoptDrift } from './adopt-workflow.js';
 import type { ApplyOutcome } from './apply-workflow.js';
 import { runApplyWorkflow } from './apply-workflow.js';
 import type { FileReaders } from './file-readers.js';
-import { attributeFromJournal } from './journal-reader.js';
+import { attributeFromJournal, journalLocationOf } from './journal-reader.js';
 import { startJournal } from './journal-writer.js';
+import { settleUnknownOutcomes } from './settle-outcomes.js';
 import type { RevertSource } from './revert-plan.js';
 import { planRevert } from './revert-plan.js';
 import type { OpenedTarget } from '../target/open-target.js';
@@ -127,9 +128,14 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
   const accountId = planTargetOf(opened).account.id;
   const readBack = opened.state.readBack;
   const memory = await readBack.load(accountId);
+  // Under its lease, before it changes anything, an apply settles what earlier runs left unknown: later, a record found could be anyone's.
+  if (job.command === 'apply') facts.diagnostics = [...facts.diagnostics, ...(await settleEarlierRuns(opened, job.settings.apply.outcomeWindowMs, io))];
   if (job.source.type === 'saved-plan') plan = job.source.plan;
   else if (job.source.type === 'revert') {
-    const revert = await planRevert(job.source, opened, job.settings.plan, io);
+    const location = journalLocationOf(opened.target, io.cwd);
+    const settled = await settleUnknownOutcomes([job.source.run], opened, io, { leased: job.command === 'apply', inFlightMs: job.settings.apply.outcomeWindowMs, locations: [location] });
+    facts.diagnostics = [...facts.diagnostics, ...settled.notes.map(unsettledWarning)];
+    const revert = await planRevert({ ...job.source, run: settled.runs[0] ?? job.source.run }, opened, job.settings.plan, io);
     ({ plan, live } = revert);
     facts.diagnostics = [...facts.diagnostics, ...revert.diagnostics];
   } else {
@@ -168,6 +174,18 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
   return { ...facts, status: 'applied', plan, outcome };
 }
 
+function unsettledWarning(note: string): Diagnostic {
+  return { severity: 'warning', code: 'journal-unsettled', message: note };
+}
+
+/** Settles the unknown outcomes of this target's earlier runs on this account (the apply holds its lease); what could not be settled comes back as warnings. */
+async function settleEarlierRuns(opened: OpenedTarget, outcomeWindowMs: number, io: RunIO): Promise<Diagnostic[]> {
+  const location = journalLocationOf(opened.target, io.cwd);
+  const { runs } = await opened.state.journal.list([location], { target: opened.target.name });
+  const { notes } = await settleUnknownOutcomes(runs, opened, io, { leased: true, inFlightMs: outcomeWindowMs, locations: [location] });
+  return notes.map(unsettledWarning);
+}
+
 /** The client apply writes through: no request leaves while a question shows. */
 function holdRequests(opened: OpenedTarget, hold: () => Promise<void>): OpenedTarget['client'] {
   const client = opened.client;
@@ -199,7 +217,8 @@ async function driftStore(job: StoreJob, desired: DesiredState | undefined, open
   facts.diagnostics = [...facts.diagnostics, ...found.diagnostics.filter((d) => d.severity !== 'note')];
   if (hasErrors(found.diagnostics)) return { ...facts, status: 'invalid' };
   requireSelectionMatches(job.settings.plan.selection, found.matching);
-  const report = await attributeFromJournal(found.report, opened, io, opened.state.journal);
+  const { report, warnings } = await attributeFromJournal(found.report, opened, io, opened.state.journal);
+  facts.diagnostics = [...facts.diagnostics, ...warnings];
   if (!drift.adopt) return { ...facts, status: 'drift', report };
   if (!job.readers) throw new ErpsyncError('INTERNAL', 'drift --adopt needs to know who reads the manifest files');
   const adoption = await adoptDrift({ report: found.report, desired, live, adapters: registry.units }, io, { target: job.target.name, readers: job.readers });
