@@ -266,7 +266,13 @@ async function executeChange(
       return await adapter.execute(change, context);
     } catch (error) {
       if (!(error instanceof ApiOutcomeUnknownError)) throw error;
-      const found = await awaitCommittedCreate(change, adapter, options, windowMs);
+      const found = await awaitCommittedCreate(change, adapter, options, windowMs).catch((lookup: unknown) => {
+        // The lookup failed too (the service went away): what the create did is still unknown, never `failed`.
+        throw new ErpsyncError('API_OUTCOME_UNKNOWN', `${error.message}; looking it up failed: ${lookup instanceof Error ? lookup.message : String(lookup)}`, {
+          cause: error,
+          details: ['erpsync never sends a create again while an earlier one may still commit: run apply again to finish (it finds the record if it was made)'],
+        });
+      });
       if (found !== undefined) {
         await completeAdopted(change, adapter, found, context);
         return { id: found, adopted: true };

@@ -178,7 +178,7 @@ function checkAnchor(texts: readonly string[], anchor: RunAnchor, problems: Prob
   if (missing.length === 1 && missing[0] === kept.length - 1 && texts.length === kept.length - 1) {
     return ['its last line never reached the file (the run was killed while writing it): the write it would have announced was not sent'];
   }
-  for (const i of missing) problems.add(undefined, `the run's line ${i + 1} is missing (removed)`);
+  for (const i of missing) problems.add(i + 1, `the run's line ${i + 1} is missing (removed)`);
   return [];
 }
 
