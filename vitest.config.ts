@@ -21,6 +21,7 @@ const slow = [
   'test/emulator/scale.test.ts',
   'test/report/dashboard-browser.test.ts',
   'test/journal/must-show.test.ts',
+  'test/journal/lost-server.test.ts',
   'test/cli/disk-full.test.ts',
   'test/cli/fleet-governor.test.ts',
   'test/cli/ip-ledger-concurrent.test.ts',

@@ -77,7 +77,7 @@ interface ApplyRun {
   settleCarrier: (id: string, result: CarrierResult) => void;
   requestsSent: () => number;
   interrupted: boolean;
-  /** Set once a write was refused because another run took the account's lock, the backend holding it was lost, the account's daily quota is spent, or the journal cannot record it: nothing more starts. */
+  /** Set once a write was refused because another run took the account's lock, the backend holding it was lost, the account's daily quota is spent, the journal cannot record it, or the service cannot be reached: nothing more starts. */
   stopped?: string;
 }
 
@@ -87,6 +87,7 @@ const stoppingCodes: Readonly<Record<string, string>> = {
   DAILY_QUOTA: "the account's daily request quota is used up: not sent",
   BACKEND_LOST: 'the state backend was lost, so the account lease cannot be confirmed: not sent',
   FILE_UNWRITABLE: 'the journal could not record the write before it: not sent',
+  API_UNREACHABLE: 'the service could not be reached: not sent',
 };
 
 function startRun(plan: Plan, options: ApplyOptions): ApplyRun {

@@ -44,10 +44,11 @@ function describeGit(run: JournalRun): string {
   return git ? `${git.revision.slice(0, 12)}${git.dirty ? ' (dirty)' : ''}` : run.header.source === 'saved-plan' ? 'saved plan' : 'not in git';
 }
 
-/** A damaged run's line: its id and the first thing wrong with it. */
-function describeDamaged(damaged: DamagedRun): string {
+
+/** A damaged run in one line: its first problem, and how many more `erpsync history RUN` shows. */
+export function describeDamage(damaged: DamagedRun): string {
   const [first = '', ...rest] = damaged.problems;
-  return printable(`${damaged.run || '(no run)'}  damaged  ${first}${rest.length > 0 ? ` (and ${rest.length} more: \`erpsync history ${damaged.run}\`)` : ''}`);
+  return `${first}${rest.length > 0 ? ` (and ${rest.length} more: \`erpsync history ${damaged.run}\`)` : ''}`;
 }
 
 /** One line a run, oldest first; damaged runs among them, each with what is wrong. */
@@ -59,7 +60,7 @@ export function renderHistoryText(listing: JournalListing): string[] {
       const counts = [`${s.applied} applied`, ...(s.notKept ? [`${s.notKept} not kept`] : []), ...(s.failed ? [`${s.failed} failed`] : []), ...(s.skipped ? [`${s.skipped} skipped`] : []), ...(s.unknown ? [`${s.unknown} unknown`] : [])].join(', ');
       return { id: s.run, text: printable(`${s.run}  ${s.startedAt.slice(0, 19).replace('T', ' ')}Z  ${s.target}  ${s.status}  ${counts}  ${describeGit(run)}  by ${describeActor(run)}${run.runner === undefined ? '' : `  on ${run.runner}`}${run.trust === 'unanchored' ? '  (unanchored)' : ''}`) };
     }),
-    ...listing.damaged.map((damaged) => ({ id: damaged.run, text: describeDamaged(damaged) })),
+    ...listing.damaged.map((damaged) => ({ id: damaged.run, text: printable(`${damaged.run || '(no run)'}  damaged  ${describeDamage(damaged)}`) })),
   ];
   return lines.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((line) => line.text);
 }

@@ -129,6 +129,7 @@ const stopAdvice = {
   BACKEND_LOST: 'the journal lines of what was sent are in the local journal file and reach the backend with the next run; plan again once the backend answers',
   DAILY_QUOTA: 'plan and apply again once the quota renews: the plan then holds only what is left',
   FILE_UNWRITABLE: 'every write that was sent has its intent in the journal; make room and apply again (it settles what the journal left unknown first)',
+  API_UNREACHABLE: 'apply again once the service answers: it settles first what this run left unknown',
 } as const;
 
 function isStopCode(code: string | undefined): code is keyof typeof stopAdvice {
@@ -137,8 +138,8 @@ function isStopCode(code: string | undefined): code is keyof typeof stopAdvice {
 
 /**
  * A run whose lock another run took over, whose backend was lost (the lease can no longer be
- * confirmed), whose account's daily quota ran out, or whose journal could not record the next
- * write's intent (a full disk), stopped writing at that write: it is refused
+ * confirmed), whose account's daily quota ran out, whose journal could not record the next
+ * write's intent (a full disk), or whose service could not be reached, stopped writing at that write: it is refused
  * with what it had sent, so nobody mistakes its partial work for a finished apply.
  */
 function stopIfRunStopped(result: ApplyResult): void {

@@ -15,6 +15,7 @@ import { renderDashboardHtml } from '../report/dashboard-html.js';
 import { stateStoreFor } from '../target/run-state.js';
 import { backendChoiceOf } from '../target/resolve-target.js';
 import { journalLocationsOf } from './journal-reader.js';
+import { describeDamage } from '../report/history-report.js';
 import type { RunIO } from '../model/run-io.js';
 
 export interface DashboardRequest {
@@ -70,5 +71,5 @@ export async function writeDashboard(request: DashboardRequest, io: Pick<RunIO, 
   const model = buildDashboardModel(runs, snapshots, { today: request.today, days: request.days, targets });
   const html = renderDashboardHtml(model);
   await writeFileAtomically(resolve(io.cwd, request.out), html);
-  return { stores: model.stores.length, bytes: Buffer.byteLength(html), skipped, damaged: damaged.map((d) => d.problems.join('; ')) };
+  return { stores: model.stores.length, bytes: Buffer.byteLength(html), skipped, damaged: damaged.map(describeDamage) };
 }

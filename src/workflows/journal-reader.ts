@@ -12,6 +12,7 @@ import type { DamagedRun, JournalListing, JournalRun } from '../model/journal.js
 import type { DriftReport } from '../model/drift.js';
 import type { JournalLocation, JournalStore } from '../state/state-store.js';
 import { attributeDrift } from '../drift/attribute-drift.js';
+import { describeDamage } from '../report/history-report.js';
 import type { OpenedTarget } from '../target/open-target.js';
 import type { RunIO } from '../model/run-io.js';
 
@@ -62,7 +63,7 @@ export function findJournalRun(listing: JournalListing, id: string): JournalRun 
 
 /** A warning for each damaged run: left out of what the command shows. */
 export function damagedRunWarnings(damaged: readonly DamagedRun[]): Diagnostic[] {
-  return damaged.map((d) => ({ severity: 'warning', code: 'journal-damaged', message: `${d.problems.join('; ')} — the run ${d.run || '(none)'} is left out` }));
+  return damaged.map((d) => ({ severity: 'warning', code: 'journal-damaged', message: `${describeDamage(d)} — the run ${d.run || '(none)'} is left out` }));
 }
 
 /** A drift report attributed from the journal of its target: the runs on this very account only; damaged runs are left out, with a warning each. */
