@@ -152,7 +152,7 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
   // Every apply appends to its target's journal, fed by the apply's own events and reads.
   const journal = await startJournal({ target: job.target, account: opened.account, source: job.source.type === 'manifests' ? 'manifests' : 'saved-plan', manifestPaths: desired?.files ?? (job.source.type === 'saved-plan' ? job.source.manifestPaths : undefined) ?? [] }, io, opened.state.journal);
   if (live) journal.noteRead(live);
-  const outcome = await runApplyWorkflow(plan, {
+  const applying = runApplyWorkflow(plan, {
     client: session.hold ? holdRequests(opened, session.hold) : opened.client,
     target: planTargetOf(opened),
     adapters: registry.units,
@@ -170,7 +170,13 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
       return recalled;
     },
     ...(opened.dailyQuota ? { quota: opened.dailyQuota } : {}),
-  }).finally(() => journal.close());
+  });
+  // The apply's own failure is the one to tell; a line lost after the writes fails the run when it closes.
+  const outcome = await applying.catch(async (error: unknown) => {
+    await journal.close().catch(() => undefined);
+    throw error;
+  });
+  await journal.close();
   return { ...facts, status: 'applied', plan, outcome };
 }
 
