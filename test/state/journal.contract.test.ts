@@ -1,10 +1,13 @@
 // The journal's contract, the same cases against both backends: a run's lines are on disk before
 // `append` returns; runs are read back oldest first, of one target when asked, finished or
-// interrupted, by another store on the same state too; a run that wrote nothing leaves nothing.
+// interrupted, by another store on the same state too; a run that wrote nothing leaves nothing; a
+// line changed where the store keeps it (the file, the database row) makes its run damaged and the
+// others are read on; a resolution is appended once after the lines it was read with.
 // Then what only the postgres backend promises: lines written while the database is gone stay in
 // the local file and are pushed by the next store's list (or open) exactly once, however often it
 // runs and however many push at once; another machine (another local folder, same database) reads
-// every machine's runs; `backend import` of a local journal folder pushes each line once.
+// every machine's runs; `backend import` of a local journal folder pushes each line once, and
+// names the files in it that are no runs.
 import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -71,10 +74,18 @@ async function writeRun(store: JournalStore, location: JournalLocation, run: str
 interface World {
   /** A store on this world's state, its local files in `dir` (another process; with postgres, another machine when `dir` differs). */
   store(dir: string): Promise<JournalStore>;
+  /** Rewrites line `seq` (0-based) of a stored run where the store keeps it, as someone with access to it could. */
+  tamper(dir: string, run: string, seq: number, edit: (text: string) => string): Promise<void>;
 }
 
 async function localWorld(): Promise<World> {
-  return { store: async () => localJournal() };
+  return {
+    store: async () => localJournal(),
+    async tamper(dir, run, seq, edit) {
+      const file = path.join(dir, `${run}.jsonl`);
+      writeFileSync(file, readFileSync(file, 'utf8').split('\n').map((text, i) => (i === seq ? edit(text) : text)).join('\n'));
+    },
+  };
 }
 
 async function connect(backend: TestBackend): Promise<PostgresConnection> {
@@ -91,7 +102,14 @@ function newBackend(): TestBackend {
 
 async function postgresWorld(): Promise<World> {
   const backend = newBackend();
-  return { store: async () => postgresJournal(await connect(backend), localJournal(), { runner: 'runner-1' }) };
+  return {
+    store: async () => postgresJournal(await connect(backend), localJournal(), { runner: 'runner-1' }),
+    async tamper(_dir, run, seq, edit) {
+      const connection = await connect(backend);
+      const { rows } = await connection.pool.query<{ line: string }>(`select line from ${connection.schema}.journal_lines where run = $1 and seq = $2`, [run, seq]);
+      await connection.pool.query(`update ${connection.schema}.journal_lines set line = $3 where run = $1 and seq = $2`, [run, seq, edit(rows[0]?.line ?? '')]);
+    },
+  };
 }
 
 const runA = '20260105T120000000Z-aaaaaa';
@@ -136,6 +154,39 @@ describe.each([
     expect(runs[0]?.end).toMatchObject(end);
     const loja = await store.list([at('loja', dir)], { target: 'outra' });
     expect(loja.runs.map((r) => r.header.run)).toEqual([runC]);
+  });
+
+  it('finds a line changed where the store keeps it, and names the run; the other runs are read on', async () => {
+    const world = await makeWorld();
+    const dir = tempDir();
+    const store = await world.store(dir);
+    await writeRun(store, at('loja', dir), runA);
+    await writeRun(store, at('loja', dir), runB);
+    await store.list([at('loja', dir)]);
+    await world.tamper(dir, runB, 1, (text) => text.replace('Grupo c1', 'Intocado'));
+    const { runs, damaged } = await (await world.store(dir)).list([at('loja', dir)]);
+    expect(runs.map((r) => r.header.run)).toEqual([runA]);
+    expect(damaged).toEqual([{ run: runB, file: expect.stringContaining(runB), problems: [expect.stringMatching(/changed/)], ...(damaged[0]?.target === undefined ? {} : { target: 'loja' }) }]);
+  });
+
+  it('appends a resolution after the lines a run was read with, once: a second one from the same reading is refused', async () => {
+    const world = await makeWorld();
+    const dir = tempDir();
+    const store = await world.store(dir);
+    await writeRun(store, at('loja', dir), runA, false);
+    const [read] = (await store.list([at('loja', dir)])).runs;
+    if (!read) throw new Error('no run');
+    const resolution: JournalLine = { type: 'resolution', at: '2026-01-05T12:10:00.000Z', change: 'c2', outcome: 'applied', id: 102, detail: 'its answer was lost; the account holds it (id 102)' };
+    const chain = await store.extend(at('loja', dir), read, [{ line: resolution, text: JSON.stringify(resolution) }]);
+    expect(chain.lines).toBe(5);
+    await expect(store.extend(at('loja', dir), read, [{ line: resolution, text: JSON.stringify(resolution) }])).rejects.toMatchObject({ code: 'JOURNAL_DAMAGED' });
+    const { runs, damaged } = await (await world.store(dir)).list([at('loja', dir)]);
+    expect(damaged).toEqual([]);
+    expect(runs[0]?.changes.map((c) => [c.outcome, c.id, c.resolvedAt])).toEqual([
+      ['applied', 101, undefined],
+      ['applied', 102, resolution.at],
+    ]);
+    expect(runs[0]?.chain).toEqual(chain);
   });
 
   it('leaves out a torn last line (a run killed while writing it)', async () => {
