@@ -97,7 +97,7 @@ export interface JournalStore {
   /** Opens a run for appending; each line is durable before `append` returns. */
   open(location: JournalLocation, run: string): Promise<JournalSink>;
   /** The runs at these locations (every location when the backend is shared and none is named), oldest first, damaged ones apart. */
-  list(locations: readonly JournalLocation[], filter?: { target?: string }): Promise<JournalListing>;
+  list(locations: readonly JournalLocation[], filter?: JournalFilter): Promise<JournalListing>;
   /**
    * Appends lines to a run `list` returned (the resolution of an unknown outcome), after the
    * lines it was read with; refused (JOURNAL_DAMAGED) when the run changed since it was read.
@@ -107,6 +107,16 @@ export interface JournalStore {
 }
 
 export type RunChain = NonNullable<JournalRun['chain']>;
+
+export interface JournalFilter {
+  /** Only this target's runs. */
+  target?: string;
+  /**
+   * Only runs that may hold an unknown outcome (no closing line, or an unknown outcome not yet
+   * resolved): the others are not checked at all. What an apply settles before it plans.
+   */
+  unsettled?: boolean;
+}
 
 /** A line to store: the line, and its text as the writer masked it. */
 export interface JournalAppend {

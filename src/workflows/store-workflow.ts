@@ -187,7 +187,7 @@ function unsettledWarning(note: string): Diagnostic {
 /** Settles the unknown outcomes of this target's earlier runs on this account (the apply holds its lease); what could not be settled comes back as warnings. */
 async function settleEarlierRuns(opened: OpenedTarget, outcomeWindowMs: number, io: RunIO): Promise<Diagnostic[]> {
   const location = journalLocationOf(opened.target, io.cwd);
-  const { runs } = await opened.state.journal.list([location], { target: opened.target.name });
+  const { runs } = await opened.state.journal.list([location], { target: opened.target.name, unsettled: true });
   const { notes } = await settleUnknownOutcomes(runs, opened, io, { leased: true, inFlightMs: outcomeWindowMs, locations: [location] });
   return notes.map(unsettledWarning);
 }

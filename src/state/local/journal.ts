@@ -22,7 +22,7 @@ import { ErpsyncError } from '../../model/errors.js';
 import type { DamagedRun, JournalRun } from '../../model/journal.js';
 import { describeWriteError } from '../../model/write-file-atomically.js';
 import type { RunAnchor } from '../journal-evidence.js';
-import { chainedText, hashLine, isDamaged, listingOf, maxRunBytes, readRunEvidence, splitRunText } from '../journal-evidence.js';
+import { chainedText, hashLine, isDamaged, listingOf, maxRunBytes, mayBeUnsettled, readRunEvidence, splitRunText } from '../journal-evidence.js';
 import type { JournalLocation, JournalSink, JournalStore } from '../state-store.js';
 import { readRegularFile } from './safe-read.js';
 
@@ -40,7 +40,7 @@ export function localJournal(): JournalStore {
     },
     async list(locations, filter) {
       const entries: (JournalRun | DamagedRun)[] = [];
-      for (const location of uniqueFolders(locations)) entries.push(...(await readJournalFolder(location)));
+      for (const location of uniqueFolders(locations)) entries.push(...(await readJournalFolder(location, filter?.unsettled === true)));
       const listing = listingOf(entries);
       if (filter?.target === undefined) return listing;
       return { runs: listing.runs.filter((r) => r.header.target.name === filter.target), damaged: listing.damaged.filter((d) => d.target === undefined || d.target === filter.target) };
@@ -256,16 +256,17 @@ function refused(run: string, file: string, why: string): RunRead {
   return { entry: { run, file, problems: [`${file}: ${why}`] }, texts: [], complete: 0 };
 }
 
-/** A run's file checked against its index, as `list` reads it; undefined when the file is gone. */
-export async function readLocalRun(location: JournalLocation, run: string): Promise<RunRead | undefined> {
+/** A run's file checked against its index, as `list` reads it; undefined when the file is gone, or settled and only unsettled runs are asked for. */
+export async function readLocalRun(location: JournalLocation, run: string, unsettledOnly = false): Promise<RunRead | undefined> {
   const file = runFileOf(location.dir, run);
   const read = await readRegularFile(file, maxRunBytes);
   if (!read) return undefined;
   if ('refused' in read) return refused(run, file, read.refused);
+  const { lines, torn } = splitRunText(read.text);
+  if (unsettledOnly && !mayBeUnsettled(lines)) return undefined;
   const index = indexFileOf(location.dir, run);
   const anchor = await readIndex(index);
   if (anchor && 'refused' in anchor) return refused(run, file, `its run index entry ${index} is ${anchor.refused}`);
-  const { lines, torn } = splitRunText(read.text);
   const entry = readRunEvidence(lines, { file, run, torn }, anchor);
   const complete = lines.reduce((bytes, line) => bytes + Buffer.byteLength(line, 'utf8') + 1, 0);
   return { entry: isDamaged(entry) ? { ...entry, ...targetNamedBy(lines[0]) } : entry, texts: lines, complete };
@@ -291,14 +292,14 @@ function targetNamedBy(text: string | undefined): { target?: string } {
   }
 }
 
-/** Every run file in a journal folder, each read and checked; a folder that resolves outside the working tree is one damaged entry. */
-async function readJournalFolder(location: JournalLocation): Promise<(JournalRun | DamagedRun)[]> {
+/** Every run file in a journal folder (that may be unsettled, if asked), each read and checked; a folder that resolves outside the working tree is one damaged entry. */
+async function readJournalFolder(location: JournalLocation, unsettledOnly: boolean): Promise<(JournalRun | DamagedRun)[]> {
   const refusal = journalFolderRefusal(location);
   if (refusal !== undefined) return [{ run: '', file: location.dir, problems: [`${location.dir}: refused: ${refusal}`] }];
   const entries: (JournalRun | DamagedRun)[] = [];
   for (const name of await runFilesIn(location.dir)) {
     const run = name.slice(0, -'.jsonl'.length);
-    const read = isRunId(run) ? await readLocalRun(location, run) : refused(run, join(location.dir, name), 'not a run file erpsync names: not read');
+    const read = isRunId(run) ? await readLocalRun(location, run, unsettledOnly) : refused(run, join(location.dir, name), 'not a run file erpsync names: not read');
     if (read) entries.push(read.entry);
   }
   return entries;
