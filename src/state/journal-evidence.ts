@@ -60,16 +60,6 @@ export function chainedText(text: string, prev: string | undefined): string {
   return `${text.slice(0, text.lastIndexOf('}'))},"prev":"${prev}"}`;
 }
 
-/**
- * Whether a run's stored lines may hold an outcome still unknown, told from their text without
- * checking them (only the runs it says yes to are read as evidence when settling): no closing
- * line, or more unknown outcomes than resolutions.
- */
-export function mayBeUnsettled(texts: readonly string[]): boolean {
-  const count = (needle: string) => texts.filter((text) => text.includes(needle)).length;
-  return !texts.some((text) => text.startsWith('{"type":"end"')) || count('"outcome":"unknown"') > count('{"type":"resolution"');
-}
-
 /** A file's complete lines (each ended by a line break) and whether a piece of one follows them. */
 export function splitRunText(text: string): { lines: string[]; torn: boolean } {
   const pieces = text.split('\n');

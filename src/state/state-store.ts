@@ -112,10 +112,11 @@ export interface JournalFilter {
   /** Only this target's runs. */
   target?: string;
   /**
-   * Only runs that may hold an unknown outcome (no closing line, or an unknown outcome not yet
-   * resolved): the others are not checked at all. What an apply settles before it plans.
+   * Only the target's newest run (with `target`): what an apply settles before it plans, as every
+   * run before that one was settled by the apply that made it, before it began. The other runs are
+   * not read.
    */
-  unsettled?: boolean;
+  latest?: boolean;
 }
 
 /** A line to store: the line, and its text as the writer masked it. */

@@ -128,7 +128,7 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
   const accountId = planTargetOf(opened).account.id;
   const readBack = opened.state.readBack;
   const memory = await readBack.load(accountId);
-  // Under its lease, before it changes anything, an apply settles what earlier runs left unknown: later, a record found could be anyone's.
+  // Under its lease, before it changes anything, an apply settles what the run before it left unknown: later, a record found could be anyone's.
   if (job.command === 'apply') facts.diagnostics = [...facts.diagnostics, ...(await settleEarlierRuns(opened, job.settings.apply.outcomeWindowMs, io))];
   if (job.source.type === 'saved-plan') plan = job.source.plan;
   else if (job.source.type === 'revert') {
@@ -184,10 +184,14 @@ function unsettledWarning(note: string): Diagnostic {
   return { severity: 'warning', code: 'journal-unsettled', message: note };
 }
 
-/** Settles the unknown outcomes of this target's earlier runs on this account (the apply holds its lease); what could not be settled comes back as warnings. */
+/**
+ * Settles the unknown outcomes of this target's last run on this account (the apply holds its
+ * lease): each run before it was settled by the apply that made it, before it began. What could
+ * not be settled comes back as warnings.
+ */
 async function settleEarlierRuns(opened: OpenedTarget, outcomeWindowMs: number, io: RunIO): Promise<Diagnostic[]> {
   const location = journalLocationOf(opened.target, io.cwd);
-  const { runs } = await opened.state.journal.list([location], { target: opened.target.name, unsettled: true });
+  const { runs } = await opened.state.journal.list([location], { target: opened.target.name, latest: true });
   const { notes } = await settleUnknownOutcomes(runs, opened, io, { leased: true, inFlightMs: outcomeWindowMs, locations: [location] });
   return notes.map(unsettledWarning);
 }

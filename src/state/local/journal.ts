@@ -22,7 +22,7 @@ import { ErpsyncError } from '../../model/errors.js';
 import type { DamagedRun, JournalRun } from '../../model/journal.js';
 import { describeWriteError } from '../../model/write-file-atomically.js';
 import type { RunAnchor } from '../journal-evidence.js';
-import { chainedText, hashLine, isDamaged, listingOf, maxRunBytes, mayBeUnsettled, readRunEvidence, splitRunText } from '../journal-evidence.js';
+import { chainedText, hashLine, isDamaged, listingOf, maxRunBytes, readRunEvidence, splitRunText } from '../journal-evidence.js';
 import type { JournalLocation, JournalSink, JournalStore } from '../state-store.js';
 import { readRegularFile } from './safe-read.js';
 
@@ -40,10 +40,11 @@ export function localJournal(): JournalStore {
     },
     async list(locations, filter) {
       const entries: (JournalRun | DamagedRun)[] = [];
-      for (const location of uniqueFolders(locations)) entries.push(...(await readJournalFolder(location, filter?.unsettled === true)));
+      const { target, latest } = filter ?? {};
+      for (const location of uniqueFolders(locations)) entries.push(...(target !== undefined && latest ? await readLatestRun(location, target) : await readJournalFolder(location)));
       const listing = listingOf(entries);
-      if (filter?.target === undefined) return listing;
-      return { runs: listing.runs.filter((r) => r.header.target.name === filter.target), damaged: listing.damaged.filter((d) => d.target === undefined || d.target === filter.target) };
+      if (target === undefined) return listing;
+      return { runs: listing.runs.filter((r) => r.header.target.name === target), damaged: listing.damaged.filter((d) => d.target === undefined || d.target === target) };
     },
     async extend(location, run, lines) {
       requireInsideTree(location);
@@ -256,14 +257,13 @@ function refused(run: string, file: string, why: string): RunRead {
   return { entry: { run, file, problems: [`${file}: ${why}`] }, texts: [], complete: 0 };
 }
 
-/** A run's file checked against its index, as `list` reads it; undefined when the file is gone, or settled and only unsettled runs are asked for. */
-export async function readLocalRun(location: JournalLocation, run: string, unsettledOnly = false): Promise<RunRead | undefined> {
+/** A run's file checked against its index, as `list` reads it; undefined when the file is gone. */
+export async function readLocalRun(location: JournalLocation, run: string): Promise<RunRead | undefined> {
   const file = runFileOf(location.dir, run);
   const read = await readRegularFile(file, maxRunBytes);
   if (!read) return undefined;
   if ('refused' in read) return refused(run, file, read.refused);
   const { lines, torn } = splitRunText(read.text);
-  if (unsettledOnly && !mayBeUnsettled(lines)) return undefined;
   const index = indexFileOf(location.dir, run);
   const anchor = await readIndex(index);
   if (anchor && 'refused' in anchor) return refused(run, file, `its run index entry ${index} is ${anchor.refused}`);
@@ -292,17 +292,28 @@ function targetNamedBy(text: string | undefined): { target?: string } {
   }
 }
 
-/** Every run file in a journal folder (that may be unsettled, if asked), each read and checked; a folder that resolves outside the working tree is one damaged entry. */
-async function readJournalFolder(location: JournalLocation, unsettledOnly: boolean): Promise<(JournalRun | DamagedRun)[]> {
+/** Every run file in a journal folder, each read and checked; a folder that resolves outside the working tree is one damaged entry. */
+async function readJournalFolder(location: JournalLocation): Promise<(JournalRun | DamagedRun)[]> {
   const refusal = journalFolderRefusal(location);
   if (refusal !== undefined) return [{ run: '', file: location.dir, problems: [`${location.dir}: refused: ${refusal}`] }];
   const entries: (JournalRun | DamagedRun)[] = [];
   for (const name of await runFilesIn(location.dir)) {
     const run = name.slice(0, -'.jsonl'.length);
-    const read = isRunId(run) ? await readLocalRun(location, run, unsettledOnly) : refused(run, join(location.dir, name), 'not a run file erpsync names: not read');
+    const read = isRunId(run) ? await readLocalRun(location, run) : refused(run, join(location.dir, name), 'not a run file erpsync names: not read');
     if (read) entries.push(read.entry);
   }
   return entries;
+}
+
+/** A target's newest run in a journal folder: the files read newest first, until one names the target. */
+async function readLatestRun(location: JournalLocation, target: string): Promise<(JournalRun | DamagedRun)[]> {
+  if (journalFolderRefusal(location) !== undefined) return readJournalFolder(location);
+  for (const name of (await runFilesIn(location.dir)).reverse()) {
+    const run = name.slice(0, -'.jsonl'.length);
+    const entry = isRunId(run) ? (await readLocalRun(location, run))?.entry : undefined;
+    if (entry && (isDamaged(entry) ? entry.target : entry.header.target.name) === target) return [entry];
+  }
+  return [];
 }
 
 /** The run files in a journal folder, by name, oldest first; none when the folder does not exist. */

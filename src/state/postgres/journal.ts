@@ -94,7 +94,7 @@ export function postgresJournal(connection: PostgresConnection, local: JournalSt
     },
     async list(locations, filter) {
       await Promise.all([...new Map(locations.map((l) => [l.dir, l])).values()].map(catchUp));
-      return readRuns(connection, filter?.target, filter?.unsettled === true);
+      return readRuns(connection, filter?.target, filter?.latest === true);
     },
     async extend(_location, run, lines) {
       return appendToRun(connection, run, lines);
@@ -282,16 +282,16 @@ async function pushRunFile(connection: PostgresConnection, location: JournalLoca
   return texts.length - from;
 }
 
-/** Every run the database holds (of one target, if named; that may be unsettled, if asked), oldest first, each checked against its count and last hash. */
-async function readRuns(connection: PostgresConnection, target: string | undefined, unsettledOnly: boolean) {
+/** Every run the database holds (of one target, if named; only its newest, if asked), oldest first, each checked against its count and last hash. */
+async function readRuns(connection: PostgresConnection, target: string | undefined, latest: boolean) {
   const rows = await queryBackend<{ run: unknown; target: unknown; runner: unknown; lines: unknown; last_hash: unknown; line: unknown }>(
     connection,
     'reading the journal',
     `select r.run, r.target, r.runner, r.lines, r.last_hash, l.line from ${connection.schema}.journal_runs r join ${connection.schema}.journal_lines l on l.run = r.run
      where ($1::text is null or r.target = $1)
-       and (not $2::boolean or not r.ended or exists (select 1 from ${connection.schema}.journal_lines u where u.run = r.run and u.line like '%"outcome":"unknown"%'))
+       and (not $2::boolean or r.run = (select max(n.run) from ${connection.schema}.journal_runs n where n.target = $1))
      order by r.run, l.seq`,
-    [target ?? null, unsettledOnly],
+    [target ?? null, latest],
   );
   const byRun = new Map<string, { target: unknown; runner: unknown; lines: unknown; last: unknown; texts: string[] }>();
   for (const row of rows) {
