@@ -103,7 +103,7 @@ export function buildDashboardModel(runs: readonly JournalRun[], snapshots: read
       run.header.startedAt,
       run.status,
       run.changes.filter((c) => c.outcome === 'applied').length,
-      run.changes.filter((c) => c.outcome === 'failed' || c.outcome === 'unknown').length,
+      run.changes.filter((c) => c.outcome === 'failed' || c.outcome === 'not-kept' || c.outcome === 'unknown').length,
       run.changes.slice(0, options.changesPerRun ?? 20).map((c): DashboardChange => [c.outcome, c.action, c.kind, c.key]),
     ];
     store.recent = [recent, ...store.recent].slice(0, options.recentRuns ?? 3);

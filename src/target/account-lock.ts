@@ -11,6 +11,7 @@ import type { LeaseStore } from '../state/state-store.js';
 import type { RunIO } from '../model/run-io.js';
 import type { OpenedTarget } from './open-target.js';
 import { writeLine } from '../model/run-io.js';
+import { ErpsyncError } from '../model/errors.js';
 
 export interface AccountLockOptions {
   /** What identifies the account: see lockKeyOf. */
@@ -20,6 +21,11 @@ export interface AccountLockOptions {
   inFlightMs: number;
   /** What holds it, shown to whoever finds it held (default `erpsync apply`). */
   command?: string;
+  /**
+   * `refuse`: rather than wait out what a dead run may still have in flight, let the lease go
+   * again and refuse (LOCKED, saying how long is left) — for a command that only reads (history).
+   */
+  inFlight?: 'wait' | 'refuse';
 }
 
 /**
@@ -37,6 +43,10 @@ export async function lockAccount(leases: LeaseStore, io: RunIO, options: Accoun
   if (previous) {
     // The dead run may have died right before its next renewal, with a create just sent.
     const wait = previous.renewedAt + previous.leaseMs / 3 + options.inFlightMs - Date.now();
+    if (wait > 0 && options.inFlight === 'refuse') {
+      await lock.release();
+      throw new ErpsyncError('LOCKED', `${describeOwner(previous)} stopped less than ${Math.ceil(wait / 1000)} s before what it may have had in flight can have landed`);
+    }
     if (wait > 0) {
       writeLine(io.stderr, `erpsync: took over the lock of ${describeOwner(previous)}, which stopped; waiting ${Math.ceil(wait / 1000)} s for what it may still have in flight`);
       await delay(wait, undefined, { signal: io.signal }).catch(() => undefined);

@@ -2,7 +2,8 @@
 // left an outcome unknown (its answer lost, or the run killed after the intent) is settled first by
 // reading its account (workflows/settle-outcomes): its target is opened — only then, and only for
 // such runs — and the resolution is appended to the run. A target that cannot be reached from
-// here leaves the outcome unknown, with a note. It prints nothing.
+// here, an apply holding the account, or a run that died too recently for what it had in flight
+// to have landed (history waits for nothing), leaves the outcome unknown, with a note. It prints nothing.
 import type { TargetsConfig } from '../api/targets.js';
 import type { TargetRequest } from '../target/resolve-target.js';
 import type { JournalListing, JournalRun } from '../model/journal.js';
@@ -43,7 +44,7 @@ export async function readHistory(request: HistoryRequest, io: RunIO): Promise<H
       if (reachable.length === 0) continue;
       const opened = await openResolvedTarget(target, {}, io);
       try {
-        const result = await settleUnknownOutcomes(reachable, opened, io, { leased: false, inFlightMs: request.outcomeWindowMs, locations });
+        const result = await settleUnknownOutcomes(reachable, opened, io, { leased: false, inFlightMs: request.outcomeWindowMs, inFlight: 'refuse', locations });
         for (const run of result.runs) settled.set(run.header.run, run);
         notes.push(...result.notes);
       } finally {

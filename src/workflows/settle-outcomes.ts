@@ -34,6 +34,8 @@ export interface SettleOptions {
   leased: boolean;
   /** How long a write of a run that died may still commit (see lockAccount). */
   inFlightMs: number;
+  /** `refuse`: a run that died too recently is left unsettled for now rather than waited out (history only reads). Default: wait. */
+  inFlight?: 'wait' | 'refuse';
   /** Where the runs were read (a run is appended to in the folder it came from). */
   locations: readonly JournalLocation[];
 }
@@ -55,9 +57,9 @@ export async function settleUnknownOutcomes(runs: readonly JournalRun[], opened:
   let lock;
   if (!options.leased) {
     try {
-      lock = await lockAccount(opened.state.leases, io, { key: lockKeyOf(opened), timeoutMs: 0, inFlightMs: options.inFlightMs, command: 'erpsync (settling what the journal left unknown)' });
+      lock = await lockAccount(opened.state.leases, io, { key: lockKeyOf(opened), timeoutMs: 0, inFlightMs: options.inFlightMs, command: 'erpsync (settling what the journal left unknown)', inFlight: options.inFlight ?? 'wait' });
     } catch (error) {
-      if (isErpsyncError(error) && error.code === 'LOCKED') return { runs: [...runs], notes: ['an apply holds the account: what the journal left unknown stays so until it ends'] };
+      if (isErpsyncError(error) && error.code === 'LOCKED') return { runs: [...runs], notes: [`what the journal left unknown stays so for now: ${error.message}`] };
       throw error;
     }
   }
