@@ -20,6 +20,7 @@ const slow = [
   'test/api/misbehaving-server.test.ts',
   'test/emulator/scale.test.ts',
   'test/report/dashboard-browser.test.ts',
+  'test/report/dashboard-story.test.ts',
   'test/journal/must-show.test.ts',
   'test/journal/lost-server.test.ts',
   'test/cli/disk-full.test.ts',

@@ -37,9 +37,10 @@ export {
   isCi,
   isFleetSelection,
   normalizeBaseUrl,
+  ownersOf,
   selectTargets,
   targetGlob,
 } from './targets.js';
-export type { BackendChoice, BackendDocument, CredentialsConfig, DailyQuotaTarget, OAuthCredentials, RemoteTarget, ResolvedTarget, RolloutConfig, SandboxTarget, TargetBase, TargetConfig, TargetsConfig, TokenCredentials } from './targets.js';
+export type { BackendChoice, BackendDocument, ConcurrencyConfig, CredentialsConfig, DailyQuotaTarget, OAuthCredentials, RemoteTarget, ResolvedTarget, RolloutConfig, SandboxTarget, TargetBase, TargetConfig, TargetsConfig, TokenCredentials } from './targets.js';
 export { buildQueryString, isLoopbackHost, parseSecureUrl } from './url.js';
 export type { Query, QueryValue } from './url.js';

@@ -20,6 +20,8 @@ export const DEFAULT_REQUEST_COUNT_FILE = '.erpsync/requests-per-day.json';
 /** One entry of `targets:` in erpsync.config.yaml. Secrets are named by variable, never written. */
 export interface TargetConfig {
   description?: string;
+  /** Who owns the store (logins, teams, e-mail addresses), besides its groups' owners. */
+  owners?: string[];
   baseUrl?: string;
   rate?: number;
   /** Requests per second left to the account's other integrations: the rate is the limit minus this. */
@@ -57,10 +59,19 @@ export interface TargetsConfig {
   targets: Record<string, TargetConfig>;
   /** Staged rollouts of fleet applies, by a glob of target names (the group they apply to). */
   rollouts?: Record<string, RolloutConfig>;
+  /** Owners per target group, by a glob of target names: every store it matches has them. */
+  owners?: Record<string, string[]>;
   /** The config's `backend:` as written (state/open-state resolves it with the environment). */
   backend?: BackendDocument;
   /** The egress IP's name the per-IP budget is shared under. */
   egress?: string;
+  /** CI concurrency groups: every target belongs to one of a fixed number, by a hash of its name (workflows/fleet-shards). */
+  concurrency?: ConcurrencyConfig;
+}
+
+/** `concurrency:` in erpsync.config.yaml: how many concurrency groups the targets hash into (1–1000). */
+export interface ConcurrencyConfig {
+  groups: number;
 }
 
 /** `backend:` in erpsync.config.yaml: `local`, or a PostgreSQL server named by variables. */
@@ -196,6 +207,22 @@ export function targetGlob(pattern: string): RegExp {
     .map((part) => part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]'))
     .join('.*');
   return new RegExp(`^${source}$`);
+}
+
+/**
+ * A store's owners: its own `owners`, then those of every group of `owners:` whose glob matches its
+ * name, in the config's order, each once (`maria` and `@maria` are one login).
+ */
+export function ownersOf(config: TargetsConfig | undefined, name: string): string[] {
+  const own = config?.targets[name]?.owners ?? [];
+  const grouped = Object.entries(config?.owners ?? {}).flatMap(([glob, owners]) => (targetGlob(glob).test(name) ? owners : []));
+  const seen = new Set<string>();
+  return [...own, ...grouped].filter((owner) => {
+    const key = owner.replace(/^@/, '').toLowerCase();
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** Whether a --target value names a fleet (several names, or a glob) rather than one target. */

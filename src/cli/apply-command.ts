@@ -8,7 +8,7 @@ import { ErpsyncError } from '../model/errors.js';
 import { readVariableScope, resolveRunTarget } from '../target/open-target.js';
 import type { RunIO } from '../model/run-io.js';
 import { writeLine } from '../model/run-io.js';
-import { isFleetPlanFolder, readFleetIndex, readSavedPlan } from '../workflows/saved-plans.js';
+import { isFleetPlanFolder, readFleetIndex, readSavedPlan, requireManifestsUnchanged } from '../workflows/saved-plans.js';
 import { exitCodeOfStore } from '../workflows/store-outcome.js';
 import { describePlanOptionsGiven } from '../workflows/store-settings.js';
 import type { StoreSource } from '../workflows/store-workflow.js';
@@ -20,7 +20,7 @@ import { applyFleet } from './fleet-apply.js';
 import { chooseOutputMode } from './output-mode.js';
 import { isFleetRun, readManifestSource, readStoreSettings } from './run-settings.js';
 import { readTargetRequest } from './target-request.js';
-import { printDiagnostics } from './store-output.js';
+import { printBlockedChanges, printDiagnostics } from './store-output.js';
 
 export async function runApplyCommand(args: string[], io: RunIO): Promise<number> {
   const { flags, positionals } = parseCommandFlags('apply', applyFlags, args, io.env);
@@ -46,7 +46,9 @@ export async function runApplyCommand(args: string[], io: RunIO): Promise<number
   }
   const target = await resolveRunTarget(readTargetRequest(flags), io);
   const source: StoreSource = planFile ? { type: 'saved-plan', plan: await readSavedPlan(planFile, positionals[0] ?? planFile, await readVariableScope(target, io)) } : await readManifestSource(flags, positionals, io);
+  if (source.type === 'saved-plan') await requireManifestsUnchanged([{ plan: source.plan, target }], io);
   const result = await runStore({ command: 'apply', target, source, settings }, io, startApplySession(io, chooseOutputMode(io, flags.json), settings.apply.autoApprove));
   printDiagnostics(result.diagnostics, io);
+  if (result.status === 'applied') printBlockedChanges(result.plan, io);
   return exitCodeOfStore(result, settings);
 }

@@ -82,7 +82,11 @@ export const flagTable = {
       export: 'print a JSON summary of the files (with --out)',
       compare: 'print the comparison as JSON',
       import: 'print what was written (and each store\'s overlay size) as JSON',
-      targets: ['a GitHub Actions matrix: {"include": [{"target", "baseUrl", "group", …}]}; with', "--check, each OAuth target's `login` (age, expiry, scopes; never a token)"],
+      targets: [
+        'a GitHub Actions matrix: {"include": [{"target", "baseUrl", "group", …}]} (one job',
+        "per concurrency group when the config declares them); with --check, each OAuth",
+        "target's `login` (age, expiry, scopes; never a token)",
+      ],
       history: 'the runs (or one run with its changes) as JSON',
       login: "with --refresh: each target's outcome as JSON (never a token)",
     },
@@ -96,7 +100,7 @@ export const flagTable = {
     value: 'PATH',
     help: {
       plan: ['save the plan for `erpsync apply PATH` (a fleet: a folder with one plan per', 'store and an index, for `erpsync apply DIR`)'],
-      drift: 'also write the full report (never cut) to PATH',
+      drift: ['also write the full report (never cut) to PATH; a fleet: one report per', 'store, PATH/<target>.txt|json|md|xml'],
       export: ['write one file per kind into the folder PATH (created when missing); without', 'it, every kind goes to stdout as one multi-document YAML stream'],
     },
     read: readText,
@@ -111,7 +115,7 @@ export const flagTable = {
   html: defineFlag({ type: 'string', value: 'FILE', help: 'write the fleet dashboard: one static HTML file that opens from disk', read: readText }),
   drift: defineFlag({ type: 'string', multiple: true, value: 'PATH', help: ['drift results to show: files or folders of `drift --all-targets --json`', 'output kept over time (repeatable)'], read: readList }),
   days: defineFlag({ type: 'string', value: 'N', help: 'days of history the dashboard shows (default 90)', read: (raw, flag) => readNumber(raw, flag, { min: 1 }) ?? 90 }),
-  'detailed-exitcode': defineFlag({ type: 'boolean', help: 'exit 2 when there are changes (0 none, 1 error)', read: readSwitch }),
+  'detailed-exitcode': defineFlag({ type: 'boolean', help: 'exit 2 when there are changes, blocked ones included (0 none, 1 error)', read: readSwitch }),
   'allow-replace': defineFlag({ type: 'boolean', help: 'delete and re-create records the API cannot change in place', read: readSwitch }),
   'allow-cascade': defineFlag({
     type: 'boolean',
@@ -159,6 +163,12 @@ export const flagTable = {
     type: 'boolean',
     help: ["list the account's own records (built-in, fixa, native, untouched", 'defaults) as unmanaged too'],
     read: readSwitch,
+  }),
+  notify: defineFlag({
+    type: 'string',
+    value: 'FILE',
+    help: ['write one notification per store to FILE (JSON, schemas/drift-notify.schema.json)', 'for a CI job to post: `open` when it drifted, `close` when in sync, `error`', 'when it could not be checked; each with a stable key, owners, title, body, text'],
+    read: readText,
   }),
   'markdown-limit': defineFlag({ type: 'string', value: 'N', help: 'most characters of markdown output (default 60000)', read: (raw, flag) => readNumber(raw, flag) }),
   'report-url': defineFlag({ type: 'string', value: 'URL', env: 'ERPSYNC_REPORT_URL', help: 'where the full report is, named when markdown is cut', read: readText }),
@@ -220,6 +230,29 @@ export const flagTable = {
     value: 'X',
     help: 'with --suggest-base: the share of stores (0–1) a record must be in (default 0.8)',
     read: (raw, flag) => readNumber(raw, flag, { above: 0, max: 1 }) ?? 0.8,
+  }),
+  'changed-since': defineFlag({
+    type: 'string',
+    value: 'REF',
+    help: {
+      targets: ['only the targets whose manifests or config entry changed between the git', 'revision REF and the working tree (a shared file: every target reading it)'],
+      plan: ['a fleet of the targets whose manifests or config entry changed between the', 'git revision REF and the working tree (within --target when given)'],
+      drift: ['a fleet of the targets whose manifests or config entry changed between the', 'git revision REF and the working tree (within --target when given)'],
+    },
+    read: readText,
+  }),
+  'comment-dir': defineFlag({
+    type: 'string',
+    value: 'DIR',
+    help: ['across a fleet: also write the plan as pull-request comments, DIR/comment-1.md …', 'each under --comment-limit, summary table and removals first, and DIR/index.json'],
+    read: readText,
+  }),
+  'comment-limit': defineFlag({
+    type: 'string',
+    value: 'N',
+    help: 'most characters (UTF-16 code units, as GitHub counts) of one comment (default 65000)',
+    // Under GitHub's 65,536 by default; below 10,000 a comment could not hold a table row and a store's heading.
+    read: (raw, flag) => readNumber(raw, flag, { min: 10_000 }) ?? 65_000,
   }),
   'all-targets': defineFlag({ type: 'boolean', help: 'run across every target of the config (a fleet)', read: readSwitch }),
   parallel: defineFlag({ type: 'string', value: 'N', env: 'ERPSYNC_PARALLEL', help: 'the most stores in flight at once in a fleet (default: as many as the per-IP request budget keeps busy)', read: (raw, flag) => readNumber(raw, flag, { min: 1 }) }),
@@ -361,15 +394,15 @@ function describeParseError(command: CommandName, error: Error & { code?: string
 export const targetFlags = ['target', 'all-targets', 'parallel', 'base-url', 'sandbox', 'sandbox-state', 'rate', 'max-requests', 'request-timeout', 'ip-runners', 'shard', 'config', 'debug'] as const satisfies readonly FlagKey[];
 export const selectionFlags = ['only', 'exclude'] as const satisfies readonly FlagKey[];
 
-export const planFlags = ['json', 'plan-format', 'out', 'revert', 'revert-conflicts', 'outcome-wait', 'detailed-exitcode', 'from-target', 'allow-replace', 'allow-cascade', 'max-deletes', 'verbose', ...selectionFlags, 'help', ...targetFlags, 'store-timeout'] as const satisfies readonly FlagKey[];
+export const planFlags = ['json', 'plan-format', 'out', 'comment-dir', 'comment-limit', 'changed-since', 'revert', 'revert-conflicts', 'outcome-wait', 'detailed-exitcode', 'from-target', 'allow-replace', 'allow-cascade', 'max-deletes', 'verbose', ...selectionFlags, 'help', ...targetFlags, 'store-timeout'] as const satisfies readonly FlagKey[];
 export const applyFlags = ['auto-approve', 'from-target', 'allow-replace', 'allow-cascade', 'max-deletes', 'concurrency', 'lock-timeout', 'outcome-wait', 'canary', 'wave-size', 'halt-after', 'json', ...selectionFlags, 'help', ...targetFlags, 'store-timeout'] as const satisfies readonly FlagKey[];
-export const driftFlags = ['drift-format', 'json', 'out', 'baseline', 'include-builtin', 'markdown-limit', 'report-url', 'adopt', ...selectionFlags, 'help', ...targetFlags, 'store-timeout'] as const satisfies readonly FlagKey[];
+export const driftFlags = ['drift-format', 'json', 'out', 'notify', 'baseline', 'include-builtin', 'markdown-limit', 'report-url', 'adopt', ...selectionFlags, 'help', 'changed-since', ...targetFlags, 'store-timeout'] as const satisfies readonly FlagKey[];
 export const compareFlags = ['json', 'plan-format', 'compare-target', 'rate', 'max-requests', 'request-timeout', 'config', 'debug', 'help'] as const satisfies readonly FlagKey[];
 export const importFlags = ['base', 'suggest-base', 'min-share', 'json', 'help', ...targetFlags] as const satisfies readonly FlagKey[];
 export const exportFlags = ['kinds', 'out', 'schema', 'json', 'help', ...targetFlags] as const satisfies readonly FlagKey[];
 export const doctorFlags = ['json', 'help', ...targetFlags] as const satisfies readonly FlagKey[];
 export const validateFlags = ['target', 'config', 'json', 'quiet', 'help', 'debug'] as const satisfies readonly FlagKey[];
-export const targetsFlags = ['check', 'target', 'json', 'parallel', 'ip-runners', 'config', 'help', 'debug'] as const satisfies readonly FlagKey[];
+export const targetsFlags = ['check', 'target', 'changed-since', 'json', 'parallel', 'ip-runners', 'config', 'help', 'debug'] as const satisfies readonly FlagKey[];
 export const loginFlags = ['target', 'base-url', 'config', 'client-id', 'redirect-uri', 'timeout', 'refresh', 'within', 'dry-run', 'all-targets', 'json', 'ip-runners', 'help', 'debug'] as const satisfies readonly FlagKey[];
 export const sandboxFlags = ['port', 'state', 'seed', 'rate-limit', 'daily-limit', 'faults', 'token', 'scopes', 'help', 'debug'] as const satisfies readonly FlagKey[];
 export const completionFlags = ['help'] as const satisfies readonly FlagKey[];

@@ -17,6 +17,7 @@ import { fleetProgress, printFleetPlans, printFleetReview } from './fleet-output
 import type { ParsedFlags } from './flags.js';
 import { leaveOutTemplate } from './run-settings.js';
 import { readTargetRequest } from './target-request.js';
+import { printBlockedChanges } from './store-output.js';
 
 type ApplyCommandFlags = ParsedFlags<(typeof applyFlags)[number]>;
 
@@ -41,6 +42,7 @@ export async function applyFleet(from: FleetPlans, flags: ApplyCommandFlags, set
     return exitCodes.error;
   }
   printFleetPlans(outcome.stores, outcome.report, format, io, { plans: format === 'json', verbose: false });
+  for (const store of outcome.stores) if (store.result?.status === 'planned' || store.result?.status === 'applied') printBlockedChanges(store.result.plan, io, store.name);
   return outcome.report.exitCode;
 }
 

@@ -1,16 +1,21 @@
 // Where a fleet's output goes: a progress line per store as it finishes (stdout for text, stderr
 // when stdout carries JSON or Markdown), then each store's plan or report under its account line —
-// removals first, as for one store — then the table, in the chosen format.
+// removals first, as for one store — then the table, in the chosen format. A plan's Markdown is
+// the pull request's: the table first, then every removal, then each store folded
+// (report/fleet-plan-markdown), the same sections its comments are cut from.
+import path from 'node:path';
 import { registry } from '../kinds/registry.js';
 import { describeAccount } from '../model/account.js';
 import type { FleetCommand, FleetReport } from '../model/fleet.js';
 import type { Plan } from '../model/plan.js';
 import { renderDiagnosticsText } from '../report/diagnostics-report.js';
 import { renderFleetMarkdown, renderFleetProgress, renderFleetText } from '../report/fleet-report.js';
-import { renderPlanMarkdown } from '../report/plan-markdown.js';
+import type { FleetPlanStore } from '../report/fleet-plan-markdown.js';
+import { renderFleetPlanMarkdown } from '../report/fleet-plan-markdown.js';
 import { renderPlanText } from '../report/render-plan.js';
 import { serializePlan } from '../plan/plan-file.js';
 import type { FleetStore } from '../workflows/fleet-workflow.js';
+import { fleetPlanFile } from '../workflows/saved-plans.js';
 import type { RunIO } from '../model/run-io.js';
 import { writeLine } from '../model/run-io.js';
 
@@ -23,9 +28,12 @@ export interface FleetPrintOptions {
   /** Each store's plan before the table (an apply's text already showed them in its review). */
   plans: boolean;
   verbose: boolean;
+  /** The folder the plans were saved to (`plan --out DIR`), named where Markdown cuts a store's details. */
+  savedPlans?: string | undefined;
 }
 
-export function fleetProgress(command: FleetCommand, format: FleetFormat, io: RunIO): (store: FleetStore, done: number, total: number) => void {
+/** Progress lines on stdout for text; any other format (JSON, Markdown, JUnit) keeps stdout for itself. */
+export function fleetProgress(command: FleetCommand, format: string, io: RunIO): (store: FleetStore, done: number, total: number) => void {
   const out = format === 'text' ? io.stdout : io.stderr;
   return (store, done, total) => writeLine(out, renderFleetProgress(command, store.row, done, total));
 }
@@ -53,14 +61,15 @@ function renderStoresText(stores: readonly FleetStore[], verbose: boolean): stri
   });
 }
 
-function renderStoresMarkdown(stores: readonly FleetStore[]): string {
-  return stores
-    .map((store) => {
-      const plan = planOf(store);
-      const body = plan ? renderPlanMarkdown(plan, { adapters: registry.units }) : `error: ${store.row.error ?? 'no plan'}\n`;
-      return `### ${store.name}\n\n${bannerOf(store)}\n\n${body}`;
-    })
-    .join('\n');
+/** The stores as a plan's Markdown shows them: each with its plan (or its error), account line and saved plan. */
+export function fleetPlanStores(stores: readonly FleetStore[], savedPlans: string | undefined): FleetPlanStore[] {
+  return stores.map((store) => ({
+    target: store.name,
+    row: store.row,
+    plan: planOf(store),
+    banner: bannerOf(store),
+    ...(savedPlans === undefined ? {} : { savedPlan: path.join(savedPlans, fleetPlanFile(store.name)) }),
+  }));
 }
 
 function storesJson(stores: readonly FleetStore[]): unknown[] {
@@ -79,7 +88,7 @@ function storesJson(stores: readonly FleetStore[]): unknown[] {
 /** The stores' plans and the table. */
 export function printFleetPlans(stores: readonly FleetStore[], report: FleetReport, format: FleetFormat, io: RunIO, options: FleetPrintOptions): void {
   if (format === 'json') io.stdout.write(`${JSON.stringify({ formatVersion: 1, ...report, stores: storesJson(stores) }, null, 2)}\n`);
-  else if (format === 'markdown') io.stdout.write(`${options.plans ? `${renderStoresMarkdown(stores)}\n` : ''}${renderFleetMarkdown(report)}`);
+  else if (format === 'markdown') io.stdout.write(options.plans ? renderFleetPlanMarkdown(fleetPlanStores(stores, options.savedPlans), report, registry.units) : renderFleetMarkdown(report));
   else for (const line of [...(options.plans ? renderStoresText(stores, options.verbose) : []), ...renderFleetText(report)]) writeLine(io.stdout, line);
 }
 

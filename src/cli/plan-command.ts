@@ -1,11 +1,14 @@
 // `erpsync plan [paths…]`: shows what apply would change; changes nothing. Text (coloured and, for
 // a large change set, folded harder on a terminal), JSON, or Markdown for pull requests. Across a
-// fleet: each store's plan under its account line, then one table; --out saves one plan per store.
+// fleet: each store's plan under its account line, then one table; --out saves one plan per store;
+// --comment-dir writes the fleet's Markdown cut into pull-request comments under --comment-limit.
 import path from 'node:path';
 import { registry } from '../kinds/registry.js';
 import { ErpsyncError } from '../model/errors.js';
 import type { Plan } from '../model/plan.js';
 import { serializePlan } from '../plan/plan-file.js';
+import { fleetPlanSections } from '../report/fleet-plan-markdown.js';
+import { splitIntoComments } from '../report/plan-comments.js';
 import { renderPlanMarkdown } from '../report/plan-markdown.js';
 import { chooseFieldFold, colorizePlanLine, largeChangeSet } from '../report/plan-terminal.js';
 import { renderPlanText, summarizePlan } from '../report/render-plan.js';
@@ -16,15 +19,17 @@ import { stateStoreFor } from '../target/run-state.js';
 import { resolveRunTarget } from '../target/open-target.js';
 import type { RevertSource } from '../workflows/revert-plan.js';
 import type { RunIO } from '../model/run-io.js';
-import { writeLine } from '../model/run-io.js';
-import { writeFleetPlans, writeSavedPlan } from '../workflows/saved-plans.js';
+import { maskOf, writeLine } from '../model/run-io.js';
+import { writePlanComments } from '../workflows/plan-comment-files.js';
+import { withOrigin, writeFleetPlans, writeSavedPlan } from '../workflows/saved-plans.js';
+import { revisionReader } from '../workflows/git-revision.js';
 import { exitCodeOfStore } from '../workflows/store-outcome.js';
 import type { StoreSettings } from '../workflows/store-settings.js';
 import { quietSession, runStore } from '../workflows/store-workflow.js';
 import { renderHelp } from './commands.js';
 import { parseCommandFlags, planFlags } from './flags.js';
 import type { FleetFormat } from './fleet-output.js';
-import { fleetProgress, printFleetPlans } from './fleet-output.js';
+import { fleetPlanStores, fleetProgress, printFleetPlans } from './fleet-output.js';
 import type { ParsedFlags } from './flags.js';
 import { isCapableTerminal, isColorEnabled } from './output-mode.js';
 import { isFleetRun, leaveOutTemplate, readManifestSource, readStoreSettings } from './run-settings.js';
@@ -46,6 +51,7 @@ export async function runPlanCommand(args: string[], io: RunIO): Promise<number>
     if (flags.revert !== undefined) throw new ErpsyncError('USAGE', '--revert undoes one run of one target: give --target NAME, not a fleet');
     return planFleet(flags, positionals, settings, format, io);
   }
+  if (flags['comment-dir'] !== undefined) throw new ErpsyncError('USAGE', '--comment-dir writes a fleet\'s plan as comments: give --all-targets, several --target names or a glob, or --changed-since REF');
 
   const target = await resolveRunTarget(readTargetRequest(flags), io);
   const source = flags.revert === undefined ? await readManifestSource(flags, positionals, io) : await revertSourceOf(flags.revert, flags['revert-conflicts'], positionals, target, io);
@@ -53,7 +59,8 @@ export async function runPlanCommand(args: string[], io: RunIO): Promise<number>
   const result = await runStore({ command: 'plan', target, source, settings }, io, bannerSession(format === 'text' ? io.stdout : io.stderr));
   printDiagnostics(result.diagnostics, io);
   if (result.status !== 'planned') return exitCodeOfStore(result, settings);
-  const plan = result.plan;
+  // A saved plan records where it was made: apply checks the manifests against it and journals the commit.
+  const plan = flags.out ? await withOrigin(result.plan, source, target, revisionReader(io.cwd)) : result.plan;
   if (flags.out) await writeSavedPlan(path.resolve(io.cwd, flags.out), plan, io.cwd);
   if (format === 'json') io.stdout.write(serializePlan(plan));
   else if (format === 'markdown') io.stdout.write(renderPlanMarkdown(plan, { adapters: registry.units, ...(flags.out ? { fullPlanAt: flags.out } : {}) }));
@@ -66,7 +73,7 @@ export async function runPlanCommand(args: string[], io: RunIO): Promise<number>
 
 async function planFleet(flags: PlanCommandFlags, paths: readonly string[], settings: StoreSettings, format: FleetFormat, io: RunIO): Promise<number> {
   const source = await readManifestSource({ ...flags, target: undefined }, paths, io);
-  const fleet = leaveOutTemplate(await selectFleet(readTargetRequest(flags), io), source);
+  const fleet = leaveOutTemplate(await selectFleet({ ...readTargetRequest(flags), paths }, io), source);
   const { stores, report } = await runFleet(
     {
       command: 'plan',
@@ -81,13 +88,24 @@ async function planFleet(flags: PlanCommandFlags, paths: readonly string[], sett
     io,
   );
   if (flags.out) {
+    const revisions = revisionReader(io.cwd);
     await writeFleetPlans(
       path.resolve(io.cwd, flags.out),
-      stores.map((s) => (s.result?.status === 'planned' ? { target: s.name, plan: s.result.plan } : { target: s.name, error: s.row.error ?? 'not planned' })),
+      await Promise.all(
+        stores.map(async (s) => (s.result?.status === 'planned' ? { target: s.name, plan: await withOrigin(s.result.plan, source, s.result.target, revisions) } : { target: s.name, error: s.row.error ?? 'not planned' })),
+      ),
     );
   }
-  printFleetPlans(stores, report, format, io, { plans: true, verbose: flags.verbose });
+  printFleetPlans(stores, report, format, io, { plans: true, verbose: flags.verbose, savedPlans: flags.out });
+  const notes = format === 'text' ? io.stdout : io.stderr;
   if (flags.out && format === 'text') writeLine(io.stdout, `\nSaved ${stores.length} store plan(s) to ${flags.out}; run \`erpsync apply ${flags.out}\` to apply exactly these.`);
+  if (flags['comment-dir'] !== undefined) {
+    const limit = flags['comment-limit'];
+    const comments = splitIntoComments(fleetPlanSections(fleetPlanStores(stores, flags.out), report, registry.units), limit).map((c) => ({ ...c, text: maskOf(io)(c.text) }));
+    const parts = await writePlanComments(path.resolve(io.cwd, flags['comment-dir']), comments, limit, io.cwd);
+    const largest = Math.max(...parts.map((p) => p.chars));
+    writeLine(notes, `Wrote ${parts.length} comment(s) to ${flags['comment-dir']}, the largest ${largest.toLocaleString('en-US')} characters (limit ${limit.toLocaleString('en-US')}).`);
+  }
   return report.exitCode;
 }
 

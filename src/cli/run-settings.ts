@@ -42,9 +42,9 @@ export function readStoreSettings(flags: StoreFlags, env: NodeJS.ProcessEnv): St
   };
 }
 
-/** Whether the run is a fleet: several targets, a glob, or every target. */
-export function isFleetRun(flags: { target?: string | undefined; 'all-targets'?: boolean | undefined }): boolean {
-  return flags['all-targets'] === true || isFleetSelection(flags.target);
+/** Whether the run is a fleet: several targets, a glob, every target, or those changed since a revision. */
+export function isFleetRun(flags: { target?: string | undefined; 'all-targets'?: boolean | undefined; 'changed-since'?: string | undefined }): boolean {
+  return flags['all-targets'] === true || flags['changed-since'] !== undefined || isFleetSelection(flags.target);
 }
 
 /** Where plan and apply take the desired state from: the manifest paths, or a template store (--from-target). */

@@ -5,7 +5,7 @@ import type { FleetRequest } from '../workflows/fleet-workflow.js';
 import type { ParsedFlags, targetFlags } from './flags.js';
 
 /** Any command's target flags, as the flag table read them: those a command does not take are absent. */
-type TargetFlagValues = Partial<ParsedFlags<(typeof targetFlags)[number]>>;
+type TargetFlagValues = Partial<ParsedFlags<(typeof targetFlags)[number] | 'changed-since'>>;
 
 /** The target request of a command: its target flags, each already read and checked by the flag table, in the names the resolution takes. */
 export function readTargetRequest(flags: TargetFlagValues): FleetRequest {
@@ -13,6 +13,7 @@ export function readTargetRequest(flags: TargetFlagValues): FleetRequest {
     target: flags.target,
     allTargets: flags['all-targets'] === true,
     shard: flags.shard,
+    changedSince: flags['changed-since'],
     baseUrl: flags['base-url'],
     sandbox: flags.sandbox,
     sandboxState: flags['sandbox-state'],

@@ -1,6 +1,8 @@
 // Loads the manifests as they were at a git revision (`erpsync drift --baseline REF`): the files
 // under the given paths are read from git into a scratch directory laid out like the work tree
-// and loaded there, so positions and the digest read as they would have at that revision.
+// and loaded there, so positions and the digest read as they would have at that revision. A
+// target's manifests load as its run loads them now: its layers, with its own variables; a layer
+// that did not exist at that revision declared nothing then. Each store of a fleet has its own.
 // Effects only (git, a temporary directory); what the baseline means is findDrift's business.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -25,20 +27,40 @@ export interface Baseline {
   desired: DesiredState;
 }
 
-async function git(args: readonly string[], cwd: string): Promise<Buffer> {
+/** Runs git in `cwd`; a failure says what could not be read from git (`the baseline`, `the changes since main`). */
+export async function git(args: readonly string[], cwd: string, what = 'the baseline'): Promise<Buffer> {
   try {
     const { stdout } = await run('git', [...args], { cwd, encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 });
     return stdout;
   } catch (error) {
     const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim();
-    throw new ErpsyncError('BASELINE_UNAVAILABLE', `cannot read the baseline from git: git ${args[0] ?? ''} failed${stderr ? `: ${stderr.split('\n')[0] ?? ''}` : ''}`, { cause: error });
+    throw new ErpsyncError('BASELINE_UNAVAILABLE', `cannot read ${what} from git: git ${args[0] ?? ''} failed${stderr ? `: ${stderr.split('\n')[0] ?? ''}` : ''}`, { cause: error });
   }
 }
 
-export async function loadBaseline(ref: string, paths: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<Baseline> {
-  const root = (await git(['rev-parse', '--show-toplevel'], options.cwd)).toString().trim();
-  const commit = (await git(['rev-parse', '--verify', '--end-of-options', `${ref}^{commit}`], options.cwd)).toString().trim();
-  const given = paths.length > 0 ? paths : ['.'];
+/** The work tree's root (as reached from `cwd`, links in its path kept) and the commit `ref` names. */
+export async function resolveRevision(ref: string, cwd: string, what = 'the baseline'): Promise<{ root: string; commit: string }> {
+  const root = path.resolve(cwd, (await git(['rev-parse', '--show-cdup'], cwd, what)).toString().trim());
+  const commit = (await git(['rev-parse', '--verify', '--end-of-options', `${ref}^{commit}`], cwd, what)).toString().trim();
+  return { root, commit };
+}
+
+/** The manifests a run reads (read-and-plan's manifestPathsOf): paths, and whether each is a layer. */
+export interface BaselineSource {
+  paths: readonly string[];
+  layers: boolean;
+}
+
+export interface BaselineOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** The target's declared variables, as its manifests read them now. */
+  variables?: Readonly<Record<string, string>>;
+}
+
+export async function loadBaseline(ref: string, source: BaselineSource, options: BaselineOptions): Promise<Baseline> {
+  const { root, commit } = await resolveRevision(ref, options.cwd);
+  const given = source.paths.length > 0 ? source.paths : ['.'];
   const inRepo = given.map((p) => path.relative(root, path.resolve(options.cwd, p)).split(path.sep).join('/'));
   if (inRepo.some((p) => p.startsWith('..'))) {
     throw new ErpsyncError('BASELINE_UNAVAILABLE', `the manifests must be inside the git work tree ${root} to compare them with ${ref}`);
@@ -63,7 +85,9 @@ export async function loadBaseline(ref: string, paths: readonly string[], option
     }
     const cwd = path.join(scratch, path.relative(root, options.cwd));
     await mkdir(cwd, { recursive: true });
-    const result = await loadManifests(given, { cwd, env: options.env, offline: true });
+    // Each path as it stood at that revision, in the scratch copy; one that was not there yet is left out.
+    const thenPaths = inRepo.filter((p) => p === '' || files.some((file) => file === p || file.startsWith(`${p}/`))).map((p) => path.join(scratch, p));
+    const result = await loadManifests(thenPaths, { cwd, env: options.env, ...(options.variables ? { variables: options.variables } : {}), layers: source.layers, offline: true });
     if (!result.desired || hasErrors(result.diagnostics)) {
       const errors = result.diagnostics.filter((d) => d.severity === 'error').slice(0, 5);
       throw new ErpsyncError('BASELINE_UNAVAILABLE', `the manifests at ${label} do not load`, {

@@ -15,6 +15,16 @@ const url = { type: 'string', pattern: urlPattern };
 const path = { type: 'string', minLength: 1 };
 const paths = { type: ['string', 'array'], minLength: 1, minItems: 1, items: path };
 
+/**
+ * An owner of a store, as the notifications of `drift --notify` name them: a user login (`maria`,
+ * `@maria`), a team or group (`@agencia/suporte`, GitLab's `@grupo/subgrupo`), or an e-mail address.
+ * Nothing else: an owner is written into issue bodies and chat messages as it stands.
+ */
+export const ownerPattern = '^(@?[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)*|[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)+)$';
+
+/** Glob keys of target groups (`lojas/*`), as `rollouts:` and `owners:` take them. */
+const groupGlob = { pattern: '^[A-Za-z0-9_*?/-]+$' };
+
 /** Target names: path-like segments, so a fleet can group stores (`lojas/centro`) and select them by glob. */
 export const targetNamePattern = '^[A-Za-z0-9][A-Za-z0-9_-]*(/[A-Za-z0-9][A-Za-z0-9_-]*)*$';
 
@@ -76,14 +86,38 @@ export const configSchema: JsonSchema = {
       pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$',
       description: 'The name of the egress IP these runs leave from: every process naming it shares the service\'s per-IP budget through the backend (env twin ERPSYNC_EGRESS; default `default`).',
     },
+    concurrency: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['groups'],
+      description:
+        'CI concurrency groups: each target belongs to one of `groups` groups, named erpsync-01 … by a hash of its name (sha256 mod groups), so adding or removing a target never moves another. `targets --json` makes one job per group.',
+      properties: {
+        groups: { type: 'integer', minimum: 1, maximum: 1000, description: 'How many groups (1–1000); keep it fixed: changing it moves targets between groups.' },
+      },
+    },
     rollouts: {
       type: 'object',
       description: 'Staged rollouts of fleet applies, per target group: the key is a glob of target names (`lojas/*`); a fleet apply whose stores all match it goes out in its stages.',
-      propertyNames: { pattern: '^[A-Za-z0-9_*?/-]+$' },
+      propertyNames: groupGlob,
       additionalProperties: { $ref: '#/$defs/rollout' },
+    },
+    owners: {
+      type: 'object',
+      description:
+        "Owners per target group: the key is a glob of target names (`lojas/*`, `**` across segments); every store it matches has these owners besides its own `owners`. `drift --notify` addresses each store's notification to them. A glob that matches no target is an error.",
+      propertyNames: groupGlob,
+      additionalProperties: { $ref: '#/$defs/owners' },
     },
   },
   $defs: {
+    owners: {
+      type: 'array',
+      description: 'People or teams who own a store: GitHub or GitLab logins (`maria`, `@maria`), teams or groups (`@agencia/suporte`), or e-mail addresses.',
+      minItems: 1,
+      uniqueItems: true,
+      items: { type: 'string', maxLength: 100, pattern: ownerPattern },
+    },
     rollout: {
       type: 'object',
       additionalProperties: false,
@@ -105,6 +139,7 @@ export const configSchema: JsonSchema = {
       additionalProperties: false,
       properties: {
         description: { type: 'string' },
+        owners: { $ref: '#/$defs/owners' },
         baseUrl: { ...url, description: 'API base URL (default https://api.bling.com.br/Api/v3); http:// only on loopback.' },
         sandbox: {
           description:

@@ -14,6 +14,28 @@ const manifestExtension = /\.ya?ml$/i;
 export const configFileName = /^erpsync\.config\.ya?ml$/i;
 const skippedDirectories = new Set(['node_modules', '.git', '.erpsync']);
 
+/** Whether a folder scan descends into a folder of this name. */
+function scansDirectory(name: string): boolean {
+  return !skippedDirectories.has(name) && !name.startsWith('.');
+}
+
+/** Whether a folder scan takes a file of this name as a manifest candidate. */
+function scansFile(name: string): boolean {
+  return manifestExtension.test(name) && !configFileName.test(name);
+}
+
+/**
+ * Whether a folder scan of `folder` meets `file` (absolute paths; depth and count limits aside): what
+ * a target reads of a folder, told from the paths alone (a file gone from the work tree too).
+ */
+export function isScannedFrom(folder: string, file: string): boolean {
+  const relative = path.relative(folder, file);
+  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) return false;
+  const segments = relative.split(path.sep);
+  const name = segments.pop() ?? '';
+  return segments.every(scansDirectory) && scansFile(name);
+}
+
 /** Larger files are refused before parsing: no store's configuration is this big. */
 export const maxFileBytes = 8 * 1024 * 1024;
 /** More manifest files than this in one set is a wrong folder, not a store. */
@@ -90,7 +112,7 @@ async function walkDirectory(directory: string, depth: number, walk: Walk): Prom
     if (walk.stopped) return;
     const full = path.join(directory, entry.name);
     if (entry.isDirectory()) {
-      if (skippedDirectories.has(entry.name) || entry.name.startsWith('.')) continue;
+      if (!scansDirectory(entry.name)) continue;
       if (depth >= maxDepth) {
         walk.diagnostics.push({ severity: 'error', code: 'too-deep', message: `folders nest more than ${maxDepth} levels deep here; the folder is not read`, hint: 'name the folder that holds the manifests', position: at(full, walk.cwd) });
         continue;
@@ -99,7 +121,7 @@ async function walkDirectory(directory: string, depth: number, walk: Walk): Prom
       continue;
     }
     // Links to folders are not followed (a loop would never end); links to files are.
-    if (!manifestExtension.test(entry.name) || configFileName.test(entry.name)) continue;
+    if (!scansFile(entry.name)) continue;
     if (!entry.isFile() && !(await admitSpecial(full, entry.isSymbolicLink(), walk))) continue;
     if (walk.files.length >= maxManifestFiles) {
       walk.stopped = true;

@@ -2,6 +2,7 @@
 // all of them in one pass, and what passes maps to the targets without further checks.
 import { describe, expect, it } from 'vitest';
 import { formatPosition } from '../model/diagnostics.js';
+import { ownersOf } from '../api/index.js';
 import { readTargetsConfig } from './load-config.js';
 
 const file = 'erpsync.config.yaml';
@@ -129,6 +130,45 @@ describe('the targets of erpsync.config.yaml', () => {
     expect(read(['targets:', '  local:', '    baseUrl: http://127.0.0.1:9000/Api/v3']).diagnostics).toEqual([]);
   });
 
+  it('takes owners per target and per group of targets, and names each bad owner or empty group at its line and column', () => {
+    const { config, diagnostics } = read([
+      'owners:',
+      '  "lojas/*": ["@agencia/suporte", maria]',
+      'targets:',
+      '  lojas/centro:',
+      '    owners: [joao, "@maria", joao@loja.example]',
+      '    sandbox: true',
+      '  producao: { sandbox: true }',
+    ]);
+    expect(diagnostics).toEqual([]);
+    expect(config?.owners).toEqual({ 'lojas/*': ['@agencia/suporte', 'maria'] });
+    expect(ownersOf(config, 'lojas/centro')).toEqual(['joao', '@maria', 'joao@loja.example', '@agencia/suporte']);
+    expect(ownersOf(config, 'producao')).toEqual([]);
+    expect(
+      problems([
+        'owners:',
+        '  "lojas/*": [maria]',
+        '  "filiais/**": [ana]',
+        '  "lojas/*x": [ana]',
+        'targets:',
+        '  lojas/centro:',
+        '    owners: [joao, joao, "maria silva", "<b>", "@a/"]',
+        '    sandbox: true',
+        '  producao:',
+        '    owners: []',
+        '    sandbox: true',
+      ]),
+    ).toEqual([
+      'erpsync.config.yaml:3:17 unknown-group the owners group `filiais/**` matches no target',
+      'erpsync.config.yaml:4:15 unknown-group the owners group `lojas/*x` matches no target',
+      'erpsync.config.yaml:7:20 invalid-value `owners` holds `joao` twice (items 1 and 2)',
+      expect.stringMatching(/^erpsync\.config\.yaml:7:26 invalid-value the text `maria silva` does not have the form `owners` needs/),
+      expect.stringMatching(/^erpsync\.config\.yaml:7:41 invalid-value the text `<b>` does not have the form `owners` needs/),
+      expect.stringMatching(/^erpsync\.config\.yaml:7:48 invalid-value the text `@a\/` does not have the form `owners` needs/),
+      'erpsync.config.yaml:10:13 invalid-value `owners` must not be an empty list',
+    ]);
+  });
+
   it('refuses a base URL or credentials on a sandbox target, and unknown sandbox settings', () => {
     const conflict = 'a sandbox target has no base URL or credentials: remove `sandbox` to deploy to a real account, or this key to try the target in a sandbox';
     expect(problems(['targets:', '  teste:', '    sandbox: true', '    baseUrl: https://api.example/Api/v3', '    credentials: { tokenEnv: T }', '  outro:', '    sandbox: { state: "", porta: 1 }'])).toEqual([
@@ -137,5 +177,13 @@ describe('the targets of erpsync.config.yaml', () => {
       'erpsync.config.yaml:7:23 invalid-value `state` must not be empty',
       'erpsync.config.yaml:7:27 unknown-field unknown field `porta`',
     ]);
+  });
+
+  it('takes a fixed number of concurrency groups, 1 to 1000, each mistake at its place', () => {
+    expect(read(['concurrency: { groups: 16 }', 'targets: {}']).config?.concurrency).toEqual({ groups: 16 });
+    expect(problems(['concurrency:', '  groups: 0', 'targets: {}'])).toEqual(['erpsync.config.yaml:2:11 invalid-value `groups` must be >= 1']);
+    expect(problems(['concurrency:', '  groups: 1001'])).toEqual(['erpsync.config.yaml:2:11 invalid-value `groups` must be <= 1000']);
+    expect(problems(['concurrency:', '  groups: 2.5'])).toEqual(['erpsync.config.yaml:2:11 wrong-type `groups` must be a whole number, found number `2.5`']);
+    expect(problems(['concurrency:', '  grupos: 8'])).toEqual(['erpsync.config.yaml:1:1 missing-field missing required field `groups`', 'erpsync.config.yaml:2:3 unknown-field unknown field `grupos`']);
   });
 });

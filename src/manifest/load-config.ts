@@ -3,8 +3,8 @@
 // is the config's only validator; this file adds the one rule a schema cannot say (plain http only
 // to a loopback host) in the same pass, then maps the checked value to the targets erpsync resolves
 // (src/target/resolve-target.ts decides what they mean).
-import { defaultSandboxState, normalizeBaseUrl, parseSecureUrl } from '../api/index.js';
-import type { BackendDocument, RolloutConfig, TargetConfig, TargetsConfig } from '../api/index.js';
+import { defaultSandboxState, normalizeBaseUrl, parseSecureUrl, targetGlob } from '../api/index.js';
+import type { BackendDocument, ConcurrencyConfig, RolloutConfig, TargetConfig, TargetsConfig } from '../api/index.js';
 import type { JsonSchema } from '../kinds/kind.js';
 import type { Locator, PathSegment } from '../model/desired.js';
 import type { Diagnostic } from '../model/diagnostics.js';
@@ -30,7 +30,7 @@ export function checkConfigText(shown: string, bytes: Uint8Array): CheckedConfig
   if (extra) diagnostics.push({ severity: 'error', code: 'multiple-documents', message: 'the config file holds more than one YAML document', position: extra.locate([]) });
   if (hasErrors(diagnostics)) return { diagnostics };
   if (!doc) return { value: null, diagnostics };
-  diagnostics.push(...[...diagnosticsOf(configValidator, doc.value, doc.locate), ...urlDiagnostics(doc.value, doc.locate)].sort(compareDiagnostics));
+  diagnostics.push(...[...diagnosticsOf(configValidator, doc.value, doc.locate), ...urlDiagnostics(doc.value, doc.locate), ...ownerGroupDiagnostics(doc.value, doc.locate)].sort(compareDiagnostics));
   return hasErrors(diagnostics) ? { diagnostics } : { value: doc.value, locate: doc.locate, diagnostics };
 }
 
@@ -49,8 +49,10 @@ export interface ConfigDocument {
   version?: 1;
   targets?: Record<string, TargetDocument>;
   rollouts?: Record<string, RolloutConfig>;
+  owners?: Record<string, string[]>;
   backend?: BackendDocument;
   egress?: string;
+  concurrency?: ConcurrencyConfig;
 }
 
 type TargetDocument = Omit<TargetConfig, 'manifests' | 'variables' | 'sandbox'> & {
@@ -66,8 +68,10 @@ export function toTargetsConfig(value: ConfigDocument | null, dir: string): Targ
     dir,
     targets: Object.fromEntries(targets),
     ...(value?.rollouts ? { rollouts: value.rollouts } : {}),
+    ...(value?.owners ? { owners: value.owners } : {}),
     ...(value?.backend !== undefined ? { backend: value.backend } : {}),
     ...(value?.egress !== undefined ? { egress: value.egress } : {}),
+    ...(value?.concurrency !== undefined ? { concurrency: value.concurrency } : {}),
   };
 }
 
@@ -79,6 +83,23 @@ function toTargetConfig(name: string, { baseUrl, manifests, variables, sandbox, 
     ...(variables !== undefined ? { variables: Object.fromEntries(Object.entries(variables).map(([key, v]) => [key, String(v)])) } : {}),
     ...(sandbox !== undefined && sandbox !== false ? { sandbox: { state: (sandbox === true ? undefined : sandbox.state) ?? defaultSandboxState(name) } } : {}),
   };
+}
+
+/** An owners group whose glob matches no target would notify nobody: a typo, or a group left behind. */
+function ownerGroupDiagnostics(value: unknown, locate: Locator): Diagnostic[] {
+  // Checked beside the schema, so every problem shows at once: only mappings are looked into.
+  if (!isPlainRecord(value) || !isPlainRecord(value.owners)) return [];
+  const names = isPlainRecord(value.targets) ? Object.keys(value.targets) : [];
+  return Object.keys(value.owners)
+    .filter((glob) => !names.some((name) => targetGlob(glob).test(name)))
+    .map((glob) => ({
+      severity: 'error',
+      code: 'unknown-group',
+      message: `the owners group \`${glob}\` matches no target`,
+      hint: names.length > 0 ? `target names: ${names.slice(0, 10).join(', ')}${names.length > 10 ? ' …' : ''}` : 'the config has no targets',
+      path: toPointer(['owners', glob]),
+      position: locate(['owners', glob]),
+    }));
 }
 
 /**

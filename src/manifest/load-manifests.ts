@@ -57,6 +57,8 @@ export interface LoadResult {
   desired?: DesiredState;
   diagnostics: Diagnostic[];
   files: readonly string[];
+  /** The digest of the files read (DesiredState.digest), also when they have errors. */
+  digest: string;
 }
 
 interface PolicyDeclaration {
@@ -114,14 +116,15 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   const layerOf: LayerOf = (record) => gathered.layerOf.get(record) ?? sharedLayers.get(record) ?? 0;
   const { identified, sharedDesired } = checkKinds(registry, gathered, diagnostics, layerOf);
   diagnostics.sort(compareDiagnostics);
-  if (hasErrors(diagnostics)) return { diagnostics, files };
+  const digest = hash.digest('hex');
+  if (hasErrors(diagnostics)) return { diagnostics, files, digest };
   const records = new Map<KindKey, DesiredRecord[]>();
   for (const [kind, list] of identified) {
     const secretPaths = registry.kind(kind).secretFields.map((p) => p.join('.'));
     const shared = sharedDesired.get(kind) ?? [];
     records.set(kind, [...shared, ...list.slice(shared.length).map((r) => toDesiredRecord(r, secretPaths))]);
   }
-  return { desired: { files, digest: hash.digest('hex'), declaredKinds: gathered.declaredKinds, records, policy }, diagnostics, files };
+  return { desired: { files, digest, declaredKinds: gathered.declaredKinds, records, policy }, diagnostics, files, digest };
 }
 
 /** The kind of a document path and the path inside its record, if the path is inside one. */

@@ -8,6 +8,7 @@ import { registry } from '../kinds/registry.js';
 import { configSchema, configSchemaFileName } from './config-schema.js';
 import { planSchema, planSchemaFileName } from '../model/plan-schema.js';
 import { journalLineSchema, journalLineSchemaFileName } from '../model/journal-schema.js';
+import { driftFleetSchema, driftFleetSchemaFileName, driftNotifySchema, driftNotifySchemaFileName, driftSchema, driftSchemaFileName } from '../model/drift-schema.js';
 import type { KindKey } from '../model/kinds.js';
 import { defaultMaxDeletes } from '../model/desired.js';
 import type { PathSegment } from '../model/desired.js';
@@ -36,22 +37,24 @@ export function buildManifestSchema(kinds: readonly KindDefinition[] = registry.
   return composeManifestSchema((definition) => `#/$defs/${definition.key}`, { $defs: defs }, kinds);
 }
 
-/** The published files, manifest.schema.json last. */
+/** A schema as a published file: its draft and its address. */
+function published(fileName: string, schema: JsonSchema): SchemaFile {
+  return { fileName, schema: { $schema: draft, $id: `${schemaBaseUrl}${fileName}`, ...schema } };
+}
+
+/** The published files, manifest.schema.json after the kinds, then the config's and the outputs'. */
 export function buildSchemaFiles(): SchemaFile[] {
-  const kindFiles = registry.kinds.map((definition): SchemaFile => {
-    const fileName = kindSchemaFileName(definition.key);
-    return {
-      fileName,
-      schema: { $schema: draft, $id: `${schemaBaseUrl}${fileName}`, ...acceptVariables(definition.recordSchema) },
-    };
-  });
+  const kindFiles = registry.kinds.map((definition) => published(kindSchemaFileName(definition.key), acceptVariables(definition.recordSchema)));
   const manifest = composeManifestSchema((definition) => kindSchemaFileName(definition.key), {}, registry.kinds);
   return [
     ...kindFiles,
-    { fileName: manifestSchemaFileName, schema: { $schema: draft, $id: `${schemaBaseUrl}${manifestSchemaFileName}`, ...manifest } },
-    { fileName: configSchemaFileName, schema: { $schema: draft, $id: `${schemaBaseUrl}${configSchemaFileName}`, ...configSchema } },
-    { fileName: planSchemaFileName, schema: { $schema: draft, $id: `${schemaBaseUrl}${planSchemaFileName}`, ...planSchema } },
-    { fileName: journalLineSchemaFileName, schema: { $schema: draft, $id: `${schemaBaseUrl}${journalLineSchemaFileName}`, ...journalLineSchema } },
+    published(manifestSchemaFileName, manifest),
+    published(configSchemaFileName, configSchema),
+    published(planSchemaFileName, planSchema),
+    published(driftSchemaFileName, driftSchema),
+    published(driftFleetSchemaFileName, driftFleetSchema),
+    published(driftNotifySchemaFileName, driftNotifySchema),
+    published(journalLineSchemaFileName, journalLineSchema),
   ];
 }
 

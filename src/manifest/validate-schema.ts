@@ -118,6 +118,16 @@ function toDiagnostic(error: ErrorObject, locate: Locator, sources: ValueSources
         message: `${described()} does not have the form ${fieldName(path)} needs (${(error.params as { pattern: string }).pattern})`,
         position: locate(path),
       };
+    case 'uniqueItems': {
+      // `j` is the later of the two: the one to remove.
+      const { i, j } = error.params as { i: number; j: number };
+      const item = Array.isArray(error.data) ? (error.data as unknown[])[j] : undefined;
+      return { ...base, code: 'invalid-value', message: `${fieldName(path)} holds ${typeof item === 'string' ? `\`${item}\`` : 'the same item'} twice (items ${i + 1} and ${j + 1})`, position: locate([...path, j]) };
+    }
+    case 'minItems': {
+      const limit = (error.params as { limit: number }).limit;
+      return { ...base, code: 'invalid-value', message: limit === 1 ? `${fieldName(path)} must not be an empty list` : `${fieldName(path)} must hold at least ${limit} items`, position: locate(path) };
+    }
     default:
       return invalidValueDiagnostic(context);
   }

@@ -1,4 +1,6 @@
+import type { AccountIdentity } from './account.js';
 import type { IgnoreRule } from './desired.js';
+import type { ExitCode } from './errors.js';
 import type { ChangeAction, PlanTarget } from './plan.js';
 import type { UnitKind } from './kinds.js';
 // The drift report: what findDrift decides and the drift reporters (text, JSON, markdown, JUnit)
@@ -118,4 +120,52 @@ export interface DriftReport {
 /** Whether the report shows drift (exit 2). */
 export function hasDrift(report: DriftReport): boolean {
   return report.findings.length > 0;
+}
+
+/** One store of a fleet drift: its report, or why it has none (`drift --all-targets --json` lists them under `stores`). */
+export interface FleetDriftStore {
+  target: string;
+  /** Absent when the store failed before its account could be read. */
+  account?: AccountIdentity;
+  /** Who owns the store: the config's `owners` (its own, then its groups'). */
+  owners: string[];
+  /** Absent when the store failed: its manifests had errors, or the account could not be read. */
+  report?: DriftReport;
+  error?: string;
+  exitCode: ExitCode;
+}
+
+/**
+ * A drifted record as a drift snapshot keeps it for the dashboard: what it is, which fields differ
+ * (paths, no values) and who made the account's value. Bounded (drift/summarize-drift.ts), as a
+ * snapshot holds every store of a fleet and is kept for months.
+ */
+export interface DriftedRecord {
+  type: FindingType;
+  kind: string;
+  key: string;
+  fields: string[];
+  /** Fields beyond those kept in `fields`. */
+  fieldsLeftOut?: number;
+  attribution?: DriftAttribution;
+}
+
+/** How much of a store's drift a snapshot keeps: the summary writes no more, and a read-back holding more is not trusted. */
+export const driftSnapshotLimits = { records: 25, fields: 20, textLength: 300 } as const;
+
+/**
+ * A store's row of a fleet drift snapshot (StateStore.driftResults). `drifted` and `driftedLeftOut`
+ * came with the notifications (issue 35): snapshots taken before have neither, and read the same.
+ */
+export interface DriftSnapshotRow {
+  target: string;
+  /** Findings: drifted records (modified, missing, pending, unmanaged). */
+  changes: number;
+  error?: string;
+  owners?: string[];
+  /** The first drifted records, in the report's order. */
+  drifted?: DriftedRecord[];
+  /** Drifted records beyond those kept in `drifted`. */
+  driftedLeftOut?: number;
+  [key: string]: unknown;
 }

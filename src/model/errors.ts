@@ -25,6 +25,7 @@ export type ErrorCode =
   | 'ACCOUNT_MISMATCH'
   | 'PLAN_INVALID'
   | 'PLAN_UNVERIFIABLE'
+  | 'MANIFESTS_CHANGED'
   | 'LOCKED'
   | 'LOCK_LOST'
   | 'DELETE_BUDGET'
@@ -47,9 +48,11 @@ export type ErrorCode =
  * The exit codes, in one table (the README repeats it):
  * - 0 `ok`: done, or nothing to change;
  * - 1 `error`: anything failed — usage mistakes, invalid manifests, API errors, a failed or
- *   interrupted apply, a declined confirmation, a write that did not take;
- * - 2 `changes`: changes or drift present (`plan --detailed-exitcode`, `drift`);
- * - 3 `refused`: erpsync would not go on — a stale or unverifiable saved plan, the delete
+ *   interrupted apply, a declined confirmation, a write that did not take, a plan holding
+ *   blocked changes (apply sends the rest and names each blocked one);
+ * - 2 `changes`: changes (blocked ones too) or drift present (`plan --detailed-exitcode`, `drift`);
+ * - 3 `refused`: erpsync would not go on — a stale or unverifiable saved plan, saved plans whose
+ *   manifests changed in the checkout since they were made (MANIFESTS_CHANGED), the delete
  *   budget, another run holding the account's lock (or taking it over from a paused run), confirmation missing without a terminal,
  *   another account, credentials issued for another base URL, the sandbox under CI, a sandbox
  *   state another run owns, a file to write whose path is a symbolic link, the account's daily
@@ -66,6 +69,7 @@ const refusedCodes: ReadonlySet<ErrorCode> = new Set([
   'ACCOUNT_MISMATCH',
   'CREDENTIALS_MISMATCH',
   'PLAN_UNVERIFIABLE',
+  'MANIFESTS_CHANGED',
   'LOCKED',
   'LOCK_LOST',
   'DELETE_BUDGET',

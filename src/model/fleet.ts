@@ -13,6 +13,8 @@ export interface FleetRow {
   account?: AccountIdentity;
   /** Actionable changes planned (plan, apply) or drifted records (drift). */
   changes: number;
+  /** Blocked changes in the store's plan (plan, apply): never sent; an apply that holds any exits 1. */
+  blocked?: number;
   /** Changes written (apply only). */
   applied?: number;
   /** Changes that failed or did not converge (apply only). */

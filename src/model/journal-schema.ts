@@ -20,6 +20,9 @@ const recordId = { type: 'integer' };
 const unitKind = { enum: [...kindKeys, ...nestedUnitKinds] };
 const prev = { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'sha256 (hex) of the line before this one in its run, as stored; absent on the run line.' };
 
+/** A git revision and whether the work tree had uncommitted changes; null outside git. */
+const revision = { type: ['object', 'null'], required: ['revision', 'dirty'], properties: { revision: text, dirty: { type: 'boolean' } } };
+
 const record = {
   type: 'object',
   required: ['id', 'identity', 'name', 'fields'],
@@ -58,7 +61,9 @@ const lineTypes = [
       startedAt: instant,
       erpsyncVersion: text,
       source: { enum: ['manifests', 'saved-plan'] },
-      git: { type: ['object', 'null'], required: ['revision', 'dirty'], properties: { revision: text, dirty: { type: 'boolean' } } },
+      git: revision,
+      planGit: revision,
+      template: text,
       target: { type: 'object', required: ['name', 'id', 'mode'], properties: { name: text, id: text, mode: { enum: ['sandbox', 'remote'] } } },
       account: { type: 'object', required: ['id', 'nome', 'cnpj'], properties: { id: text, nome: text, cnpj: text } },
       actor: { type: 'object', required: ['type'], properties: { type: { enum: ['ci', 'user'] }, url: text, user: text, host: text } },

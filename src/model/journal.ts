@@ -7,7 +7,7 @@
 // (schemas/journal-line.schema.json, model/journal-schema), each line carries the hash of the one
 // before it, and the store keeps each run's hashes where a pull request cannot rewrite them
 // (state/). A run that fails a check is a DamagedRun, named with the file and line at fault.
-import type { ChangeAction, ChangeReason, FieldChange } from './plan.js';
+import type { ChangeAction, ChangeReason, FieldChange, GitRevision } from './plan.js';
 import type { UnitKind } from './kinds.js';
 
 /** 2: intent and outcome lines, chained by hash. Runs of format 1 (a change line after each write) are still read. */
@@ -18,7 +18,7 @@ export interface JournalActor {
   type: 'ci' | 'user';
   /** The CI run's URL. */
   url?: string;
-  /** The login that ran it (CI actor or local user); absent when nothing names one. */
+  /** Who ran it: GITHUB_ACTOR, else GITLAB_USER_LOGIN, else the OS user; absent when nothing names one. */
   user?: string;
   host?: string;
 }
@@ -32,8 +32,15 @@ export interface JournalRunLine extends ChainedLine {
   erpsyncVersion: string;
   /** `manifests`: planned in this run; `saved-plan`: applied from a plan file. */
   source: 'manifests' | 'saved-plan';
-  /** The manifests' git revision, and whether the work tree had uncommitted changes; null outside git. */
-  git: { revision: string; dirty: boolean } | null;
+  /**
+   * The git revision of the checkout that applied (its manifests, else its working folder), and
+   * whether they had uncommitted changes; null outside git.
+   */
+  git: GitRevision | null;
+  /** A saved (or fleet-reviewed) plan's: the revision its manifests had when it was made; null outside git. Absent: planned in this run, or saved without it. */
+  planGit?: GitRevision | null;
+  /** `--from-target`: the template store whose account the run copied. */
+  template?: string;
   target: { name: string; id: string; mode: 'sandbox' | 'remote' };
   account: { id: string; nome: string; cnpj: string };
   actor: JournalActor;
@@ -198,6 +205,16 @@ export interface DamagedRun {
 export interface JournalListing {
   runs: JournalRun[];
   damaged: DamagedRun[];
+}
+
+/** The commit a run applied: its plan's, when it applied a saved plan that recorded one, else its checkout's. */
+export function commitOfRun(header: Pick<JournalRunLine, 'git' | 'planGit'>): GitRevision | null {
+  return header.planGit ?? header.git;
+}
+
+/** Who ran it, in a word: the CI or OS login, else the CI job's address; undefined when nothing names anyone. */
+export function actorOfRun(header: Pick<JournalRunLine, 'actor'>): string | undefined {
+  return header.actor.user ?? header.actor.url;
 }
 
 /** A run's status from its lines: no closing line means it never finished. */

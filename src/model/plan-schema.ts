@@ -135,6 +135,19 @@ export const planSchema: Record<string, unknown> = {
       },
     },
     manifestDigest: text,
+    origin: {
+      type: 'object',
+      description: 'Where a saved plan was made (plan --out): the manifest paths given (empty: the target\'s own), their git commit then (null outside git), or the template store of --from-target. Apply refuses the plan when the checkout\'s manifests no longer have its manifestDigest.',
+      additionalProperties: false,
+      required: ['manifests', 'git'],
+      properties: {
+        manifests: strings,
+        git: {
+          oneOf: [{ type: 'null' }, { type: 'object', additionalProperties: false, required: ['revision', 'dirty'], properties: { revision: text, dirty: { type: 'boolean' } } }],
+        },
+        template: text,
+      },
+    },
     kinds: { type: 'array', items: unitKind },
     selection: {
       type: 'object',

@@ -179,10 +179,31 @@ export interface PlanSelection {
   addedDependencies: string[];
 }
 
+/** A git commit, and whether the files it is taken for had uncommitted changes. */
+export interface GitRevision {
+  revision: string;
+  dirty: boolean;
+}
+
+/**
+ * Where a saved plan was made (`plan --out`): apply checks the checkout's manifests against the
+ * plan's digest before anything is read, and journals the commit. Absent in a plan that was not
+ * saved, and in plans saved before erpsync recorded it.
+ */
+export interface PlanOrigin {
+  /** The manifest paths given to plan; empty: the target's own `manifests` (or the working folder). */
+  manifests: string[];
+  /** The git commit of those manifests when the plan was made; null outside git. */
+  git: GitRevision | null;
+  /** `--from-target`: the template store whose account the plan copies (there are no manifests then). */
+  template?: string;
+}
+
 export interface Plan {
   formatVersion: 2;
   target: PlanTarget;
   manifestDigest: string;
+  origin?: PlanOrigin;
   /** Kinds whose live records were read for this plan. */
   kinds: UnitKind[];
   /** Present only on a targeted (partial) plan. */
@@ -228,6 +249,11 @@ export function countsAgainstBudget(change: Pick<Change, 'removal'>): boolean {
 /** Whether apply sends anything for the change (blocked changes are shown, never sent). */
 export function isActionable(change: Pick<Change, 'action'>): boolean {
   return change.action !== 'blocked';
+}
+
+/** Changes apply never sends (and names, failing the apply): the plan says why in each one's note. */
+export function blockedChanges(plan: Pick<Plan, 'changes'>): Change[] {
+  return plan.changes.filter((change) => !isActionable(change));
 }
 
 /** Changes apply would send. */

@@ -8,7 +8,7 @@ import type { KindAdapter } from '../kinds/kind.js';
 import { describeAccount } from '../model/account.js';
 import { printable } from '../model/printable.js';
 import type { Change, Plan } from '../model/plan.js';
-import { isActionable, removesRecord } from '../model/plan.js';
+import { blockedChanges, isActionable, removesRecord } from '../model/plan.js';
 import type { ApplyReportEvent } from '../model/events.js';
 
 export interface ApplyReporter {
@@ -41,6 +41,20 @@ export function confirmationForFleet(plans: readonly Plan[]): Confirmation {
   const removals = plans.reduce((n, p) => n + p.changes.filter(removesRecord).length, 0);
   if (removals > 0) return { question: `This deletes or retires ${removals} record(s) across ${stores} store(s). Type ${removals} to apply:`, expected: String(removals) };
   return { question: `Apply these changes to ${stores} store(s)? Type yes to apply:`, expected: 'yes' };
+}
+
+/**
+ * Why an apply whose plan holds blocked changes exits 1: the count, then each blocked change by
+ * kind and identity with the plan's reason (its note). Empty when the plan holds none.
+ */
+export function renderBlockedChanges(plan: Pick<Plan, 'changes'>, store?: string): string[] {
+  const blocked = blockedChanges(plan);
+  if (blocked.length === 0) return [];
+  const where = store === undefined ? '' : ` in ${printable(store)}`;
+  return [
+    `error: ${blocked.length} blocked change(s)${where} cannot be applied (exit 1); change the manifests (or the account) so the plan holds none:`,
+    ...blocked.map((change) => `  ${change.kind} "${printable(change.key)}": ${printable(change.note ?? change.reason)}`),
+  ];
 }
 
 export function acceptsAnswer(confirmation: Confirmation, answer: string): boolean {

@@ -4,6 +4,8 @@
 // JSON value go out. Account text is data: every string from the journal goes through printable()
 // on its way to a terminal.
 import type { DamagedRun, JournalChangeLine, JournalListing, JournalRun } from '../model/journal.js';
+import { actorOfRun, commitOfRun } from '../model/journal.js';
+import type { FieldChange, GitRevision } from '../model/plan.js';
 import { printable } from '../model/printable.js';
 
 /** A run in one JSON object: what the list shows. */
@@ -18,7 +20,12 @@ export function summarizeRun(run: JournalRun) {
     target: header.target.name,
     account: header.account,
     source: header.source,
+    /** The commit the run applied (its saved plan's, else its checkout's) and who ran it, as the dashboard shows them. */
+    commit: commitOfRun(header)?.revision ?? null,
+    by: actorOfRun(header) ?? null,
     git: header.git,
+    ...(header.planGit === undefined ? {} : { planGit: header.planGit }),
+    ...(header.template === undefined ? {} : { template: header.template }),
     actor: header.actor,
     erpsyncVersion: header.erpsyncVersion,
     ...(run.runner === undefined ? {} : { runner: run.runner }),
@@ -34,14 +41,24 @@ export function summarizeRun(run: JournalRun) {
   };
 }
 
-function describeActor(run: JournalRun): string {
+/** Who started the run: the CI user and job, or the local user and host. */
+export function describeActor(run: JournalRun): string {
   const actor = run.header.actor;
   return actor.type === 'ci' ? `${actor.user ? `${actor.user} ` : ''}${actor.url ?? 'CI'}` : `${actor.user ?? 'unknown user'}${actor.host ? `@${actor.host}` : ''}`;
 }
 
-function describeGit(run: JournalRun): string {
-  const git = run.header.git;
-  return git ? `${git.revision.slice(0, 12)}${git.dirty ? ' (dirty)' : ''}` : run.header.source === 'saved-plan' ? 'saved plan' : 'not in git';
+function describeRevision(git: GitRevision | null): string {
+  return git ? `${git.revision.slice(0, 12)}${git.dirty ? ' (dirty)' : ''}` : 'not in git';
+}
+
+/** The commit a run applied: a saved plan's, and the checkout's when it applied elsewhere; the template store of --from-target. */
+export function describeGit(run: JournalRun): string {
+  const { git, planGit, template, source } = run.header;
+  const from = template === undefined ? '' : ` from target ${template}`;
+  if (planGit === undefined) return `${git || source !== 'saved-plan' ? describeRevision(git) : 'saved plan'}${from}`;
+  const planned = describeRevision(planGit);
+  const applied = describeRevision(git);
+  return `${planned === applied ? planned : `planned at ${planned}, applied at ${applied}`}${from}`;
 }
 
 
@@ -76,6 +93,11 @@ function formatValue(value: unknown): string {
   return value === undefined ? '(unset)' : JSON.stringify(value);
 }
 
+/** `path: before → after`, a secret without its values. */
+export function describeFieldChange(field: FieldChange): string {
+  return field.sensitive ? `${field.path}: (sensitive) changed` : `${field.path}: ${formatValue(field.before)} → ${formatValue(field.after)}`;
+}
+
 /** One run: its header, then each change with its outcome and fields. */
 export function renderRunText(run: JournalRun): string[] {
   const { header } = run;
@@ -90,7 +112,7 @@ export function renderRunText(run: JournalRun): string[] {
   ];
   for (const change of run.changes) {
     lines.push(`${change.outcome.padEnd(8)} ${change.action} ${change.kind} "${change.key}"${change.id !== undefined ? ` (id ${change.id})` : ''}${change.detail ? ` — ${change.detail}` : ''}${change.resolvedAt ? ' [settled by reading the account]' : ''}`);
-    for (const field of change.fields) lines.push(field.sensitive ? `    ${field.path}: (sensitive) changed` : `    ${field.path}: ${formatValue(field.before)} → ${formatValue(field.after)}`);
+    for (const field of change.fields) lines.push(`    ${describeFieldChange(field)}`);
   }
   for (const id of run.unfinished) lines.push(`unknown  ${id} — started, never reported as ended`);
   if (run.changes.length === 0 && run.unfinished.length === 0) lines.push('(no change reached the account)');

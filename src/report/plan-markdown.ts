@@ -16,7 +16,9 @@ export interface PlanMarkdownOptions {
   /** Longest text returned, in characters. */
   maxChars?: number;
   /** Where the reader finds the full plan when the details are cut (e.g. the saved plan file). */
-  fullPlanAt?: string;
+  fullPlanAt?: string | undefined;
+  /** false: no heading or target line (a fleet's section of the store names both). */
+  headed?: boolean;
 }
 
 /** Deletes named one by one above the details; past this the list is counted. */
@@ -24,8 +26,9 @@ const removalsListed = 200;
 
 const actions: readonly ChangeAction[] = ['create', 'update', 'set-status', 'set-default', 'delete', 'retire', 'blocked'];
 
-function describeRemoval(change: Change): string {
-  return `- ${codeSpan(change.kind)} ${codeSpan(change.key)}: ${change.action} (${change.reason}${change.liveId !== undefined ? `, id ${change.liveId}` : ''})`;
+/** `` - `gruposProdutos` `Perfumaria`: delete (tombstone, id 12) ``, under `prefix` (a fleet names the store). */
+export function describeRemoval(change: Change, prefix = ''): string {
+  return `- ${prefix}${codeSpan(change.kind)} ${codeSpan(change.key)}: ${change.action} (${change.reason}${change.liveId !== undefined ? `, id ${change.liveId}` : ''})`;
 }
 
 export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions): string {
@@ -38,7 +41,8 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions): st
     head.push(`### erpsync plan${partial}: no changes`, '', partial ? `No change in the selection on ${target}.` : `The account ${target} matches the manifests.`);
     return `${head.join('\n')}\n`;
   }
-  head.push(`### erpsync plan${partial}: ${summarizePlan(plan)}`, '', `Target: ${target}`, '');
+  if (options.headed !== false) head.push(`### erpsync plan${partial}: ${summarizePlan(plan)}`, '', `Target: ${target}`, '');
+  else if (plan.selection) head.push(`Partial: ${codeSpan(describeSelection(plan.selection))}`, '');
   const kinds = [...new Set(plan.changes.map((c) => c.kind))];
   head.push(`| kind | ${actions.join(' | ')} |`, `|---|${actions.map(() => '---:').join('|')}|`);
   for (const kind of kinds) {
@@ -51,7 +55,7 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions): st
   const removals = plan.changes.filter(removesRecord);
   if (removals.length > 0) {
     head.push('', `> [!WARNING]`, `> ${removals.length} record(s) will be deleted or retired:`, '');
-    head.push(...removals.slice(0, removalsListed).map(describeRemoval));
+    head.push(...removals.slice(0, removalsListed).map((change) => describeRemoval(change)));
     if (removals.length > removalsListed) head.push(`- … and ${removals.length - removalsListed} more (see the details)`);
   }
   for (const warning of plan.warnings) head.push('', `> [!NOTE]`, `> ${markdownText(warning)}`);

@@ -136,15 +136,21 @@ function describeChange(change: Change, adapters: readonly KindAdapter[]): strin
   return `${symbols[change.action]} ${describeKind(change.kind, adapters)} "${change.key}" — ${change.action}: ${reasonWords[change.reason]} (${where})`;
 }
 
+/** The changes counted as people group them: status and default switches are updates. */
+export function countByAction(changes: readonly Pick<Change, 'action'>[]): { create: number; update: number; delete: number; retire: number; blocked: number } {
+  const count = (...actions: ChangeAction[]) => changes.filter((c) => actions.includes(c.action)).length;
+  return { create: count('create'), update: count('update', 'set-status', 'set-default'), delete: count('delete'), retire: count('retire'), blocked: count('blocked') };
+}
+
 /** `3 to create, 2 to update, 1 to retire`: only the actions present; `no changes` when none. */
 function countActions(changes: readonly Change[]): string {
-  const count = (...actions: ChangeAction[]) => changes.filter((c) => actions.includes(c.action)).length;
+  const counts = countByAction(changes);
   const parts: [number, string][] = [
-    [count('create'), 'to create'],
-    [count('update', 'set-status', 'set-default'), 'to update'],
-    [count('delete'), 'to delete'],
-    [count('retire'), 'to retire'],
-    [count('blocked'), 'blocked'],
+    [counts.create, 'to create'],
+    [counts.update, 'to update'],
+    [counts.delete, 'to delete'],
+    [counts.retire, 'to retire'],
+    [counts.blocked, 'blocked'],
   ];
   const present = parts.filter(([n]) => n > 0).map(([n, words]) => `${n} ${words}`);
   return present.length > 0 ? present.join(', ') : 'no changes';

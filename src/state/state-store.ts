@@ -15,6 +15,7 @@
 //   backend encrypts logins at rest with a key from the environment).
 import type { HeldLock } from '../api/lease-lock.js';
 import type { CredentialSlot, DailyQuotaTarget, Governor, StoredCredentials } from '../api/index.js';
+import type { DriftSnapshotRow } from '../model/drift.js';
 import type { JournalLine, JournalListing, JournalRun } from '../model/journal.js';
 import type { UnkeptField } from '../model/unkept-fields.js';
 
@@ -136,10 +137,10 @@ export interface JournalSink {
   close(): Promise<void>;
 }
 
-/** A fleet drift's result, one per run, kept for the dashboard. */
+/** A fleet drift's result, one per run, kept for the dashboard: each store's counts and its drifted records, fields and attribution. */
 export interface DriftSnapshot {
   at: string;
-  rows: { target: string; changes: number; [key: string]: unknown }[];
+  rows: DriftSnapshotRow[];
 }
 
 export interface DriftResultStore {

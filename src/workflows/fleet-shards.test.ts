@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_MATRIX_JOBS, namesOfShard, parseShard, shardCountFor } from './fleet-shards.js';
+import { concurrencyGroupName, concurrencyGroupOf, MAX_MATRIX_JOBS, namesOfShard, parseShard, shardCountFor, shardsByGroup } from './fleet-shards.js';
 
 describe('fleet shards', () => {
   it('cuts 1,000 targets into at most 256 shards, every target in exactly one', () => {
@@ -22,5 +22,22 @@ describe('fleet shards', () => {
   it('reads I/N and refuses anything else', () => {
     expect(parseShard('3/8')).toEqual({ index: 3, count: 8 });
     for (const bad of ['0/8', '9/8', '3', 'a/b', '1/0']) expect(() => parseShard(bad)).toThrow(/--shard takes I\/N/);
+  });
+
+  it('puts a target in a concurrency group by its name alone: fixed, spread, and the shard of that group', () => {
+    const names = Array.from({ length: 1_000 }, (_, i) => `lojas/loja-${i}`);
+    const groups = 64;
+    const before = new Map(names.map((name) => [name, concurrencyGroupOf(name, groups)]));
+    // Hashed, not counted: the same in any company of targets, and every group used about equally.
+    expect(concurrencyGroupOf('lojas/loja-7', groups)).toBe(before.get('lojas/loja-7'));
+    const sizes = Array.from({ length: groups }, (_, g) => names.filter((name) => before.get(name) === g + 1).length);
+    expect(Math.min(...sizes)).toBeGreaterThan(5);
+    expect(Math.max(...sizes)).toBeLessThan(30);
+    // Shard I of N with N groups is exactly group I; every target in one shard.
+    const shards = shardsByGroup(names, groups, groups);
+    expect(shards.flat().sort()).toEqual([...names].sort());
+    shards.forEach((shard, i) => expect(shard.every((name) => before.get(name) === i + 1)).toBe(true));
+    expect(namesOfShard(names, { index: 7, count: groups }, groups)).toEqual(shards[6]);
+    expect([concurrencyGroupName(7, 16), concurrencyGroupName(7, 8), concurrencyGroupName(42, 1000)]).toEqual(['erpsync-07', 'erpsync-07', 'erpsync-0042']);
   });
 });

@@ -16,14 +16,18 @@ import { loadTargetsConfig, openResolvedTarget, readVariableScope, resolveRunTar
 import type { RunIO } from '../model/run-io.js';
 import { fleetWidth } from './fleet-budget.js';
 import { namesOfShard, parseShard } from './fleet-shards.js';
+import { targetsChangedSince } from './changed-since.js';
+import type { TouchedTarget } from '../target/changed-targets.js';
 import type { Rollout } from './fleet-stages.js';
 import { isFailedRow } from './fleet-stages.js';
-import { rowOfFailure, rowOfStore } from './store-outcome.js';
+import { countsOf, exitCodeOfBlocked, rowOfFailure, rowOfStore } from './store-outcome.js';
 import type { StoreSettings } from './store-settings.js';
 import type { StartSession, StoreCommand, StoreResult, StoreSource } from './store-workflow.js';
 import { quietSession, runStore } from './store-workflow.js';
 import type { FleetIndexEntry } from './saved-plans.js';
-import { readFleetStorePlan } from './saved-plans.js';
+import { readFleetStorePlan, requireManifestsUnchanged, withOrigin } from './saved-plans.js';
+import type { RevisionReader } from './git-revision.js';
+import { revisionReader } from './git-revision.js';
 import type { Plan } from '../model/plan.js';
 import { actionableChanges } from '../model/plan.js';
 
@@ -45,6 +49,8 @@ export interface FleetRun {
   /** Each store's manifests, or the plan saved (or reviewed) for it. */
   sourceOf(name: string): Promise<StoreSource>;
   readers?: FileReaders;
+  /** The run's git revisions, when the caller reads them too; absent: the fleet's own. */
+  revisions?: RevisionReader;
   startSession(name: string): StartSession;
   /** Called as each store finishes, in the order they finish. */
   onStore?(store: FleetStore, done: number, total: number): void;
@@ -55,6 +61,8 @@ export interface FleetSelection {
   config: TargetsConfig | undefined;
   names: string[];
   resolve(name: string): Promise<ResolvedTarget>;
+  /** With --changed-since: why each selected store is in (the files or config entry that changed). */
+  changed?: TouchedTarget[];
 }
 
 /** A fleet's target request: its `target` names or globs the stores, the rest applies to each of them. */
@@ -63,21 +71,29 @@ export interface FleetRequest extends TargetRequest {
   allTargets?: boolean | undefined;
   /** --shard I/N: this job's part of the selection. */
   shard?: string | undefined;
+  /** --changed-since REF: of the selection (every target when no other is given), those the changes since REF touch. */
+  changedSince?: string | undefined;
+  /** Manifest paths of the command line, read by every store: what --changed-since matches changed files against. */
+  paths?: readonly string[] | undefined;
 }
 
 /**
- * `--all-targets`, or `--target` with several names or globs; the command line's other target flags
- * apply to every store. `within` (the stores of a folder of saved plans) is the whole fleet unless
- * the request selects some of them.
+ * `--all-targets`, or `--target` with several names or globs, or `--changed-since`; the command
+ * line's other target flags apply to every store. `within` (the stores of a folder of saved plans)
+ * is the whole fleet unless the request selects some of them. The shard is cut last, from what
+ * the rest selected.
  */
 export async function selectFleet(request: FleetRequest, io: RunIO, within?: readonly string[]): Promise<FleetSelection> {
   const config = await loadTargetsConfig(request, io);
-  const selecting = request.target !== undefined || request.allTargets === true;
-  const selected = selecting ? selectTargets(config, { patterns: request.target, all: request.allTargets === true }) : undefined;
+  const everyTarget = request.allTargets === true || (request.changedSince !== undefined && request.target === undefined);
+  const selecting = request.target !== undefined || everyTarget;
+  const selected = selecting ? selectTargets(config, { patterns: request.target, all: everyTarget }) : undefined;
   const all = within ? within.filter((name) => selected?.includes(name) ?? true) : (selected ?? []);
+  const changed = request.changedSince === undefined || !config ? undefined : await targetsChangedSince({ ref: request.changedSince, configFile: request.config, paths: request.paths ?? [] }, config, all, io);
+  const touched = changed ? all.filter((name) => changed.some((c) => c.target === name)) : all;
   // `--shard I/N`: this job's part of the selection, cut as `targets --json` planned it.
-  const names = request.shard === undefined ? all : namesOfShard(all, parseShard(request.shard));
-  return { config, names, resolve: (name) => resolveRunTarget({ ...request, target: name }, io, config) };
+  const names = request.shard === undefined ? touched : namesOfShard(touched, parseShard(request.shard), config?.concurrency?.groups);
+  return { config, names, resolve: (name) => resolveRunTarget({ ...request, target: name }, io, config), ...(changed ? { changed: changed.filter((c) => names.includes(c.target)) } : {}) };
 }
 
 export interface FleetOutcome {
@@ -87,12 +103,13 @@ export interface FleetOutcome {
 
 export async function runFleet(run: FleetRun, io: RunIO): Promise<FleetOutcome> {
   const started = performance.now();
+  const revisions = run.revisions ?? revisionReader(io.cwd);
   const stores = await scheduleFleet(run.names, run.resolve, run.concurrency, async (target, name) => {
     const began = performance.now();
     const seconds = () => (performance.now() - began) / 1000;
     const deadline = storeDeadline(io, run.settings.storeTimeoutMs);
     try {
-      const job = { command: run.command, target: await target, source: await run.sourceOf(name), settings: run.settings, ...(run.readers ? { readers: run.readers } : {}) };
+      const job = { command: run.command, target: await target, source: await run.sourceOf(name), settings: run.settings, revisions, ...(run.readers ? { readers: run.readers } : {}) };
       const running = runStore(job, deadline.io, run.startSession(name));
       // A read-only run is left behind at its deadline; an apply is waited for, as it stops starting
       // changes at once and its requests in flight are bounded by --request-timeout.
@@ -214,7 +231,9 @@ export interface FleetApplyRun {
  */
 export async function applyFleet(run: FleetApplyRun, io: RunIO): Promise<FleetOutcome & { reviewed: FleetStore[]; declined: boolean }> {
   const started = performance.now();
-  const reviewed = run.from.type === 'planned' ? await planFleetStores(run, run.from.source, io) : await readFleetStores(run, run.from, io);
+  const revisions = revisionReader(io.cwd);
+  const reviewed = run.from.type === 'planned' ? await planFleetStores(run, run.from.source, revisions, io) : await readFleetStores(run, run.from, io);
+  if (run.from.type === 'saved') await requireManifestsUnchanged(reviewed.flatMap((s) => (s.result?.status === 'planned' ? [{ plan: s.result.plan, target: s.result.target }] : [])), io);
   const toApply = reviewed.filter((s) => s.result?.status === 'planned' && actionableChanges(s.result.plan).length > 0);
   const declined = toApply.length > 0 && !(await run.review(reviewed));
   if (declined || toApply.length === 0) return { reviewed, declined, stores: reviewed, report: reportOf('apply', reviewed, started) };
@@ -235,7 +254,8 @@ export async function applyFleet(run: FleetApplyRun, io: RunIO): Promise<FleetOu
         concurrency: run.concurrency,
         settings: run.settings,
         resolve: run.fleet.resolve,
-        sourceOf: async (name) => ({ type: 'saved-plan', plan: plans.get(name) as Plan, manifestPaths: await manifestPathsOf(run, name) }),
+        sourceOf: async (name) => ({ type: 'saved-plan', plan: plans.get(name) as Plan }),
+        revisions,
         startSession: () => approvedSession,
         ...(run.onStore ? { onStore: run.onStore } : {}),
       },
@@ -261,19 +281,20 @@ function skippedStore(store: FleetStore | undefined, name: string, stage: string
 /** Each store was reviewed with the whole fleet before any was applied: its own run asks no more. */
 const approvedSession: StartSession = () => ({ report: () => undefined, confirm: async () => true, stop: new AbortController().signal, close: async () => undefined });
 
-/** The manifests a store's reviewed plan was made from, for the journal's git revision: the paths given, else the target's own. */
-async function manifestPathsOf(run: FleetApplyRun, name: string): Promise<readonly string[]> {
-  if (run.from.type === 'planned' && run.from.source.type === 'manifests' && run.from.source.paths.length > 0) return run.from.source.paths;
-  return (await run.fleet.resolve(name)).manifests ?? [];
-}
-
-async function planFleetStores(run: FleetApplyRun, source: StoreSource, io: RunIO): Promise<FleetStore[]> {
+/** Every store planned now; each plan records its origin, as a saved one does, for the journal. */
+async function planFleetStores(run: FleetApplyRun, source: StoreSource, revisions: RevisionReader, io: RunIO): Promise<FleetStore[]> {
   const planned = await runFleet(
-    { command: 'plan', names: run.fleet.names, concurrency: run.concurrency, settings: run.settings, resolve: run.fleet.resolve, sourceOf: async () => source, startSession: () => quietSession },
+    { command: 'plan', names: run.fleet.names, concurrency: run.concurrency, settings: run.settings, resolve: run.fleet.resolve, sourceOf: async () => source, revisions, startSession: () => quietSession },
     io,
   );
-  // A store's plan is reviewed like `plan`'s, so its row counts changes, not an exit 2.
-  return planned.stores.map((s) => (s.result?.status === 'planned' ? { ...s, row: { ...s.row, exitCode: exitCodes.ok } } : s));
+  return Promise.all(
+    planned.stores.map(async (s): Promise<FleetStore> => {
+      if (s.result?.status !== 'planned') return s;
+      const plan = await withOrigin(s.result.plan, source, s.result.target, revisions);
+      // A store's plan is reviewed like `plan`'s, so its row counts changes, not an exit 2.
+      return { ...s, result: { ...s.result, plan }, row: { ...s.row, exitCode: exitCodeOfBlocked(plan) } };
+    }),
+  );
 }
 
 async function readFleetStores(run: FleetApplyRun, from: Extract<FleetPlans, { type: 'saved' }>, io: RunIO): Promise<FleetStore[]> {
@@ -285,7 +306,7 @@ async function readFleetStores(run: FleetApplyRun, from: Extract<FleetPlans, { t
         const target = await run.fleet.resolve(name);
         const plan = await readFleetStorePlan(from.folder, from.shown, entries.get(name) as FleetIndexEntry, await readVariableScope(target, io));
         const result: StoreResult = { target, status: 'planned', plan, diagnostics: [] };
-        return { name, result, row: { target: name, account: plan.target.account, changes: actionableChanges(plan).length, exitCode: exitCodes.ok, seconds: 0 } };
+        return { name, result, row: { target: name, account: plan.target.account, ...countsOf(plan), exitCode: exitCodeOfBlocked(plan), seconds: 0 } };
       } catch (error) {
         return { name, row: rowOfFailure(name, error, 0) };
       }

@@ -1,7 +1,9 @@
 // Reading the journal back (model/journal): where a repository's runs are, the run a command
 // names, and the runs a drift is attributed from. The runs themselves come from the state store's
 // journal (state/), oldest first, each checked as evidence: a damaged run is never used, only
-// named (a command that names one is refused with its problems). It writes nothing and prints nothing.
+// named (a command that names one is refused with its problems). Each run's header names the
+// commit it applied and who ran it (model/journal: commitOfRun, actorOfRun), which history and the
+// dashboard show. It writes nothing and prints nothing.
 import { resolve } from 'node:path';
 import type { ResolvedTarget } from '../api/index.js';
 import { DEFAULT_JOURNAL_DIR } from '../api/targets.js';

@@ -9,12 +9,9 @@
 // later by reading the account) and fails the apply when it closes. It decides nothing about the
 // run and prints nothing; secret values are left out by the field, then every value the run
 // knows to be secret is masked over the line as a net.
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
-import { dirname, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import type { ResolvedTarget } from '../api/index.js';
 import { registry } from '../kinds/registry.js';
 import type { AccountIdentity } from '../model/account.js';
@@ -24,20 +21,23 @@ import { journalFormatVersion } from '../model/journal.js';
 import type { AccountReader, LiveRecord, LiveState } from '../model/live.js';
 import type { UnitKind } from '../model/kinds.js';
 import { readPath, removePath } from '../model/paths.js';
-import type { Change, Plan } from '../model/plan.js';
+import type { Change, GitRevision, Plan, PlanOrigin } from '../model/plan.js';
 import { maskValues } from '../model/secret-mask.js';
 import type { JournalSink, JournalStore } from '../state/state-store.js';
 import type { RunIO } from '../model/run-io.js';
 import { journalLocationOf } from './journal-reader.js';
 
-const run = promisify(execFile);
 
 export interface JournalOpening {
   target: ResolvedTarget;
   account: AccountIdentity;
   source: JournalRunLine['source'];
-  /** Manifest paths (their git revision is recorded); none for a saved plan. */
-  manifestPaths: readonly string[];
+  /** The revision of the checkout that applies (workflows/git-revision). */
+  git: GitRevision | null;
+  /** A saved plan's origin: the revision it was made at, its template store. */
+  origin?: PlanOrigin;
+  /** `--from-target` planned in this run: the template store. */
+  template?: string;
 }
 
 /** One run's journal: fed the apply's events and reads; the run is stored from the apply's start on. */
@@ -58,6 +58,7 @@ export interface JournalWriter {
 
 export async function startJournal(opening: JournalOpening, io: RunIO, journal: JournalStore): Promise<JournalWriter> {
   const startedAt = new Date();
+  const template = opening.template ?? opening.origin?.template;
   const header: Omit<JournalRunLine, 'changes'> = {
     type: 'run',
     formatVersion: journalFormatVersion,
@@ -65,7 +66,9 @@ export async function startJournal(opening: JournalOpening, io: RunIO, journal: 
     startedAt: startedAt.toISOString(),
     erpsyncVersion: readErpsyncVersion(),
     source: opening.source,
-    git: await readGitState(opening.manifestPaths, io.cwd),
+    git: opening.git,
+    ...(opening.origin ? { planGit: opening.origin.git } : {}),
+    ...(template === undefined ? {} : { template }),
     target: { name: opening.target.name, id: opening.target.id, mode: opening.target.mode },
     account: { id: opening.account.id, nome: opening.account.nome, cnpj: opening.account.cnpj },
     actor: actorOf(io.env),
@@ -251,32 +254,18 @@ function readErpsyncVersion(): string {
   }
 }
 
-/** The manifests' git revision and whether they have uncommitted changes; null outside a git work tree. */
-async function readGitState(paths: readonly string[], cwd: string): Promise<JournalRunLine['git']> {
-  if (paths.length === 0) return null;
-  const first = resolve(cwd, paths[0] ?? '.');
-  const dir = existsSync(first) && statSync(first).isDirectory() ? first : dirname(first);
-  try {
-    const { stdout: revision } = await run('git', ['-C', dir, 'rev-parse', 'HEAD'], { timeout: 10_000 });
-    const { stdout: status } = await run('git', ['-C', dir, 'status', '--porcelain', '--', ...paths.map((p) => resolve(cwd, p))], { timeout: 10_000 });
-    return { revision: revision.trim(), dirty: status.trim() !== '' };
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Who runs this: a CI job by its URL (GitHub Actions, GitLab, any CI that sets BUILD_URL), else the
- * local user. A uid without a passwd entry (containers) has no name: os.userInfo throws then.
+ * local user; the person by GITHUB_ACTOR, else GITLAB_USER_LOGIN, else the OS user. A uid without
+ * a passwd entry (containers) has no name: os.userInfo throws then.
  */
 export function actorOf(env: NodeJS.ProcessEnv): JournalActor {
-  if (env.GITHUB_RUN_ID && env.GITHUB_REPOSITORY) {
-    return { type: 'ci', url: `${env.GITHUB_SERVER_URL ?? 'https://github.com'}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`, ...(env.GITHUB_ACTOR ? { user: env.GITHUB_ACTOR } : {}) };
-  }
-  if (env.CI_JOB_URL) return { type: 'ci', url: env.CI_JOB_URL, ...(env.GITLAB_USER_LOGIN ? { user: env.GITLAB_USER_LOGIN } : {}) };
-  if (env.BUILD_URL) return { type: 'ci', url: env.BUILD_URL };
-  const user = env.USER || env.LOGNAME || env.USERNAME || localUserName();
-  return { type: 'user', ...(user ? { user } : {}), host: hostname() };
+  const login = env.GITHUB_ACTOR || env.GITLAB_USER_LOGIN || env.USER || env.LOGNAME || env.USERNAME || localUserName();
+  const user = login ? { user: login } : {};
+  if (env.GITHUB_RUN_ID && env.GITHUB_REPOSITORY) return { type: 'ci', url: `${env.GITHUB_SERVER_URL ?? 'https://github.com'}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`, ...user };
+  if (env.CI_JOB_URL) return { type: 'ci', url: env.CI_JOB_URL, ...user };
+  if (env.BUILD_URL) return { type: 'ci', url: env.BUILD_URL, ...user };
+  return { type: 'user', ...user, host: hostname() };
 }
 
 function localUserName(): string | undefined {

@@ -40,6 +40,8 @@ export interface LoadedManifests {
   diagnostics: Diagnostic[];
   /** Every file read, relative to the working directory. */
   files: string[];
+  /** The digest of those files, errors or not (a plan's manifestDigest); absent for a template store's. */
+  digest?: string;
 }
 
 /** The manifest paths a run reads: the paths given, else the target's layers, else the current folder. */
@@ -58,7 +60,7 @@ export async function loadDesired(paths: readonly string[], io: RunIO, target?: 
   const scope = await readVariableScope(target, io);
   const result = await loadManifests(chosen.paths, { cwd: io.cwd, env: scope.env, ...(scope.declared ? { variables: scope.declared } : {}), registry, layers: chosen.layers, offline });
   const diagnostics = result.diagnostics.filter((d) => d.severity !== 'note');
-  return { ...(result.desired ? { desired: result.desired } : {}), diagnostics, files: [...result.files] };
+  return { ...(result.desired ? { desired: result.desired } : {}), diagnostics, files: [...result.files], digest: result.digest };
 }
 
 /** What a plan reads of the account for these manifests. */

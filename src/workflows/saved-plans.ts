@@ -2,15 +2,23 @@
 // (`plan --all-targets --out DIR`): one checked plan per store beside an index that names each
 // store, its account, its counts and the digest of its file. `apply DIR` reads the index and applies
 // each store's plan as `apply plan.json` would, so a file changed after planning is refused for
-// its store alone.
+// its store alone. A saved plan records where it was made (PlanOrigin: the manifest paths, their
+// git commit, or the template store); apply refuses plans whose manifests changed in the checkout
+// since, before any request, and journals the commit.
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ErpsyncError } from '../model/errors.js';
 import type { AccountIdentity } from '../model/account.js';
 import { isPlainRecord } from '../model/paths.js';
-import type { Plan } from '../model/plan.js';
+import type { Plan, PlanOrigin } from '../model/plan.js';
 import { actionableChanges, countsAgainstBudget } from '../model/plan.js';
+import type { ResolvedTarget } from '../api/index.js';
+import type { RunIO } from '../model/run-io.js';
+import type { RevisionReader } from './git-revision.js';
+import { loadDesired, manifestPathsOf } from './read-and-plan.js';
+import type { StoreSource } from './store-workflow.js';
 import { parsePlanFile, serializePlan } from '../plan/plan-file.js';
 import type { SecretReader } from '../plan/plan-file.js';
 import { registry } from '../kinds/registry.js';
@@ -41,6 +49,47 @@ export async function writeSavedPlan(file: string, plan: Plan, within?: string):
   return text;
 }
 
+/**
+ * The plan with where it was made, for a plan that is applied later (saved, or reviewed with a
+ * fleet): the manifest paths given and their commit, or the template store. A revert plans from the
+ * journal, not from manifests: it records none.
+ */
+export async function withOrigin(plan: Plan, source: StoreSource, target: Pick<ResolvedTarget, 'manifests'>, revisions: RevisionReader): Promise<Plan> {
+  let origin: PlanOrigin;
+  if (source.type === 'manifests') origin = { manifests: [...source.paths], git: await revisions(manifestPathsOf(source.paths, target).paths) };
+  else if (source.type === 'template') origin = { manifests: [], git: await revisions(['.']), template: source.from.name };
+  else return plan;
+  return { ...plan, origin };
+}
+
+/** The manifests a saved plan was made from, as this checkout has them (its origin's paths, else the target's). */
+export function originPathsOf(plan: Plan, target: Pick<ResolvedTarget, 'manifests'>): readonly string[] {
+  return manifestPathsOf(plan.origin?.manifests ?? [], target).paths;
+}
+
+/**
+ * Reviewed plans apply only to the manifests they were made from: when this checkout's manifests
+ * of any store no longer have its plan's digest (the main branch moved past the reviewed commit),
+ * the whole run is refused before any request, naming those stores. A plan made from a template
+ * store, a plan saved without its origin, or a checkout without the manifests at all (plans applied
+ * elsewhere) is not checked: its account is, as always.
+ */
+export async function requireManifestsUnchanged(stores: readonly { plan: Plan; target: ResolvedTarget }[], io: RunIO): Promise<void> {
+  const changed: string[] = [];
+  for (const { plan, target } of stores) {
+    const origin = plan.origin;
+    if (!origin || origin.template !== undefined) continue;
+    if (!originPathsOf(plan, target).some((p) => existsSync(path.resolve(io.cwd, p)))) continue;
+    const loaded = await loadDesired(origin.manifests, io, target);
+    if (loaded.digest !== plan.manifestDigest) changed.push(target.name);
+  }
+  if (changed.length === 0) return;
+  const named = changed.length <= 5 ? changed.join(', ') : `${changed.slice(0, 5).join(', ')} and ${changed.length - 5} more`;
+  throw new ErpsyncError('MANIFESTS_CHANGED', `the manifests changed since ${stores.length === 1 ? 'this plan was' : 'these plans were'} made: plan again (${named}); nothing was applied`, {
+    details: [`stores whose manifests in this checkout differ from their plan's: ${changed.join(', ')}`, 'plan again from this commit and review the new plans'],
+  });
+}
+
 export interface FleetIndexEntry {
   target: string;
   /** The plan's file, relative to the folder; absent when the store could not be planned. */
@@ -56,7 +105,12 @@ export interface FleetIndexEntry {
 /** The stores of a fleet plan: each with its plan, or why it has none. */
 export type FleetPlanStore = { target: string; plan: Plan } | { target: string; error: string };
 
-/** Writes a fleet's plans into `dir` (one per store, `lojas/centro` → `lojas/centro.json`) and the index last. */
+/** A store's plan file in a fleet's folder: `lojas/centro` → `lojas/centro.json`. */
+export function fleetPlanFile(target: string): string {
+  return `${target}.json`;
+}
+
+/** Writes a fleet's plans into `dir` (one per store, fleetPlanFile) and the index last. */
 export async function writeFleetPlans(dir: string, stores: readonly FleetPlanStore[]): Promise<void> {
   const entries: FleetIndexEntry[] = [];
   for (const store of stores) {
@@ -64,7 +118,7 @@ export async function writeFleetPlans(dir: string, stores: readonly FleetPlanSto
       entries.push({ target: store.target, error: store.error });
       continue;
     }
-    const file = `${store.target}.json`;
+    const file = fleetPlanFile(store.target);
     const text = await writeSavedPlan(path.join(dir, file), store.plan);
     const removals = store.plan.changes.filter(countsAgainstBudget).length;
     entries.push({ target: store.target, file, sha256: digestOf(text), account: store.plan.target.account, changes: actionableChanges(store.plan).length, removals });

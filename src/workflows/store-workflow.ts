@@ -7,6 +7,7 @@
 import type { ResolvedTarget } from '../api/index.js';
 import { findDrift } from '../drift/find-drift.js';
 import { loadBaseline } from '../drift/load-baseline.js';
+import type { Baseline } from '../drift/load-baseline.js';
 import { registry } from '../kinds/registry.js';
 import { fetchLive } from '../live/fetch-live.js';
 import type { Diagnostic } from '../model/diagnostics.js';
@@ -28,8 +29,11 @@ import { settleUnknownOutcomes } from './settle-outcomes.js';
 import type { RevertSource } from './revert-plan.js';
 import { planRevert } from './revert-plan.js';
 import type { OpenedTarget } from '../target/open-target.js';
-import { openResolvedTarget } from '../target/open-target.js';
-import { loadDesired, planTargetOf, readAndFindDrift, readAndPlan, requireSelectionMatches } from './read-and-plan.js';
+import { openResolvedTarget, readVariableScope } from '../target/open-target.js';
+import { loadDesired, manifestPathsOf, planTargetOf, readAndFindDrift, readAndPlan, requireSelectionMatches } from './read-and-plan.js';
+import type { RevisionReader } from './git-revision.js';
+import { revisionReader } from './git-revision.js';
+import { originPathsOf } from './saved-plans.js';
 import { recallReadBack, unkeptFields } from './read-back-memory.js';
 import { warnWhenUnwritten } from '../target/run-state.js';
 import type { RunIO } from '../model/run-io.js';
@@ -41,8 +45,7 @@ import { loadTemplate } from './store-as-manifests.js';
 export type StoreCommand = 'plan' | 'apply' | 'drift';
 
 /** `template`: another store, read and exported in memory as manifests (`--from-target`). */
-/** A saved plan's `manifestPaths`: the manifests it was made from, when known (a fleet's reviewed plans), for the journal's git revision. */
-export type StoreSource = { type: 'manifests'; paths: readonly string[] } | TemplateSource | { type: 'saved-plan'; plan: Plan; manifestPaths?: readonly string[] } | RevertSource;
+export type StoreSource = { type: 'manifests'; paths: readonly string[] } | TemplateSource | { type: 'saved-plan'; plan: Plan } | RevertSource;
 
 export interface StoreJob {
   command: StoreCommand;
@@ -51,6 +54,8 @@ export interface StoreJob {
   settings: StoreSettings;
   /** drift --adopt: who else reads the files it would write. */
   readers?: FileReaders;
+  /** The run's git revisions, shared by a fleet's stores; absent: this store reads its own. */
+  revisions?: RevisionReader;
 }
 
 /** The caller's side of one store's run: shows, asks and reports. Started once the account is named. */
@@ -150,7 +155,18 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
   }
   if (job.command === 'plan') return { ...facts, status: 'planned', plan };
   // Every apply appends to its target's journal, fed by the apply's own events and reads.
-  const journal = await startJournal({ target: job.target, account: opened.account, source: job.source.type === 'manifests' ? 'manifests' : 'saved-plan', manifestPaths: desired?.files ?? (job.source.type === 'saved-plan' ? job.source.manifestPaths : undefined) ?? [] }, io, opened.state.journal);
+  const journal = await startJournal(
+    {
+      target: job.target,
+      account: opened.account,
+      source: job.source.type === 'manifests' ? 'manifests' : 'saved-plan',
+      git: await (job.revisions ?? revisionReader(io.cwd))(checkoutPathsOf(job.source, plan, job.target)),
+      ...(job.source.type === 'saved-plan' && plan.origin ? { origin: plan.origin } : {}),
+      ...(job.source.type === 'template' ? { template: job.source.from.name } : {}),
+    },
+    io,
+    opened.state.journal,
+  );
   if (live) journal.noteRead(live);
   const applying = runApplyWorkflow(plan, {
     client: session.hold ? holdRequests(opened, session.hold) : opened.client,
@@ -196,6 +212,13 @@ async function settleEarlierRuns(opened: OpenedTarget, outcomeWindowMs: number, 
   return notes.map(unsettledWarning);
 }
 
+/** Whose git revision an apply journals: the manifests it read, or a saved plan's (else the target's), else the working folder. */
+function checkoutPathsOf(source: StoreSource, plan: Plan, target: ResolvedTarget): readonly string[] {
+  if (source.type === 'manifests') return manifestPathsOf(source.paths, target).paths;
+  if (source.type === 'saved-plan') return originPathsOf(plan, target);
+  return ['.'];
+}
+
 /** The client apply writes through: no request leaves while a question shows. */
 function holdRequests(opened: OpenedTarget, hold: () => Promise<void>): OpenedTarget['client'] {
   const client = opened.client;
@@ -208,10 +231,16 @@ function holdRequests(opened: OpenedTarget, hold: () => Promise<void>): OpenedTa
   };
 }
 
+/** The target's manifests at the baseline revision, loaded as its run loads them now: its layers, its variables. */
+async function loadTargetBaseline(ref: string, paths: readonly string[], target: ResolvedTarget, io: RunIO): Promise<Baseline> {
+  const scope = await readVariableScope(target, io);
+  return loadBaseline(ref, manifestPathsOf(paths, target), { cwd: io.cwd, env: scope.env, ...(scope.declared ? { variables: scope.declared } : {}) });
+}
+
 async function driftStore(job: StoreJob, desired: DesiredState | undefined, opened: OpenedTarget, facts: StoreFacts, io: RunIO): Promise<StoreResult> {
   if (!desired || job.source.type !== 'manifests') throw new ErpsyncError('INTERNAL', 'drift runs from manifests');
   const drift = job.settings.drift;
-  const baseline = drift.baseline ? await loadBaseline(drift.baseline, job.source.paths, { cwd: io.cwd, env: io.env }) : undefined;
+  const baseline = drift.baseline ? await loadTargetBaseline(drift.baseline, job.source.paths, job.target, io) : undefined;
   const { live, result: found } = await readAndFindDrift(opened, desired, (read) =>
     findDrift({
       desired,

@@ -123,11 +123,11 @@ const cases: OptionCase[] = [
     expected: { code: 3, state: untouched },
   },
   {
-    name: 'without --allow-replace a change the API cannot make in place is blocked (nothing changes)',
+    name: 'without --allow-replace a change the API cannot make in place is blocked (nothing changes, exit 1)',
     manifests: manifests(['nome: Revenda', 'nome: Brindes'], 'Corpo'),
     planOptions: [],
     applyOptions: [],
-    expected: { code: 0, state: untouched },
+    expected: { code: 1, state: untouched },
   },
   {
     name: '--allow-replace deletes and re-creates it',

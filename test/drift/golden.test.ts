@@ -1,9 +1,11 @@
 // Golden drift reports in all four formats on an account with every kind of finding: modified in
 // the ERP, missing from it, unmanaged (records and a nested service, each with a snippet), pending
 // from git (against a baseline commit, and from the manifests' own intent without one), and
-// policy.ignore rules that kept differences out (and one that matched nothing).
+// policy.ignore rules that kept differences out (and one that matched nothing). The JSON is what
+// its published schema describes.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/run-cli.js';
 import type { CliRun } from '../support/run-cli.js';
@@ -89,6 +91,14 @@ describe('erpsync drift golden reports', () => {
     // The freight of the motoboy service differs in the account, but a rule tolerates it.
     expect(report.findings.some((f) => f.kind === 'logisticasServicos' && f.key === 'Entrega própria > MOTO')).toBe(false);
     expect(report.managed.find((m) => m.key === 'Vendas > Em conferência')).toMatchObject({ status: 'ignored' });
+  });
+
+  it('prints JSON that schemas/drift.schema.json takes, and the schema refuses a key it does not know', () => {
+    const schema = JSON.parse(readFileSync(new URL('../../schemas/drift.schema.json', import.meta.url), 'utf8')) as object;
+    const validate = new Ajv2020({ strict: true, allErrors: true }).compile(schema);
+    const report = JSON.parse(run('json').stdout) as DriftReport;
+    expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
+    expect(validate({ ...report, findings: [{ ...report.findings[0], values: [] }] })).toBe(false);
   });
 
   it('without a baseline reports only renames and removals as pending, and says why', () => {

@@ -61,7 +61,8 @@ describe('the journal', () => {
     expect(created?.written).toMatchObject({ nome: 'Perfumaria' });
     expect(first?.end).toMatchObject({ applied: 2, failed: 0, interrupted: false });
 
-    expect(second?.header).toMatchObject({ source: 'saved-plan', git: null });
+    // The saved plan was made from the uncommitted manifests and applied from the same checkout.
+    expect(second?.header).toMatchObject({ source: 'saved-plan', git: { revision, dirty: true }, planGit: { revision, dirty: true } });
     const update = second?.changes.find((c) => c.action === 'update');
     expect(update).toMatchObject({ key: 'Perfumaria', liveId: perfumaria?.id, outcome: 'applied', before: { identity: 'Perfumes', fields: { nome: 'Perfumes' } }, written: { nome: 'Perfumaria' } });
     expect(update?.fields).toContainEqual({ path: 'nome', before: 'Perfumes', after: 'Perfumaria' });
@@ -105,9 +106,11 @@ describe('the journal', () => {
     expect(listed.runs.map((r) => r.target)).toEqual(['lojas/b']);
   });
 
-  it('names the actor: a CI run by its URL, a user by name, and a uid without a name does not fail', () => {
-    expect(actorOf({ GITHUB_RUN_ID: '7', GITHUB_REPOSITORY: 'o/r', GITHUB_ACTOR: 'ana' })).toEqual({ type: 'ci', url: 'https://github.com/o/r/actions/runs/7', user: 'ana' });
-    expect(actorOf({ CI_JOB_URL: 'https://gitlab.example/j/1' })).toEqual({ type: 'ci', url: 'https://gitlab.example/j/1' });
+  it('names the actor: a CI run by its URL, the person by GITHUB_ACTOR, GITLAB_USER_LOGIN or the OS user, and a uid without a name does not fail', () => {
+    expect(actorOf({ GITHUB_RUN_ID: '7', GITHUB_REPOSITORY: 'o/r', GITHUB_ACTOR: 'ana', USER: 'runner' })).toEqual({ type: 'ci', url: 'https://github.com/o/r/actions/runs/7', user: 'ana' });
+    expect(actorOf({ CI_JOB_URL: 'https://gitlab.example/j/1', GITLAB_USER_LOGIN: 'bia', USER: 'runner' })).toEqual({ type: 'ci', url: 'https://gitlab.example/j/1', user: 'bia' });
+    expect(actorOf({ CI_JOB_URL: 'https://gitlab.example/j/1', USER: 'runner' })).toEqual({ type: 'ci', url: 'https://gitlab.example/j/1', user: 'runner' });
+    expect(actorOf({ GITHUB_ACTOR: 'ana', USER: 'joao' })).toMatchObject({ type: 'user', user: 'ana' });
     expect(actorOf({ USER: 'joao' })).toMatchObject({ type: 'user', user: 'joao' });
     expect(actorOf({}).type).toBe('user');
   });

@@ -11,6 +11,7 @@ import { localDriftResults } from '../../src/state/local/drift-results.js';
 import { connectPostgres } from '../../src/state/postgres/connect.js';
 import { postgresDriftResults } from '../../src/state/postgres/drift-results.js';
 import type { DriftResultStore, DriftSnapshot } from '../../src/state/state-store.js';
+import { driftSnapshotLimits } from '../../src/model/drift.js';
 import { freshBackend } from '../support/postgres.js';
 
 interface World {
@@ -50,6 +51,23 @@ async function postgresWorld(): Promise<World> {
 }
 
 const monday: DriftSnapshot = { at: '2026-01-05T03:00:00.000Z', rows: [{ target: 'loja-a', changes: 0 }, { target: 'loja-b', changes: 3, error: undefined, seconds: 1.5 }] };
+/** A fleet drift as `drift --all-targets` records it: each store's drifted records with their fields and who changed them. */
+const nightly: DriftSnapshot = {
+  at: '2026-01-07T03:00:00.000Z',
+  rows: [
+    {
+      target: 'lojas/centro',
+      changes: 2,
+      owners: ['maria', '@agencia/suporte'],
+      drifted: [
+        { type: 'modified', kind: 'formasPagamentos', key: 'Pix da loja', fields: ['juros', 'taxas.aliquota'], attribution: { by: 'erp', run: '20260105T030000Z-ab12', at: '2026-01-05T03:00:00.000Z' } },
+        { type: 'unmanaged', kind: 'gruposProdutos', key: 'Criado à mão', fields: [] },
+      ],
+    },
+    { target: 'lojas/sul', changes: 30, drifted: [{ type: 'missing', kind: 'gruposProdutos', key: 'Revenda', fields: [], fieldsLeftOut: 0, attribution: { by: 'never-applied' } }], driftedLeftOut: 29 },
+    { target: 'lojas/norte', changes: 0, error: 'the account could not be read' },
+  ],
+};
 const tuesday: DriftSnapshot = { at: '2026-01-06T03:00:00.000Z', rows: [{ target: 'loja-a', changes: 2 }] };
 
 describe.each([
@@ -74,6 +92,38 @@ describe.each([
     const store = await (await makeWorld()).store();
     await expect(store.list('yesterday')).rejects.toMatchObject({ code: 'USAGE' });
     await expect(store.record({ at: 'now', rows: [] })).rejects.toMatchObject({ code: 'USAGE' });
+  });
+
+  it("keeps each store's drifted records, fields and attribution, and reads snapshots taken before them as they were", async () => {
+    const world = await makeWorld();
+    const store = await world.store();
+    await store.record(monday);
+    await store.record(nightly);
+    expect(await (await world.store()).list('2026-01-01T00:00:00Z')).toEqual([{ ...monday, rows: [{ target: 'loja-a', changes: 0 }, { target: 'loja-b', changes: 3, seconds: 1.5 }] }, nightly]);
+  });
+
+  it("keeps a row's counts but not details that fail their check or exceed what a summary keeps", async () => {
+    const world = await makeWorld();
+    const store = await world.store();
+    const [row] = nightly.rows;
+    const record = row?.drifted?.[0];
+    const tooMany = Array.from({ length: driftSnapshotLimits.records + 1 }, () => record);
+    await world.plant('2026-01-05T04:00:00.000Z', [
+      { ...row, target: 'unknown-kind', drifted: [{ ...record, kind: 'pedidos' }] },
+      { ...row, target: 'too-many', drifted: tooMany },
+      { ...row, target: 'long-key', drifted: [{ ...record, key: 'x'.repeat(driftSnapshotLimits.textLength + 1) }] },
+      { ...row, target: 'bad-origin', drifted: [{ ...record, attribution: { by: 'someone' } }], owners: 'maria' },
+      { ...row, target: 'extra-keys', drifted: [{ ...record, values: { before: 1, after: 2 } }] },
+    ]);
+    const [read] = await store.list('2026-01-01T00:00:00Z');
+    expect(read?.rows.map((r) => [r.target, r.changes, r.drifted?.length ?? 'dropped', r.owners ?? 'dropped'])).toEqual([
+      ['unknown-kind', 2, 'dropped', row?.owners],
+      ['too-many', 2, 'dropped', row?.owners],
+      ['long-key', 2, 'dropped', row?.owners],
+      ['bad-origin', 2, 'dropped', 'dropped'],
+      ['extra-keys', 2, 1, row?.owners],
+    ]);
+    expect(read?.rows[4]?.drifted?.[0]).toEqual(record);
   });
 
   it('skips a snapshot stored with another shape', async () => {

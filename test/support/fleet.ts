@@ -44,16 +44,30 @@ export interface SandboxStore {
   open<T>(use: (emulator: Emulator) => Promise<T> | T): Promise<T>;
 }
 
+/** What a sandbox fleet's config says beyond its targets. */
+export interface SandboxFleetOptions {
+  /** A folder for the accounts' state files (outside the repository: a CI job's checkout does not keep them); default `.erpsync/` beside the config. */
+  accounts?: string;
+  /** Top-level config lines (backend, concurrency …) before `targets:`. */
+  config?: string[];
+}
+
 /** `size` sandbox targets (`sandbox: true`): accounts of their own with no Bling account at all. */
-export function writeSandboxFleet(dir: string, size: number, entry: (i: number) => { manifests: string[]; variables?: Record<string, string> }): SandboxStore[] {
-  const config = ['version: 1', 'targets:'];
+export function writeSandboxFleet(
+  dir: string,
+  size: number,
+  entry: (i: number) => { manifests: string[]; variables?: Record<string, string>; owners?: string[] },
+  options: SandboxFleetOptions = {},
+): SandboxStore[] {
+  const config = ['version: 1', ...(options.config ?? []), 'targets:'];
   const stores: SandboxStore[] = [];
   for (let i = 1; i <= size; i += 1) {
     const name = storeName(i);
-    const stateFile = path.join(dir, `.erpsync/sandbox-${name.replaceAll('/', '.')}.json`);
-    const { manifests, variables } = entry(i);
-    config.push(`  ${name}:`, '    sandbox: true', `    manifests: [${manifests.join(', ')}]`);
+    const stateFile = options.accounts ? path.join(options.accounts, `${name.replaceAll('/', '.')}.json`) : path.join(dir, `.erpsync/sandbox-${name.replaceAll('/', '.')}.json`);
+    const { manifests, variables, owners } = entry(i);
+    config.push(`  ${name}:`, options.accounts ? `    sandbox: { state: ${stateFile} }` : '    sandbox: true', `    manifests: [${manifests.join(', ')}]`);
     if (variables) config.push(`    variables: { ${Object.entries(variables).map(([k, v]) => `${k}: "${v}"`).join(', ')} }`);
+    if (owners) config.push(`    owners: [${owners.map((o) => `"${o}"`).join(', ')}]`);
     stores.push({
       name,
       stateFile,
