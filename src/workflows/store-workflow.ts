@@ -23,7 +23,7 @@ import { adoptDrift } from './adopt-workflow.js';
 import type { ApplyOutcome } from './apply-workflow.js';
 import { runApplyWorkflow } from './apply-workflow.js';
 import type { FileReaders } from './file-readers.js';
-import { attributeFromJournal, journalLocationOf } from './journal-reader.js';
+import { attributeFromJournal, damagedRunWarnings, journalLocationOf } from './journal-reader.js';
 import { startJournal } from './journal-writer.js';
 import { settleUnknownOutcomes } from './settle-outcomes.js';
 import type { RevertSource } from './revert-plan.js';
@@ -203,13 +203,13 @@ function unsettledWarning(note: string): Diagnostic {
 /**
  * Settles the unknown outcomes of this target's last run on this account (the apply holds its
  * lease): each run before it was settled by the apply that made it, before it began. What could
- * not be settled comes back as warnings.
+ * not be settled, and that run when it is damaged, come back as warnings.
  */
 async function settleEarlierRuns(opened: OpenedTarget, outcomeWindowMs: number, io: RunIO): Promise<Diagnostic[]> {
   const location = journalLocationOf(opened.target, io.cwd);
-  const { runs } = await opened.state.journal.list([location], { target: opened.target.name, latest: true });
+  const { runs, damaged } = await opened.state.journal.list([location], { target: opened.target.name, latest: true });
   const { notes } = await settleUnknownOutcomes(runs, opened, io, { leased: true, inFlightMs: outcomeWindowMs, locations: [location] });
-  return notes.map(unsettledWarning);
+  return [...damagedRunWarnings(damaged), ...notes.map(unsettledWarning)];
 }
 
 /** Whose git revision an apply journals: the manifests it read, or a saved plan's (else the target's), else the working folder. */
