@@ -16,6 +16,7 @@ import { hasErrors } from '../model/diagnostics.js';
 import type { DriftReport } from '../model/drift.js';
 import type { ApplyReportEvent } from '../model/events.js';
 import type { Plan } from '../model/plan.js';
+import type { JournalRun } from '../model/journal.js';
 import type { HeldLock } from '../api/lease-lock.js';
 import { lockAccount, lockKeyOf } from '../target/account-lock.js';
 import type { AdoptOutcome } from './adopt-workflow.js';
@@ -139,7 +140,7 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
   else if (job.source.type === 'revert') {
     const location = journalLocationOf(opened.target, io.cwd);
     const settled = await settleUnknownOutcomes([job.source.run], opened, io, { leased: job.command === 'apply', inFlightMs: job.settings.apply.outcomeWindowMs, locations: [location] });
-    facts.diagnostics = [...facts.diagnostics, ...settled.notes.map(unsettledWarning)];
+    facts.diagnostics = [...facts.diagnostics, ...settled.notes.map(unsettledWarning), ...unanchoredWarning(job.source.run)];
     const revert = await planRevert({ ...job.source, run: settled.runs[0] ?? job.source.run }, opened, job.settings.plan, io);
     ({ plan, live } = revert);
     facts.diagnostics = [...facts.diagnostics, ...revert.diagnostics];
@@ -194,6 +195,12 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
   });
   await journal.close();
   return { ...facts, status: 'applied', plan, outcome };
+}
+
+/** A revert of a run nothing here vouches for: its lines chain, but it may not be what its run wrote. */
+function unanchoredWarning(run: JournalRun): Diagnostic[] {
+  if (run.trust === 'verified') return [];
+  return [{ severity: 'warning', code: 'journal-unanchored', message: `run ${run.header.run} is unanchored here (written on another machine, or before erpsync kept hashes): its lines chain, but nothing here proves they are the ones its run wrote; review every step of the revert` }];
 }
 
 function unsettledWarning(note: string): Diagnostic {

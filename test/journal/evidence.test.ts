@@ -4,7 +4,8 @@
 // wrong-typed value, a numeric timestamp. Each is found and named `file:line`; `history` still
 // lists the first run (and the damaged one with what is wrong); `history RUN` and `plan --revert`
 // of the damaged run exit 3 without a single request; the dashboard still shows the first run.
-// Without its run index the run is unanchored, and a forged line is still found by the chain.
+// Without its run index the run is unanchored (a revert of it says so), and a forged line is still
+// found by the chain.
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -143,6 +144,9 @@ describe('a tampered run of the journal', () => {
     const shown = await runCli(['history', runs.second], { cwd: dir, env });
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain('evidence: unanchored');
+    const planned = await runCli(['plan', '--revert', runs.second], { cwd: dir, env });
+    expect(planned.code, planned.stderr).toBe(0);
+    expect(planned.stderr).toContain(`run ${runs.second} is unanchored here`);
     const create = lineOf(runs.lines, (l) => l.type === 'intent' && l.key === 'Perfumaria');
     writeFileSync(runs.file, `${runs.lines.map((text, i) => (i === create - 1 ? text.replace('"key":"Perfumaria"', '"key":"Intocado"') : text)).join('\n')}\n`);
     const name = path.basename(runs.file).replace(/\./g, '\\.');
