@@ -5,7 +5,7 @@
 // lists the first run (and the damaged one with what is wrong); `history RUN` and `plan --revert`
 // of the damaged run exit 3 without a single request; the dashboard still shows the first run.
 // Without its run index the run is unanchored (a revert of it says so), and a forged line is still
-// found by the chain.
+// found by the chain. And a write the service did not keep is shown as `not-kept`, never `applied`.
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -151,5 +151,22 @@ describe('a tampered run of the journal', () => {
     writeFileSync(runs.file, `${runs.lines.map((text, i) => (i === create - 1 ? text.replace('"key":"Perfumaria"', '"key":"Intocado"') : text)).join('\n')}\n`);
     const name = path.basename(runs.file).replace(/\./g, '\\.');
     await expectDamaged(runs, new RegExp(`${name}:${create + 1}: the line does not follow line ${create} \\(its hash of the line before differs`));
+  });
+});
+
+describe('a write the service did not keep', () => {
+  it('is shown by history as not-kept, naming the field, never as applied', async () => {
+    writeFileSync(path.join(dir, 'm.yaml'), manifest(1, ['Maquiagem']));
+    expect((await runCli(['apply', 'm.yaml', '--auto-approve'], { cwd: dir, env })).code).toBe(0);
+    // The service drops the interest from the update: the read-back finds it not kept.
+    emulator.setFaults({ dropMembers: [{ method: 'PUT', path: '/formas-pagamentos', member: 'juros' }] });
+    writeFileSync(path.join(dir, 'm.yaml'), manifest(4, ['Maquiagem']));
+    expect((await runCli(['apply', 'm.yaml', '--auto-approve'], { cwd: dir, env })).code).toBe(1);
+    const run = latestRun();
+    const shown = await runCli(['history', run], { cwd: dir, env });
+    expect(shown.stdout).toMatch(/^not-kept update formasPagamentos "Boleto da loja" \(id \d+\) — formasPagamentos "Boleto da loja": juros was not kept: sent 4, the account holds \d+$/m);
+    const json = JSON.parse((await runCli(['history', run, '--json'], { cwd: dir, env })).stdout) as { applied: number; notKept: number };
+    expect(json).toMatchObject({ applied: 0, notKept: 1 });
+    expect((await runCli(['history'], { cwd: dir, env })).stdout).toMatch(new RegExp(`^${run} .* failed {2}0 applied, 1 not kept `, 'm'));
   });
 });
