@@ -94,3 +94,25 @@ export function verifyRequest(plan: Plan, adapters: readonly KindAdapter[], befo
   }
   return { kinds: orderKinds(kinds, adapters), desired, complete: () => false, known, byIds };
 }
+
+/**
+ * The read before the first write of the records a plan deletes whose list lacks fields their
+ * detail holds (kinds that read back from the detail, KindAdapter.readBackDetail, and read by id),
+ * when the plan's read did not hold that detail: each by id, so that the journal keeps the whole
+ * record a revert creates again. The records they name come from the plan's read. Undefined when
+ * there are none.
+ */
+export function removalsRequest(plan: Plan, adapters: readonly KindAdapter[], before: LiveState): ReadRequest | undefined {
+  const desired = new Map<UnitKind, DesiredUnit[]>();
+  const byIds = new Map<UnitKind, Set<number>>();
+  for (const change of plan.changes.filter((c) => c.action === 'delete')) {
+    const adapter = adapters.find((a) => a.kind === change.kind);
+    const record = (before.records.get(change.kind) ?? []).find((r) => r.id === change.liveId);
+    if (!adapter?.readsById || !adapter.readBackDetail || !record || record.detailLoaded) continue;
+    appendTo(desired, change.kind, unitAt(change.kind, record.identity, record.fields, record.id));
+    byIds.set(change.kind, new Set([...(byIds.get(change.kind) ?? []), record.id]));
+  }
+  if (byIds.size === 0) return undefined;
+  const known = new Map([...before.records].filter(([kind]) => !byIds.has(kind)));
+  return { kinds: orderKinds(new Set([...byIds.keys(), ...known.keys()]), adapters), desired, complete: () => false, known, byIds };
+}

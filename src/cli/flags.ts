@@ -108,10 +108,15 @@ export const flagTable = {
   revert: defineFlag({
     type: 'string',
     value: 'RUN',
-    help: ['plan the undoing of a run of the journal (`erpsync history`): delete what it', 'created, re-create what it deleted, restore what it updated; records changed', 'since the run are shown as conflicts and left alone'],
+    help: [
+      'plan the undoing of a run of the journal (`erpsync history`): delete what it',
+      'created, re-create what it deleted, restore what it updated; records changed',
+      'since the run are shown as conflicts and left alone. With --all-targets or a',
+      'glob: every store of the fleet apply RUN was part of (or RUN, a fleet id)',
+    ],
     read: readText,
   }),
-  'revert-conflicts': defineFlag({ type: 'boolean', help: 'with --revert: restore records changed since the run too (overwrites those changes)', read: readSwitch }),
+  'revert-conflicts': defineFlag({ type: 'boolean', help: 'with --revert: undo records changed since the run too (overwrites those changes)', read: readSwitch }),
   html: defineFlag({ type: 'string', value: 'FILE', help: 'write the fleet dashboard: one static HTML file that opens from disk', read: readText }),
   drift: defineFlag({ type: 'string', multiple: true, value: 'PATH', help: ['drift results to show: files or folders of `drift --all-targets --json`', 'output kept over time (repeatable)'], read: readList }),
   days: defineFlag({ type: 'string', value: 'N', help: 'days of history the dashboard shows (default 90)', read: (raw, flag) => readNumber(raw, flag, { min: 1 }) ?? 90 }),

@@ -14,7 +14,8 @@ import { chooseFieldFold, colorizePlanLine, largeChangeSet } from '../report/pla
 import { renderPlanText, summarizePlan } from '../report/render-plan.js';
 import { runFleet, selectFleet } from '../workflows/fleet-workflow.js';
 import type { ResolvedTarget } from '../api/index.js';
-import { findJournalRun, journalLocationOf } from '../workflows/journal-reader.js';
+import { damagedRunError, findFleet, findJournalRun, journalLocationOf } from '../workflows/journal-reader.js';
+import type { JournalListing, JournalRun } from '../model/journal.js';
 import { stateStoreFor } from '../target/run-state.js';
 import { resolveRunTarget } from '../target/open-target.js';
 import type { RevertSource } from '../workflows/revert-plan.js';
@@ -25,6 +26,7 @@ import { withOrigin, writeFleetPlans, writeSavedPlan } from '../workflows/saved-
 import { revisionReader } from '../workflows/git-revision.js';
 import { exitCodeOfStore } from '../workflows/store-outcome.js';
 import type { StoreSettings } from '../workflows/store-settings.js';
+import type { StoreSource } from '../workflows/store-workflow.js';
 import { quietSession, runStore } from '../workflows/store-workflow.js';
 import { renderHelp } from './commands.js';
 import { parseCommandFlags, planFlags } from './flags.js';
@@ -45,12 +47,10 @@ export async function runPlanCommand(args: string[], io: RunIO): Promise<number>
     return 0;
   }
   if (flags['plan-format'] === 'markdown' && flags.json) throw new ErpsyncError('USAGE', '--json and --format markdown cannot be combined');
+  if (flags.revert !== undefined && flags['from-target'] !== undefined) throw new ErpsyncError('USAGE', '--revert plans from the journal, --from-target from another store: give one of them');
   const format: FleetFormat = flags.json ? 'json' : flags['plan-format'] === 'markdown' ? 'markdown' : 'text';
   const settings = readStoreSettings(flags, io.env);
-  if (isFleetRun(flags)) {
-    if (flags.revert !== undefined) throw new ErpsyncError('USAGE', '--revert undoes one run of one target: give --target NAME, not a fleet');
-    return planFleet(flags, positionals, settings, format, io);
-  }
+  if (isFleetRun(flags)) return flags.revert === undefined ? planFleet(flags, positionals, settings, format, io) : planFleetRevert(flags.revert, flags, positionals, settings, format, io);
   if (flags['comment-dir'] !== undefined) throw new ErpsyncError('USAGE', '--comment-dir writes a fleet\'s plan as comments: give --all-targets, several --target names or a glob, or --changed-since REF');
 
   const target = await resolveRunTarget(readTargetRequest(flags), io);
@@ -74,14 +74,40 @@ export async function runPlanCommand(args: string[], io: RunIO): Promise<number>
 async function planFleet(flags: PlanCommandFlags, paths: readonly string[], settings: StoreSettings, format: FleetFormat, io: RunIO): Promise<number> {
   const source = await readManifestSource({ ...flags, target: undefined }, paths, io);
   const fleet = leaveOutTemplate(await selectFleet({ ...readTargetRequest(flags), paths }, io), source);
+  return planStores(fleet.names, fleet.resolve, async () => source, flags, settings, format, io);
+}
+
+/**
+ * `plan --revert RUN` across a fleet: the runs of one fleet apply (RUN is its id, or any of its
+ * stores' runs), one revert per store that has a run in it, planned and shown as a fleet plan;
+ * `--out DIR` saves them for `apply DIR`.
+ */
+async function planFleetRevert(id: string, flags: PlanCommandFlags, paths: readonly string[], settings: StoreSettings, format: FleetFormat, io: RunIO): Promise<number> {
+  if (paths.length > 0) throw new ErpsyncError('USAGE', '--revert plans from the journal: give no manifest paths');
+  const fleet = await selectFleet(readTargetRequest(flags), io);
+  const runsOf = new Map<string, JournalListing>();
+  for (const name of fleet.names) runsOf.set(name, await journalOf(await fleet.resolve(name), io));
+  const listings = [...runsOf.values()];
+  // A store whose journal holds a damaged run may hold one of this fleet's: the revert is refused (exit 3), naming it.
+  const [damaged] = listings.flatMap((l) => l.damaged);
+  if (damaged) throw damagedRunError(damaged);
+  const fleetId = findFleet({ runs: listings.flatMap((l) => l.runs), damaged: [] }, id);
+  const runs = new Map(fleet.names.flatMap((name) => runsOf.get(name)?.runs.filter((r) => r.header.fleet === fleetId).map((run) => [name, run] as const) ?? []));
+  if (runs.size === 0) throw new ErpsyncError('USAGE', `no store of this selection has a run of the fleet apply ${fleetId}`, { details: ['`erpsync history` lists the runs, each with its fleet'] });
+  const overwrite = flags['revert-conflicts'];
+  return planStores([...runs.keys()], fleet.resolve, async (name) => ({ type: 'revert', run: runs.get(name) as JournalRun, overwrite }), flags, settings, format, io);
+}
+
+/** Plans every store from its source and shows them as one fleet plan; --out saves them for `apply DIR`, --comment-dir as comments. */
+async function planStores(names: readonly string[], resolve: (name: string) => Promise<ResolvedTarget>, sourceOf: (name: string) => Promise<StoreSource>, flags: PlanCommandFlags, settings: StoreSettings, format: FleetFormat, io: RunIO): Promise<number> {
   const { stores, report } = await runFleet(
     {
       command: 'plan',
-      names: fleet.names,
+      names,
       concurrency: flags.parallel,
       settings,
-      resolve: fleet.resolve,
-      sourceOf: async () => source,
+      resolve,
+      sourceOf,
       startSession: () => quietSession,
       onStore: fleetProgress('plan', format, io),
     },
@@ -92,7 +118,7 @@ async function planFleet(flags: PlanCommandFlags, paths: readonly string[], sett
     await writeFleetPlans(
       path.resolve(io.cwd, flags.out),
       await Promise.all(
-        stores.map(async (s) => (s.result?.status === 'planned' ? { target: s.name, plan: await withOrigin(s.result.plan, source, s.result.target, revisions) } : { target: s.name, error: s.row.error ?? 'not planned' })),
+        stores.map(async (s) => (s.result?.status === 'planned' ? { target: s.name, plan: await withOrigin(s.result.plan, await sourceOf(s.name), s.result.target, revisions) } : { target: s.name, error: s.row.error ?? 'not planned' })),
       ),
     );
   }
@@ -122,7 +148,11 @@ function printPlanText(plan: Plan, io: RunIO, verbose: boolean): void {
 /** The run --revert names, from the target's journal; it plans from the journal, not from manifests. A damaged run is refused here, before the account is reached. */
 async function revertSourceOf(id: string, overwrite: boolean, paths: readonly string[], target: ResolvedTarget, io: RunIO): Promise<RevertSource> {
   if (paths.length > 0) throw new ErpsyncError('USAGE', '--revert plans from the journal: give no manifest paths');
+  return { type: 'revert', run: findJournalRun(await journalOf(target, io), id), overwrite };
+}
+
+/** A target's runs, from its journal, checked (damaged ones apart). */
+async function journalOf(target: ResolvedTarget, io: RunIO): Promise<JournalListing> {
   const state = await stateStoreFor(target.backend, io);
-  const run = findJournalRun(await state.journal.list([journalLocationOf(target, io.cwd)], { target: target.name }), id);
-  return { type: 'revert', run, overwrite };
+  return state.journal.list([journalLocationOf(target, io.cwd)], { target: target.name });
 }

@@ -204,7 +204,7 @@ const numeracaoRpsFields = {
   cnpjEmitente: {
     type: 'string',
     pattern: cnpjPattern,
-    description: 'CNPJ of the issuing company, 14 digits or formatted 00.000.000/0000-00.',
+    description: 'CNPJ of the issuing company, 14 digits or formatted 00.000.000/0000-00; empty for none.',
   },
   numero: {
     type: 'integer',

@@ -163,7 +163,7 @@ const dadosCartaoFields = {
   cnpjCredenciadora: {
     type: 'string',
     pattern: cnpjPattern,
-    description: "CNPJ of the card acquirer, 14 digits or formatted 00.000.000/0000-00.",
+    description: "CNPJ of the card acquirer, 14 digits or formatted 00.000.000/0000-00; empty for none.",
   },
   autoLiquidacao: autoLiquidacao.schema,
 } as const satisfies FieldTable<DadosCartaoManifest>;
@@ -482,6 +482,13 @@ function defaultMovesAway(difference: FieldChange, unit: DesiredUnit, units: rea
   return units.some((other) => other !== unit && other.tool.ensure === 'present' && other.fields.padrao === difference.before);
 }
 
+/** The method holding the default (padrao 1 or 2) is neither deleted nor deactivated by the API (emulator rule default-stays-active). */
+function defaultStays(record: LiveRecord): string | undefined {
+  const padrao = record.fields.padrao;
+  if (padrao === undefined || padrao === padraoLabels.nenhum) return undefined;
+  return 'it holds the default, which the API neither deletes nor deactivates: give the default to another method first';
+}
+
 /** What POST gives a field it leaves out (and the default flag nobody set): export omits these values. */
 const createDefaults: Readonly<Record<string, unknown>> = {
   situacao: situacaoFormaPagamentoLabels.ativa,
@@ -534,6 +541,7 @@ export const formasPagamentos = defineKind({
   references: [],
   checkRecords: checkFormasPagamentos,
   settlesBy: defaultMovesAway,
+  removalBlockedBy: defaultStays,
   readLive: readPaymentMethods,
   canonicalize: canonicalizePaymentMethod,
   fieldTypes: paymentMethodFieldTypes,

@@ -251,6 +251,11 @@ export interface KindAdapter {
   /** Whether the API can delete records of this kind. */
   canDelete: boolean;
   /**
+   * Why the API refuses to delete or retire this record as it is (the default payment method),
+   * so a plan shows the removal blocked instead of failing at apply. Absent: it never refuses.
+   */
+  removalBlockedBy?(record: LiveRecord): string | undefined;
+  /**
    * The fields export writes for a live record (manifest shape: codes, references as identities):
    * without server fields, counters the account advances by itself, and values the API gives a
    * field that a create leaves out, so an exported manifest holds only what was configured.

@@ -180,5 +180,5 @@ export function defineParentReference(description: string): JsonSchema {
   };
 }
 
-/** CNPJ as 14 digits or in the usual 00.000.000/0000-00 layout. */
-export const cnpjPattern = '^(\\d{14}|\\d{2}\\.\\d{3}\\.\\d{3}/\\d{4}-\\d{2})$';
+/** CNPJ as 14 digits or in the usual 00.000.000/0000-00 layout; empty for none, as a new account holds it (a revert sets it back so). */
+export const cnpjPattern = '^(\\d{14}|\\d{2}\\.\\d{3}\\.\\d{3}/\\d{4}-\\d{2})?$';

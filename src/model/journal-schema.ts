@@ -64,6 +64,7 @@ const lineTypes = [
       git: revision,
       planGit: revision,
       template: text,
+      fleet: text,
       target: { type: 'object', required: ['name', 'id', 'mode'], properties: { name: text, id: text, mode: { enum: ['sandbox', 'remote'] } } },
       account: { type: 'object', required: ['id', 'nome', 'cnpj'], properties: { id: text, nome: text, cnpj: text } },
       actor: { type: 'object', required: ['type'], properties: { type: { enum: ['ci', 'user'] }, url: text, user: text, host: text } },

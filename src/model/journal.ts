@@ -45,6 +45,11 @@ export interface JournalRunLine extends ChainedLine {
   account: { id: string; nome: string; cnpj: string };
   actor: JournalActor;
   changes: number;
+  /**
+   * The fleet apply this run was one store of (`apply --all-targets`, a glob, a folder of saved
+   * plans): one id for every store's run, so that `plan --revert` undoes them together.
+   */
+  fleet?: string;
 }
 
 /** A record as a run knew it, in the manifest's shape (API field names, codes, references as identities), secrets left out. */

@@ -48,6 +48,11 @@ export interface PlanOptions {
   selection?: Selection;
   /** Fields the service did not keep on earlier runs (model/unkept-fields): not sent again. */
   unkept?: readonly UnkeptField[];
+  /**
+   * Match records by pinned id and identity only — never by a name cut short or a name elsewhere in
+   * the tree: a revert names exactly the records it means, and one it re-creates is no other.
+   */
+  exactMatch?: boolean;
 }
 
 export interface PlanResult {
@@ -154,7 +159,7 @@ function planKind(adapter: KindAdapter, desired: DesiredState, liveOf: (kind: Un
 
   const liveRecords = liveOf(kind).map((record) => translateLive(record, adapter, state.renames));
   const tree = adapter.definition?.references.some((r) => r.parent) ?? false;
-  const matches = matchUnits(units, liveRecords, state.diagnostics, kind, tree);
+  const matches = matchUnits(units, liveRecords, state.diagnostics, kind, tree, options.exactMatch === true);
   const kindRenames = new Map<string, string>();
   for (const m of matches) if (m.live && m.live.identity !== m.desired.identity) kindRenames.set(m.live.identity, m.desired.identity);
   state.renames.set(kind, kindRenames);

@@ -33,7 +33,8 @@ interface MatchState {
   renameWrites: number;
 }
 
-export function matchUnits(units: readonly DesiredUnit[], liveRecords: readonly LiveRecord[], diagnostics: Diagnostic[], kind: UnitKind, tree: boolean): Match[] {
+/** `exact`: by pinned id and identity (and previous names) only, no cut names or moved records (PlanOptions.exactMatch). */
+export function matchUnits(units: readonly DesiredUnit[], liveRecords: readonly LiveRecord[], diagnostics: Diagnostic[], kind: UnitKind, tree: boolean, exact = false): Match[] {
   const state: MatchState = { matches: new Map(), claimed: new Set(), byIdentity: new Map(), treeRenames: new Map(), renameWrites: 0 };
   // Re-indexing only matters once a claim renamed something: with no renames, the index stands.
   let indexedAt = -1;
@@ -54,8 +55,8 @@ export function matchUnits(units: readonly DesiredUnit[], liveRecords: readonly 
     matchIdentities(atDepth, state, diagnostics, kind);
     matchPreviousNames(atDepth, units, state);
   }
-  matchCut(units, liveRecords, state, diagnostics, kind);
-  matchMoved(units, liveRecords, state, tree);
+  if (!exact) matchCut(units, liveRecords, state, diagnostics, kind);
+  matchMoved(units, liveRecords, state, tree && !exact);
   return units.map((u) => state.matches.get(u) as Match);
 }
 

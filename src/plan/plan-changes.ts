@@ -149,6 +149,8 @@ function planRemoval(adapter: KindAdapter, record: LiveRecord, reason: ChangeRea
   if (record.system) {
     return [{ ...newChange('blocked', adapter.kind, record.identity, 'built-in', []), ...base, note: `a ${record.system} record of the account: erpsync never removes it` }];
   }
+  const refused = adapter.removalBlockedBy?.(record);
+  if (refused !== undefined) return [{ ...newChange('blocked', adapter.kind, record.identity, 'not-supported', []), ...base, note: refused }];
   const retireByPolicy = adapter.definition ? retireKinds.includes(adapter.definition.key) : false;
   if (retireByPolicy || !adapter.canDelete) {
     if (adapter.isRetired?.(record)) return [];

@@ -29,6 +29,7 @@ export function summarizeRun(run: JournalRun) {
     actor: header.actor,
     erpsyncVersion: header.erpsyncVersion,
     ...(run.runner === undefined ? {} : { runner: run.runner }),
+    ...(header.fleet === undefined ? {} : { fleet: header.fleet }),
     planned: header.changes,
     applied: count('applied'),
     notKept: count('not-kept'),
@@ -61,7 +62,6 @@ export function describeGit(run: JournalRun): string {
   return `${planned === applied ? planned : `planned at ${planned}, applied at ${applied}`}${from}`;
 }
 
-
 /** A damaged run in one line: its first problem, and how many more `erpsync history RUN` shows. */
 export function describeDamage(damaged: DamagedRun): string {
   const [first = '', ...rest] = damaged.problems;
@@ -75,7 +75,7 @@ export function renderHistoryText(listing: JournalListing): string[] {
     ...listing.runs.map((run) => {
       const s = summarizeRun(run);
       const counts = [`${s.applied} applied`, ...(s.notKept ? [`${s.notKept} not kept`] : []), ...(s.failed ? [`${s.failed} failed`] : []), ...(s.skipped ? [`${s.skipped} skipped`] : []), ...(s.unknown ? [`${s.unknown} unknown`] : [])].join(', ');
-      return { id: s.run, text: printable(`${s.run}  ${s.startedAt.slice(0, 19).replace('T', ' ')}Z  ${s.target}  ${s.status}  ${counts}  ${describeGit(run)}  by ${describeActor(run)}${run.runner === undefined ? '' : `  on ${run.runner}`}${run.trust === 'unanchored' ? '  (unanchored)' : ''}`) };
+      return { id: s.run, text: printable(`${s.run}  ${s.startedAt.slice(0, 19).replace('T', ' ')}Z  ${s.target}  ${s.status}  ${counts}  ${describeGit(run)}  by ${describeActor(run)}${run.runner === undefined ? '' : `  on ${run.runner}`}${s.fleet === undefined ? '' : `  fleet ${s.fleet}`}${run.trust === 'unanchored' ? '  (unanchored)' : ''}`) };
     }),
     ...listing.damaged.map((damaged) => ({ id: damaged.run, text: printable(`${damaged.run || '(no run)'}  damaged  ${describeDamage(damaged)}`) })),
   ];
@@ -105,6 +105,7 @@ export function renderRunText(run: JournalRun): string[] {
     `Run ${header.run} — ${run.status}${run.end ? '' : ' (no closing line: the run was killed or crashed midway)'}`,
     `  started ${header.startedAt}${run.end ? `, ended ${run.end.at}` : ''}`,
     `  target ${header.target.name} (${header.target.id}), account ${header.account.nome}${header.account.cnpj ? ` (CNPJ ${header.account.cnpj})` : ''}`,
+    ...(header.fleet === undefined ? [] : [`  one store of the fleet apply ${header.fleet}`]),
     `  manifests ${describeGit(run)}, erpsync ${header.erpsyncVersion}, by ${describeActor(run)}${run.runner === undefined ? '' : ` on ${run.runner}`}`,
     describeTrust(run),
     ...run.notes.map((note) => `  note: ${note}`),

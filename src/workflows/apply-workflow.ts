@@ -3,7 +3,8 @@
 // anything is read or written when they differ), a saved plan's preconditions re-read and re-checked (refused when anything it
 // relies on changed), the delete budget as the plan decided it (refused when exceeded), the
 // account's daily quota (refused when what is left cannot carry the plan's requests), the
-// confirmation (injected: a prompt, the terminal UI, or --auto-approve), the writes, and the
+// confirmation (injected: a prompt, the terminal UI, or --auto-approve), the detail of each record it
+// deletes whose list lacks fields (read for the journal, so a revert can create it again), the writes, and the
 // re-read that tells whether what was written took. It decides nothing the plan decided and
 // prints nothing: events go to the injected reporter; the CLI only wires arguments to it.
 import type { ApiClient } from '../api/client.js';
@@ -18,7 +19,7 @@ import { applyPlan } from '../apply/apply-plan.js';
 import { findStalePreconditions } from '../apply/check-stale.js';
 import type { ReadBackCheck } from '../apply/check-convergence.js';
 import { checkReadBack, describeReadBack } from '../apply/check-convergence.js';
-import { recheckRequest, verifyRequest } from '../apply/read-requests.js';
+import { recheckRequest, removalsRequest, verifyRequest } from '../apply/read-requests.js';
 import type { AccountQuota } from '../target/daily-quota.js';
 import { requireQuotaFor } from '../target/daily-quota.js';
 
@@ -71,6 +72,9 @@ export async function runApplyWorkflow(plan: Plan, options: ApplyWorkflowOptions
     options.report({ type: 'cancelled' });
     return { status: 'declined' };
   }
+  // Read for the journal (through options.readAccount), which keeps what a revert creates again.
+  const deleted = removalsRequest(plan, options.adapters, live);
+  if (deleted) await options.readAccount(deleted);
   const result = await applyPlan(plan, {
     client: options.client,
     adapters: options.adapters,

@@ -28,6 +28,7 @@ import type { FleetIndexEntry } from './saved-plans.js';
 import { readFleetStorePlan, requireManifestsUnchanged, withOrigin } from './saved-plans.js';
 import type { RevisionReader } from './git-revision.js';
 import { revisionReader } from './git-revision.js';
+import { newRunId } from './journal-writer.js';
 import type { Plan } from '../model/plan.js';
 import { actionableChanges } from '../model/plan.js';
 
@@ -51,6 +52,8 @@ export interface FleetRun {
   readers?: FileReaders;
   /** The run's git revisions, when the caller reads them too; absent: the fleet's own. */
   revisions?: RevisionReader;
+  /** An apply's fleet id, recorded in every store's run (journal-writer newRunId). */
+  fleet?: string;
   startSession(name: string): StartSession;
   /** Called as each store finishes, in the order they finish. */
   onStore?(store: FleetStore, done: number, total: number): void;
@@ -109,7 +112,7 @@ export async function runFleet(run: FleetRun, io: RunIO): Promise<FleetOutcome> 
     const seconds = () => (performance.now() - began) / 1000;
     const deadline = storeDeadline(io, run.settings.storeTimeoutMs);
     try {
-      const job = { command: run.command, target: await target, source: await run.sourceOf(name), settings: run.settings, revisions, ...(run.readers ? { readers: run.readers } : {}) };
+      const job = { command: run.command, target: await target, source: await run.sourceOf(name), settings: run.settings, revisions, ...(run.readers ? { readers: run.readers } : {}), ...(run.fleet === undefined ? {} : { fleet: run.fleet }) };
       const running = runStore(job, deadline.io, run.startSession(name));
       // A read-only run is left behind at its deadline; an apply is waited for, as it stops starting
       // changes at once and its requests in flight are bounded by --request-timeout.
@@ -239,6 +242,8 @@ export async function applyFleet(run: FleetApplyRun, io: RunIO): Promise<FleetOu
   if (declined || toApply.length === 0) return { reviewed, declined, stores: reviewed, report: reportOf('apply', reviewed, started) };
   const plans = new Map(toApply.map((s) => [s.name, s.result?.status === 'planned' ? s.result.plan : undefined]));
   const stages = run.rollout?.stages ?? [{ label: '', names: run.fleet.names }];
+  // One id for the runs of every store, across the stages: the journal ties them together.
+  const fleet = newRunId(new Date());
   const byName = new Map(reviewed.map((s) => [s.name, s]));
   let failed = 0;
   let halted: string | undefined;
@@ -250,6 +255,7 @@ export async function applyFleet(run: FleetApplyRun, io: RunIO): Promise<FleetOu
     const applied = await runFleet(
       {
         command: 'apply',
+        fleet,
         names: stage.names.filter((name) => plans.has(name)),
         concurrency: run.concurrency,
         settings: run.settings,

@@ -49,9 +49,13 @@ export function damagedRunError(damaged: DamagedRun): ErpsyncError {
   });
 }
 
-/** The run named by its id, or by a prefix of it only one run has; a damaged one is refused (JOURNAL_DAMAGED). */
+/**
+ * The run named by its id, or by a prefix of it only one run has, or by the id of the fleet apply
+ * it was the one run of; a damaged one is refused (JOURNAL_DAMAGED).
+ */
 export function findJournalRun(listing: JournalListing, id: string): JournalRun {
-  const runs = named(listing.runs, (r) => r.header.run, id);
+  const ofFleet = listing.runs.filter((r) => r.header.fleet === id);
+  const runs = ofFleet.length === 1 && !listing.runs.some((r) => r.header.run === id) ? ofFleet : named(listing.runs, (r) => r.header.run, id);
   const damaged = named(listing.damaged, (d) => d.run, id);
   const [run] = runs;
   const [broken] = damaged;
@@ -61,6 +65,19 @@ export function findJournalRun(listing: JournalListing, id: string): JournalRun 
   if (broken) throw damagedRunError(broken);
   if (run) return run;
   throw new ErpsyncError('USAGE', `no run \`${id}\` in the journal`, { details: ['`erpsync history` lists the runs'] });
+}
+
+/**
+ * The fleet apply `id` names: its own id (or a prefix only one fleet has), or the id of one of its
+ * runs — any store's run of a fleet apply names the whole fleet. A damaged run named is refused.
+ */
+export function findFleet(listing: JournalListing, id: string): string {
+  const fleets = [...new Set(listing.runs.flatMap((r) => r.header.fleet ?? []))];
+  const matching = fleets.includes(id) ? [id] : fleets.filter((fleet) => fleet.startsWith(id));
+  if (matching.length === 1 && matching[0]) return matching[0];
+  const run = findJournalRun(listing, id);
+  if (run.header.fleet === undefined) throw new ErpsyncError('USAGE', `run ${run.header.run} was not part of a fleet apply: revert it with --target ${run.header.target.name || 'NAME'}`);
+  return run.header.fleet;
 }
 
 /** A warning for each damaged run: left out of what the command shows. */

@@ -27,6 +27,10 @@ import type { JournalSink, JournalStore } from '../state/state-store.js';
 import type { RunIO } from '../model/run-io.js';
 import { journalLocationOf } from './journal-reader.js';
 
+/** A run's id (and a fleet apply's): its start time, sortable, and a random suffix. */
+export function newRunId(startedAt: Date): string {
+  return `${startedAt.toISOString().replace(/[-:]/g, '').replace('.', '')}-${randomBytes(3).toString('hex')}`;
+}
 
 export interface JournalOpening {
   target: ResolvedTarget;
@@ -38,6 +42,8 @@ export interface JournalOpening {
   origin?: PlanOrigin;
   /** `--from-target` planned in this run: the template store. */
   template?: string;
+  /** The fleet apply the run is one store of. */
+  fleet?: string;
 }
 
 /** One run's journal: fed the apply's events and reads; the run is stored from the apply's start on. */
@@ -62,7 +68,7 @@ export async function startJournal(opening: JournalOpening, io: RunIO, journal: 
   const header: Omit<JournalRunLine, 'changes'> = {
     type: 'run',
     formatVersion: journalFormatVersion,
-    run: `${startedAt.toISOString().replace(/[-:]/g, '').replace('.', '')}-${randomBytes(3).toString('hex')}`,
+    run: newRunId(startedAt),
     startedAt: startedAt.toISOString(),
     erpsyncVersion: readErpsyncVersion(),
     source: opening.source,
@@ -72,6 +78,7 @@ export async function startJournal(opening: JournalOpening, io: RunIO, journal: 
     target: { name: opening.target.name, id: opening.target.id, mode: opening.target.mode },
     account: { id: opening.account.id, nome: opening.account.nome, cnpj: opening.account.cnpj },
     actor: actorOf(io.env),
+    ...(opening.fleet === undefined ? {} : { fleet: opening.fleet }),
   };
   const sink = await journal.open(journalLocationOf(opening.target, io.cwd), header.run);
   return createWriter(header, sink, io);
@@ -88,6 +95,7 @@ function createWriter(header: Omit<JournalRunLine, 'changes'>, sink: JournalSink
   let lost: unknown;
   const announced = new Set<string>();
   const createdIds = new Map<string, number>();
+  const appliedIds = new Set<string>();
   const secrets = new Set<string>();
   /**
    * Records a line. One that guards a write (the run line, an intent) throws when it cannot be
@@ -131,6 +139,7 @@ function createWriter(header: Omit<JournalRunLine, 'changes'>, sink: JournalSink
           for (const change of [event.change, ...carriedBy(event.change, plan)]) announce(change, at);
           return;
         case 'change-end':
+          if (event.outcome.status === 'applied') appliedIds.add(event.change.id);
           if (event.outcome.status === 'applied' && event.outcome.id !== undefined) createdIds.set(event.change.id, event.outcome.id);
           // A change that never started (skipped, blocked) is described with its outcome.
           if (!announced.has(event.change.id)) {
@@ -151,14 +160,17 @@ function createWriter(header: Omit<JournalRunLine, 'changes'>, sink: JournalSink
     },
     noteRead(live) {
       if (stage === 'before') {
-        before = indexRecords(live);
+        // A later read before the writes (the detail of a record to delete) adds to the first.
+        before = new Map([...before, ...indexRecords(live)]);
         return;
       }
       const after = indexRecords(live);
       const at = new Date().toISOString();
       for (const change of plan?.changes ?? []) {
         const id = createdIds.get(change.id) ?? change.liveId;
-        const record = id === undefined ? undefined : after.get(`${change.kind}:${id}`);
+        // A create carried in another's request (a service in its logistics' create) has no id of its own: found by identity, as apply checks it.
+        const carried = id === undefined && change.action === 'create' && appliedIds.has(change.id) ? [...(live.records.get(change.kind) ?? [])].find((r) => r.identity === change.key) : undefined;
+        const record = id === undefined ? carried : after.get(`${change.kind}:${id}`);
         if (record) write({ type: 'read-back', at, change: change.id, record: toJournalRecord(record) });
       }
     },
@@ -238,11 +250,15 @@ function toJournalRecord(record: LiveRecord, read?: ReadonlyMap<string, LiveReco
   return { id: record.id, identity: record.identity, name: record.name, ...(record.parent === undefined ? {} : { parent: record.parent }), fields };
 }
 
-/** The record without its kind's secret fields (and the change's own secret paths). */
+/**
+ * The record without its kind's secret fields (and the change's own secret paths). One left empty
+ * holds no secret and stays, so that a revert can empty it again.
+ */
 function withoutSecrets(kind: UnitKind, fields: Record<string, unknown>, paths: readonly string[] = []): Record<string, unknown> {
   let result = fields;
-  for (const path of registry.unit(kind)?.definition?.secretFields ?? []) result = removePath(result, path);
-  for (const path of paths) result = removePath(result, path.split('.'));
+  for (const path of [...(registry.unit(kind)?.definition?.secretFields ?? []), ...paths.map((p) => p.split('.'))]) {
+    if (readPath(result, path) !== '') result = removePath(result, path);
+  }
   return result;
 }
 

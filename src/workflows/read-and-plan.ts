@@ -13,16 +13,19 @@ import { loadManifests } from '../manifest/load-manifests.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import { ErpsyncError } from '../model/errors.js';
 import { buildPlan } from '../plan/build-plan.js';
-import type { PlanResult } from '../plan/build-plan.js';
+import type { PlanOptions, PlanResult } from '../plan/build-plan.js';
 import type { KindMatching } from '../model/live.js';
 import { selectionTargetsOf } from '../plan/select-changes.js';
 import { findNameHints } from '../plan/name-hints.js';
 import type { Selection } from '../model/selection.js';
 import { unmatchedPatterns } from '../model/selection.js';
-import { deriveDesiredUnits, readsEveryRecord, selectUnitKinds } from '../kinds/desired-units.js';
+import { deriveDesiredUnits, namedReadOnlyKinds, readsEveryRecord, selectUnitKinds } from '../kinds/desired-units.js';
+import { referencesOf } from '../kinds/kind.js';
+import { isReadOnlyKind } from '../model/kinds.js';
 import type { LiveState, ReadRequest } from '../model/live.js';
 import { readReferrers } from '../live/read-referrers.js';
-import type { DesiredState } from '../model/desired.js';
+import type { DesiredState, DesiredUnit } from '../model/desired.js';
+import type { UnitKind } from '../model/kinds.js';
 import type { PlanTarget } from '../model/plan.js';
 import type { PlanSettings } from './store-settings.js';
 
@@ -76,6 +79,53 @@ function planReadRequest(desired: DesiredState): ReadRequest {
 }
 
 /**
+ * Records to read without manifests — what a revert checks before it undoes anything: desired
+ * units (which records, and the references they name) and the records whose detail is read
+ * whatever they set.
+ */
+export interface RecordsToRead {
+  desired: ReadonlyMap<UnitKind, readonly DesiredUnit[]>;
+  detailIds: ReadonlyMap<UnitKind, ReadonlySet<number>>;
+}
+
+/**
+ * The read of these records, as a plan of them would read: their kinds and the kinds these nest in,
+ * every record of the kinds they refer to (so references read as names), the read-only records they name.
+ */
+function recordsRequest(wanted: RecordsToRead): ReadRequest {
+  const own = new Set(wanted.desired.keys());
+  for (const unit of registry.units) if (own.has(unit.kind) && unit.nestedIn) own.add(unit.nestedIn);
+  const referred = new Set<UnitKind>(registry.units.filter((u) => own.has(u.kind)).flatMap((u) => referencesOf(u).filter((r) => !r.parent && !isReadOnlyKind(r.target)).map((r) => r.target)));
+  const named = namedReadOnlyKinds(wanted.desired, registry.units);
+  return {
+    kinds: registry.units.filter((u) => own.has(u.kind) || referred.has(u.kind) || named.has(u.kind)).map((u) => u.kind),
+    desired: wanted.desired,
+    complete: (kind) => !own.has(kind) && !isReadOnlyKind(kind),
+    detailIds: wanted.detailIds,
+  };
+}
+
+/** An account read and what it asked for: a later read for the same plan asks the same (details included). */
+export interface AccountRead {
+  live: LiveState;
+  request: ReadRequest;
+}
+
+/** Reads these records of the account (and what they name); plan on the read with planOnRead. */
+export async function readRecords(opened: OpenedTarget, wanted: RecordsToRead): Promise<AccountRead> {
+  const request = recordsRequest(wanted);
+  return { live: await fetchLive(opened.client, registry.units, request), request };
+}
+
+/**
+ * Plans `desired` (no more than the read was made for) on an account read (readRecords); where
+ * its removals need the records that may name them, those are read as the first read was made.
+ */
+export async function planOnRead(opened: OpenedTarget, desired: DesiredState, settings: PlanSettings, read: AccountRead, options: Pick<PlanOptions, 'exactMatch'> = {}): Promise<{ live: LiveState; result: PlanResult }> {
+  return readSettlingReferrers(opened.client, read.request, (live) => makePlan(desired, live, opened, settings, undefined, options), read.live);
+}
+
+/**
  * Reads the account and plans. A plan that removes records that kinds it did not read in full may
  * name says which (PlanResult.unreadReferrers): those are read — only then — and the plan is made
  * again, until nothing is missing (a round reads kinds the one before lacked, so it ends within
@@ -94,10 +144,10 @@ export async function readAndPlanWith(client: ApiClient, desired: DesiredState, 
 /**
  * Reads the account and runs a step over it (a plan, a drift report); while the step says removals
  * wait for kinds that may name what they remove (`unreadReferrers`), those are read — only then —
- * and the step runs again. The one loop plan and drift share.
+ * and the step runs again (on `read`, when the account was read already). The one loop plan and drift share.
  */
-async function readSettlingReferrers<T extends Pick<PlanResult, 'unreadReferrers'>>(client: ApiClient, request: ReadRequest, step: (live: LiveState) => T): Promise<{ live: LiveState; result: T }> {
-  let live = await fetchLive(client, registry.units, request);
+async function readSettlingReferrers<T extends Pick<PlanResult, 'unreadReferrers'>>(client: ApiClient, request: ReadRequest, step: (live: LiveState) => T, read?: LiveState): Promise<{ live: LiveState; result: T }> {
+  let live = read ?? (await fetchLive(client, registry.units, request));
   let result = step(live);
   for (let round = 0; result.unreadReferrers && round < registry.units.length; round += 1) {
     live = await readReferrers(client, registry.units, request, live, result.unreadReferrers);
@@ -139,7 +189,7 @@ export function readToday(env: NodeJS.ProcessEnv, now = new Date()): string {
   return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
 }
 
-export function makePlan(desired: DesiredState, live: LiveState, opened: OpenedTarget, settings: PlanSettings, unkept?: readonly UnkeptField[]): PlanResult {
+export function makePlan(desired: DesiredState, live: LiveState, opened: OpenedTarget, settings: PlanSettings, unkept?: readonly UnkeptField[], options: Pick<PlanOptions, 'exactMatch'> = {}): PlanResult {
   const rate = Number.isFinite(opened.target.rate) ? opened.target.rate : projectedRate;
   // Naming the account cost requests too: the plan's read cost counts them.
   const result = buildPlan(desired, { ...live, reads: live.reads + opened.identityReads }, registry.units, {
@@ -151,6 +201,7 @@ export function makePlan(desired: DesiredState, live: LiveState, opened: OpenedT
     today: settings.today,
     ...(settings.selection ? { selection: settings.selection } : {}),
     ...(unkept && unkept.length > 0 ? { unkept } : {}),
+    ...options,
   });
   // Names the planner cannot judge by identity alone: a likely rename, a twin of a live record.
   return { ...result, diagnostics: [...result.diagnostics, ...findNameHints(result.plan, desired, live, registry.units)] };

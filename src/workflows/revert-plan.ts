@@ -1,10 +1,11 @@
 // `plan --revert RUN`: the undoing of one run of the journal as an ordinary plan. The desired state
-// is derived from the journal alone — a tombstone for each record the run created, the recorded
-// fields of each record it deleted or changed — written in the manifest language and loaded like
-// any manifests, then planned by buildPlan against the account as it is now. A record changed
-// since the run (its fields are no longer what the run left) is a conflict: shown as a warning of
-// the plan and left out, unless the user asks to overwrite it. Records nested in another (a
-// logistics' services) are written inside their container's entry. It decides nothing a plan decides.
+// is derived from the journal — a tombstone for each record the run created, the recorded fields
+// of each record it deleted or changed — written in the manifest language and loaded like any
+// manifests. Before anything is planned, the account is read once, with the detail of every record
+// the run touched, and each step is judged against it (revert-steps): only records still as the run
+// left them are undone, pinned by their id; the others are conflicts, warnings of the plan. Then
+// buildPlan plans the steps kept against that same read. Records nested in another (a logistics'
+// services) are written inside their container's entry. It decides nothing a plan decides.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,88 +15,23 @@ import { renderKindFile } from '../export/render-yaml.js';
 import { registry } from '../kinds/registry.js';
 import { fetchLive } from '../live/fetch-live.js';
 import type { KindAdapter } from '../kinds/kind.js';
-import type { DesiredState } from '../model/desired.js';
-import { deepEqual, diffFields } from '../model/diff-fields.js';
+import type { DesiredState, DesiredUnit } from '../model/desired.js';
+import { deepEqual, parseKeyListField } from '../model/diff-fields.js';
 import { ErpsyncError } from '../model/errors.js';
-import type { JournalChangeLine, JournalRecord, JournalRun } from '../model/journal.js';
-import { changedTheAccount } from '../model/journal.js';
+import type { JournalRecord, JournalRun } from '../model/journal.js';
 import type { LiveRecord, LiveState } from '../model/live.js';
 import type { UnitKind } from '../model/kinds.js';
-import { parentPathOf } from '../model/names.js';
-import { writePath } from '../model/paths.js';
+import { lastSegment } from '../model/names.js';
+import { isPlainRecord, readPath, removePath, writePath } from '../model/paths.js';
 import type { Plan } from '../model/plan.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { OpenedTarget } from '../target/open-target.js';
-import { loadDesired, readAndPlan } from './read-and-plan.js';
+import type { RecordsToRead } from './read-and-plan.js';
+import { loadDesired, planOnRead, readRecords, requireSelectionMatches } from './read-and-plan.js';
+import type { RevertConflict, RevertStep } from './revert-steps.js';
+import { judgeSteps, revertStepsOf } from './revert-steps.js';
 import type { PlanSettings } from './store-settings.js';
 import type { RunIO } from '../model/run-io.js';
-
-/** What undoing one record takes: the record as the run found it and as it left it. */
-export interface RevertStep {
-  kind: UnitKind;
-  key: string;
-  /** `remove`: the run created it; `restore`: it changed or removed it. */
-  undo: 'remove' | 'restore';
-  /** As the run found it (restore). */
-  before?: JournalRecord;
-  /** As the run left it: read back when it was, else as written; absent when the run removed it. */
-  left?: Record<string, unknown>;
-  /** The record's id after the run. */
-  id?: number;
-  /** Its identity after the run (a rename's new name). */
-  leftKey: string;
-  /** A nested record's container (a service's logistics), by its identity in the run. */
-  parent?: string;
-}
-
-/** The records a run changed, one step each (the first before and the last state when a record changed twice). */
-export function revertStepsOf(run: JournalRun): RevertStep[] {
-  const steps = new Map<string, RevertStep>();
-  for (const change of run.changes.filter(changedTheAccount)) {
-    if (change.action === 'blocked') continue;
-    const key = `${change.kind}\u0000${change.before?.identity ?? change.key}`;
-    const earlier = steps.get(key);
-    const left = leftBy(change, run);
-    const nested = registry.unit(change.kind)?.nestedIn !== undefined;
-    const parent = change.before?.parent ?? run.readBack.find((r) => r.change === change.change)?.record.parent ?? (nested ? parentPathOf(change.key) : undefined);
-    const step: RevertStep = earlier ?? {
-      kind: change.kind,
-      key: change.before?.identity ?? change.key,
-      undo: change.action === 'create' ? 'remove' : 'restore',
-      leftKey: change.key,
-      ...(change.before ? { before: change.before } : {}),
-      ...(parent === undefined ? {} : { parent }),
-    };
-    steps.set(key, { ...step, leftKey: change.key, ...(left ? { left } : {}), ...(change.id === undefined ? {} : { id: change.id }) });
-    if (change.action === 'delete') delete steps.get(key)?.left;
-  }
-  return [...steps.values()];
-}
-
-/** The record as the change left it: read back when it was, else as written, else as read with the planned fields set. */
-function leftBy(change: JournalChangeLine, run: JournalRun): Record<string, unknown> | undefined {
-  if (change.action === 'delete') return undefined;
-  const read = run.readBack.find((r) => r.change === change.change);
-  if (read) return read.record.fields;
-  if (change.written) return change.written;
-  let fields = change.before?.fields ?? {};
-  for (const field of change.fields) if (!field.sensitive) fields = writePath(fields, field.path.split('.'), field.after);
-  return fields;
-}
-
-/** Why a record no longer is as the run left it; undefined when it is. */
-export function describeConflict(step: RevertStep, live: LiveState): string | undefined {
-  const records = live.records.get(step.kind) ?? [];
-  const now = records.find((r) => (step.id !== undefined ? r.id === step.id : r.identity === step.key)) ?? records.find((r) => r.identity === step.key);
-  const adapter = registry.unit(step.kind) as KindAdapter;
-  if (!step.left) return now ? `it was re-created since the run (id ${now.id})` : undefined;
-  if (!now) return step.undo === 'remove' ? undefined : 'it was deleted since the run';
-  const canonical = (fields: Record<string, unknown>) => adapter.canonicalize?.(fields) ?? fields;
-  const differences = diffFields(canonical(step.left), canonical(now.fields), new Set((adapter.definition?.secretFields ?? []).map((p) => p.join('.'))));
-  const shown = differences.filter((d) => !d.sensitive);
-  if (differences.length === 0) return undefined;
-  return `changed since the run: ${shown.map((d) => `${d.path} is ${JSON.stringify(d.before)}, the run left ${JSON.stringify(d.after)}`).join('; ') || 'a secret field'}`;
-}
 
 type DefinedAdapter = KindAdapter & { definition: NonNullable<KindAdapter['definition']> };
 
@@ -123,20 +59,73 @@ export function stepsWithoutContainer(steps: readonly RevertStep[], hosts: reado
   return steps.filter((s) => !registry.unit(s.kind)?.definition && !own.some((o) => sitsIn(s, asLive(o, {}, o.before), o)) && !hosts.some((h) => sitsIn(s, h)));
 }
 
+/** Every leaf of a record (objects walked, lists and values are leaves), as paths. */
+function leafPaths(value: Record<string, unknown>, prefix: readonly string[] = []): string[][] {
+  return Object.entries(value).flatMap(([key, inner]) => (isPlainRecord(inner) ? leafPaths(inner, [...prefix, key]) : [[...prefix, key]]));
+}
+
 /**
- * A nested record (a service) as its container's entry lists it. Undoing its create removes it
- * the way its kind allows (a service is retired: the API cannot delete one). A restored one is
- * pinned by its id and gets back every field the run changed, those export leaves out as a
- * create's default (an empty alias list, `ativo: true`) included.
+ * A restored entry with every field the run changed that the entry leaves out — export omits what a
+ * create would set by itself (a blank text, `false`, `ativo: true`, an empty list), but undoing the
+ * run must set it back — as the record held it before the run. A secret is restored only when it
+ * was empty (the journal holds no other).
  */
-function nestedEntryOf(step: RevertStep, live: LiveState): Record<string, unknown> {
+function withFieldsTheRunChanged(value: Record<string, unknown>, step: RevertStep, adapter: KindAdapter): Record<string, unknown> {
+  const before = step.before?.fields ?? {};
+  const secrets = (adapter.definition?.secretFields ?? []).map((p) => p.join('.'));
+  const planned = step.paths.map((path) => parseKeyListField(path) ?? path);
+  const touched = (path: string) => planned.some((p) => p === path || p.startsWith(`${path}.`) || path.startsWith(`${p}.`));
+  let restored = value;
+  for (const path of leafPaths(before)) {
+    const dotted = path.join('.');
+    const was = readPath(before, path);
+    // The journal keeps a secret only when it was empty: then emptying it again restores it.
+    if (!touched(dotted) || (secrets.includes(dotted) && was !== '') || readPath(value, path) !== undefined) continue;
+    if (!deepEqual(was, readPath(step.left, path))) restored = writePath(restored, path, was);
+  }
+  return restored;
+}
+
+/**
+ * A restored entry with the fields of the record the account holds (`current`, pinned) that the run
+ * did not touch and the journal's record lacks — read from a list that does not carry them (a
+ * retired payment method's destino): they are as they were.
+ */
+function withFieldsTheRunLeftAlone(value: Record<string, unknown>, step: RevertStep, current: Record<string, unknown>): Record<string, unknown> {
+  const touched = new Set(step.paths.map((path) => (parseKeyListField(path) ?? path).split('.')[0]));
+  return { ...value, ...Object.fromEntries(Object.entries(current).filter(([key]) => !(key in value) && !touched.has(key))) };
+}
+
+/** The manifest entry that undoes a step: a tombstone for what the run created, the record as it was for the rest; pinned by id where judged so. */
+function entryOf(step: RevertStep, record: LiveRecord, live: LiveState, account?: LiveState): ManifestEntry {
   const adapter = registry.unit(step.kind) as KindAdapter;
   const context = { adapters: registry.units, live };
-  if (step.undo === 'remove') return { ...toManifestEntry(adapter, asLive(step, step.left ?? {}), context).value, ensure: 'absent' };
-  const before = step.before?.fields ?? {};
-  const { value } = toManifestEntry(adapter, asLive(step, before, step.before), context);
-  const changed = Object.entries(before).filter(([key, was]) => !(key in value) && !deepEqual(was, step.left?.[key]));
-  return { ...(step.left && step.id !== undefined ? { id: step.id } : {}), ...value, ...Object.fromEntries(changed) };
+  const { value, notes } = toManifestEntry(adapter, record, context);
+  const pin = step.pin === undefined ? {} : { id: step.pin };
+  if (step.undo === 'remove') return { value: { ...pin, ...value, ensure: 'absent' }, notes: [] };
+  const current = account?.records.get(step.kind)?.find((r) => r.id === step.pin);
+  const whole = current ? withFieldsTheRunLeftAlone(value, step, toManifestEntry(adapter, current, context).value) : value;
+  const restored = (step.keep ?? []).reduce((fields, path) => removePath(fields, path.split('.')), withFieldsTheRunChanged(whole, step, adapter));
+  return { value: { ...pin, ...restored }, notes };
+}
+
+function recordOf(step: RevertStep): LiveRecord {
+  return step.undo === 'remove' ? asLive(step, step.left ?? {}) : asLive(step, step.before?.fields ?? {}, step.before);
+}
+
+/**
+ * The records references are named among: the revert's own, and the account's (`account`, when
+ * read) — a name two records have is written as its path. Nested records only as the revert's.
+ */
+function namingContext(records: readonly LiveRecord[], account?: LiveState): LiveState {
+  const byKind = new Map<UnitKind, LiveRecord[]>();
+  for (const record of records) byKind.set(record.kind, [...(byKind.get(record.kind) ?? []), record]);
+  for (const [kind, held] of account?.records ?? []) {
+    if (registry.unit(kind)?.nestedIn !== undefined) continue;
+    const own = byKind.get(kind) ?? [];
+    byKind.set(kind, [...own, ...held.filter((r) => !own.some((o) => o.identity === r.identity))]);
+  }
+  return { records: byKind, reads: 0 };
 }
 
 /**
@@ -144,29 +133,21 @@ function nestedEntryOf(step: RevertStep, live: LiveState): Record<string, unknow
  * container's entry; a container the run did not change is written as the account has it now
  * (`hosts`), so that only its nested records change. Those of a container the revert deletes go with it.
  */
-export function renderRevertManifests(steps: readonly RevertStep[], hosts: readonly LiveRecord[] = []): { file: string; text: string }[] {
+export function renderRevertManifests(steps: readonly RevertStep[], hosts: readonly LiveRecord[] = [], account?: LiveState): { file: string; text: string }[] {
   const nested = steps.filter((step) => !registry.unit(step.kind)?.definition);
-  const records = [
-    ...steps.filter((step) => registry.unit(step.kind)?.definition).map((step) => ({ step, record: step.undo === 'remove' ? asLive(step, step.left ?? {}) : asLive(step, step.before?.fields ?? {}, step.before) })),
-    ...hosts.map((record) => ({ step: undefined, record })),
-  ];
-  const recordsByKind = new Map<UnitKind, LiveRecord[]>();
-  for (const { record } of records) recordsByKind.set(record.kind, [...(recordsByKind.get(record.kind) ?? []), record]);
-  const live: LiveState = { records: recordsByKind, reads: 0 };
+  const records = [...steps.filter((step) => registry.unit(step.kind)?.definition).map((step) => ({ step, record: recordOf(step) })), ...hosts.map((record) => ({ step: undefined, record }))];
+  const live = namingContext(records.map(({ record }) => record), account);
   const byKind = new Map<UnitKind, ManifestEntry[]>();
   for (const { step, record } of records) {
-    const entry = toManifestEntry(registry.unit(record.kind) as KindAdapter, record, { adapters: registry.units, live });
+    const entry = step ? entryOf(step, record, live, account) : toManifestEntry(registry.unit(record.kind) as KindAdapter, record, { adapters: registry.units, live });
     let value = entry.value;
-    if (step?.undo === 'remove') value = { ...value, ensure: 'absent' };
-    else {
-      // A record the run changed (renamed, maybe) is pinned by its id; one it deleted is created again.
-      if (step?.left && step.id !== undefined) value = { id: step.id, ...value };
+    if (step?.undo !== 'remove') {
       for (const child of nested.filter((n) => sitsIn(n, record, step))) {
         const field = registry.unit(child.kind)?.nestedField as string;
-        value = { ...value, [field]: [...(Array.isArray(value[field]) ? (value[field] as unknown[]) : []), nestedEntryOf(child, live)] };
+        value = { ...value, [field]: [...(Array.isArray(value[field]) ? (value[field] as unknown[]) : []), entryOf(child, recordOf(child), live, account).value] };
       }
     }
-    byKind.set(record.kind, [...(byKind.get(record.kind) ?? []), { value, notes: step?.undo === 'remove' ? [] : entry.notes }]);
+    byKind.set(record.kind, [...(byKind.get(record.kind) ?? []), { value, notes: entry.notes }]);
   }
   return [...byKind.entries()].map(([kind, entries]) => {
     const { definition } = registry.unit(kind) as DefinedAdapter;
@@ -174,13 +155,19 @@ export function renderRevertManifests(steps: readonly RevertStep[], hosts: reado
   });
 }
 
+/**
+ * The revert's delete budget: the records the run created, which are all it may remove (a service
+ * the API cannot delete is retired, and counts too). --max-deletes still overrides it.
+ */
+function revertPolicy(steps: readonly RevertStep[]): { file: string; text: string } {
+  return { file: 'policy.yaml', text: `version: 1\npolicy:\n  maxDeletes: ${steps.filter((step) => step.undo === 'remove').length}\n` };
+}
+
 /** The desired state that undoes these steps, loaded like any manifests (from a scratch folder, removed after). */
-export async function loadRevertDesired(steps: readonly RevertStep[], hosts: readonly LiveRecord[], io: RunIO): Promise<DesiredState> {
+export async function loadRevertDesired(steps: readonly RevertStep[], hosts: readonly LiveRecord[], io: RunIO, account?: LiveState): Promise<DesiredState> {
   const dir = await mkdtemp(join(tmpdir(), 'erpsync-revert-'));
   try {
-    const files = renderRevertManifests(steps, hosts);
-    for (const { file, text } of files) await writeFile(join(dir, file), text);
-    if (files.length === 0) await writeFile(join(dir, 'empty.yaml'), 'version: 1\n');
+    for (const { file, text } of [...renderRevertManifests(steps, hosts, account), revertPolicy(steps)]) await writeFile(join(dir, file), text);
     const loaded = await loadDesired([dir], io);
     if (!loaded.desired) {
       throw new ErpsyncError('PLAN_INVALID', 'the run cannot be reverted: the records it recorded do not make valid manifests', { details: loaded.diagnostics.map((d) => `${d.code}: ${d.message}`) });
@@ -210,6 +197,67 @@ async function readHosts(opened: OpenedTarget, steps: readonly RevertStep[]): Pr
   return kinds.flatMap((kind) => (live.records.get(kind) ?? []).filter((record) => wanted.some((step) => sitsIn(step, record))));
 }
 
+/**
+ * What judging and planning the steps read: each record as the run left it and as it found it (so
+ * the references either names are read, and named alike), with its detail, whatever its list lacks.
+ */
+function judgingRead(steps: readonly RevertStep[]): RecordsToRead {
+  const desired = new Map<UnitKind, DesiredUnit[]>();
+  const detailIds = new Map<UnitKind, Set<number>>();
+  for (const step of steps) {
+    const units = [...(step.left ? [unitOf(step, step.leftKey, step.left, step.id)] : []), ...(step.before ? [unitOf(step, step.key, step.before.fields, undefined)] : [])];
+    desired.set(step.kind, [...(desired.get(step.kind) ?? []), ...units]);
+    if (step.id !== undefined) detailIds.set(step.kind, new Set([...(detailIds.get(step.kind) ?? []), step.id]));
+  }
+  return { desired, detailIds };
+}
+
+function unitOf(step: RevertStep, identity: string, fields: Record<string, unknown>, id: number | undefined): DesiredUnit {
+  return {
+    kind: step.kind,
+    identity,
+    name: lastSegment(identity),
+    ...(step.parent === undefined ? {} : { parent: step.parent }),
+    fields,
+    tool: { ...(id === undefined ? {} : { id }), ensure: 'present', protect: false, previousNames: [] },
+    locate: () => ({ file: 'journal', line: 1, col: 1 }),
+  };
+}
+
+/** The secrets a restored record had changed by the run that the journal does not hold (only an empty one is kept): left as they are. */
+function secretsNotRestored(step: RevertStep): string[] {
+  if (step.undo === 'remove') return [];
+  const secrets = (registry.unit(step.kind)?.definition?.secretFields ?? []).map((p) => p.join('.'));
+  return secrets.filter((path) => step.paths.includes(path) && readPath(step.before?.fields, path.split('.')) !== '');
+}
+
+/**
+ * What the API refuses to undo — a change the revert's plan shows blocked: a default it only
+ * gives, a record it does not delete — is said, not planned: the step keeps those fields as the run
+ * left them, or is left out when its removal is what is blocked. Undefined when the plan blocks
+ * nothing the steps undo.
+ */
+function withoutBlocked(steps: readonly RevertStep[], plan: Plan): { steps: RevertStep[]; notes: string[] } | undefined {
+  const blocked = plan.changes.filter((c) => c.action === 'blocked');
+  const notes: string[] = [];
+  const kept = steps.flatMap((step) => {
+    // A field kept already and blocked still cannot be left out any further: it stays blocked in the plan.
+    const refused = blocked.filter((c) => c.kind === step.kind && (c.key === step.leftKey || c.key === step.key) && !(c.fields.length > 0 && c.fields.every((f) => step.keep?.includes(f.path))));
+    if (refused.length === 0) return [step];
+    for (const change of refused) {
+      const fields = change.fields.length > 0 ? ` (${change.fields.map((f) => f.path).join(', ')})` : '';
+      notes.push(`not undone: ${change.kind} "${change.key}"${fields}: ${change.note ?? 'the API cannot make this change'}`);
+    }
+    return refused.some((c) => c.fields.length === 0) ? [] : [{ ...step, keep: [...(step.keep ?? []), ...refused.flatMap((c) => c.fields.map((f) => f.path))] }];
+  });
+  return notes.length > 0 ? { steps: kept, notes } : undefined;
+}
+
+function describeConflict({ step, why, overridable }: RevertConflict, overwrite: boolean): string {
+  const outcome = !overridable ? 'left alone' : overwrite ? 'undone anyway (--revert-conflicts)' : 'left alone (--revert-conflicts undoes it anyway)';
+  return `conflict: ${step.kind} "${step.key}" ${why}; ${outcome}`;
+}
+
 /** Plans the undoing of a run on the account it ran on; conflicts become warnings of the plan. */
 export async function planRevert(source: RevertSource, opened: OpenedTarget, settings: PlanSettings, io: RunIO): Promise<{ plan: Plan; live: LiveState; diagnostics: Diagnostic[] }> {
   const { header } = source.run;
@@ -221,19 +269,26 @@ export async function planRevert(source: RevertSource, opened: OpenedTarget, set
   // A nested record whose container left the account since cannot be restored, whatever the user chooses.
   const homeless = stepsWithoutContainer(all, hosts);
   const steps = all.filter((step) => !homeless.includes(step));
-  let read = await readAndPlan(opened, await loadRevertDesired(steps, hosts, io), settings);
-  const conflicts = steps.flatMap((step) => {
-    const why = describeConflict(step, read.live);
-    return why ? [{ step, why }] : [];
-  });
-  if (conflicts.length > 0 && !source.overwrite) {
-    const kept = steps.filter((step) => !conflicts.some((c) => c.step === step));
-    read = await readAndPlan(opened, await loadRevertDesired(kept, hosts, io), settings);
+  const read = await readRecords(opened, judgingRead(steps));
+  const judged = judgeSteps(steps, read.live, source.run, source.overwrite);
+  // Records are matched by id and identity alone, so a record the run replaced (a field the API
+  // cannot change in place) is replaced back — the run's own decision, undone — and no other.
+  const planSteps = async (undo: readonly RevertStep[]) => planOnRead(opened, await loadRevertDesired(undo, hosts, io, read.live), { ...settings, allowReplace: true }, read, { exactMatch: true });
+  let undo = judged.undo;
+  let { live, result } = await planSteps(undo);
+  const notUndone: string[] = [];
+  // Each round leaves out a step or keeps more fields (a parent whose child stays may be blocked next): it ends.
+  for (let next = withoutBlocked(undo, result.plan); next; next = withoutBlocked(undo, result.plan)) {
+    undo = next.steps;
+    notUndone.push(...next.notes);
+    ({ live, result } = await planSteps(undo));
   }
+  requireSelectionMatches(settings.selection, result.matching);
   const warnings = [
     ...homeless.map((step) => `conflict: ${step.kind} "${step.key}": its ${registry.unit(step.kind)?.nestedIn ?? 'container'} "${step.parent ?? ''}" is no longer in the account; left alone`),
-    ...conflicts.map(({ step, why }) => `conflict: ${step.kind} "${step.key}" ${why}; ${source.overwrite ? 'restored anyway (--revert-conflicts)' : 'left alone (--revert-conflicts restores it anyway)'}`),
+    ...judged.conflicts.map((conflict) => describeConflict(conflict, source.overwrite)),
+    ...notUndone,
+    ...undo.flatMap((step) => secretsNotRestored(step).map((path) => `${step.kind} "${step.key}": the run changed ${path}, a secret the journal does not hold: the revert leaves it as it is; set it again through its variable`)),
   ];
-  const plan = read.result.plan;
-  return { plan: { ...plan, warnings: [...plan.warnings, ...warnings] }, live: read.live, diagnostics: read.result.diagnostics };
+  return { plan: { ...result.plan, warnings: [...result.plan.warnings, ...warnings] }, live, diagnostics: result.diagnostics };
 }

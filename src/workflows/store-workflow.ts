@@ -57,6 +57,8 @@ export interface StoreJob {
   readers?: FileReaders;
   /** The run's git revisions, shared by a fleet's stores; absent: this store reads its own. */
   revisions?: RevisionReader;
+  /** The fleet apply this store's run is part of (the journal records it). */
+  fleet?: string;
 }
 
 /** The caller's side of one store's run: shows, asks and reports. Started once the account is named. */
@@ -164,6 +166,7 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
       git: await (job.revisions ?? revisionReader(io.cwd))(checkoutPathsOf(job.source, plan, job.target)),
       ...(job.source.type === 'saved-plan' && plan.origin ? { origin: plan.origin } : {}),
       ...(job.source.type === 'template' ? { template: job.source.from.name } : {}),
+      ...(job.fleet === undefined ? {} : { fleet: job.fleet }),
     },
     io,
     opened.state.journal,

@@ -94,6 +94,18 @@ describe('plan --revert', () => {
     expect(runIds()).toHaveLength(3);
   });
 
+  it('restores a payment method the run retired, though the run read only its list (the fields only its detail has are as they were)', async () => {
+    await applyRun(before);
+    const expected = accountState();
+    const run = await applyRun(`version: 1\npolicy:\n  retireInsteadOfDelete: [formasPagamentos]\nformasPagamentos:\n  - descricao: Boleto da loja\n    ensure: absent\n`);
+    expect(emulator.snapshot().formasPagamentos.find((f) => f.descricao === 'Boleto da loja')?.situacao).toBe(0);
+    const planned = await runCli(['plan', '--revert', run, '--out', 'revert.json'], { cwd: dir, env });
+    expect(planned.code, planned.stderr).toBe(0);
+    expect(planned.stdout).toMatch(/~ formasPagamentos "Boleto da loja" — (update|set-status)/);
+    expect((await runCli(['apply', 'revert.json', '--auto-approve'], { cwd: dir, env })).code).toBe(0);
+    expect(accountState()).toEqual(expected);
+  });
+
   it('shows a record edited since the run as a conflict and leaves it, unless --revert-conflicts', async () => {
     await applyRun(before);
     const run = await applyRun(after);
@@ -111,7 +123,7 @@ describe('plan --revert', () => {
 
     const forced = JSON.parse((await runCli(['plan', '--revert', run, '--revert-conflicts', '--json'], { cwd: dir, env })).stdout) as typeof plan;
     expect(forced.changes.find((c) => c.kind === 'formasPagamentos')).toBeDefined();
-    expect(forced.warnings.join('\n')).toContain('restored anyway');
+    expect(forced.warnings.join('\n')).toContain('undone anyway (--revert-conflicts)');
     expect(readFileSync(path.join(dir, 'm.yaml'), 'utf8')).toBe(after);
   });
 });
