@@ -22,6 +22,7 @@ const slow = [
   'test/report/dashboard-browser.test.ts',
   'test/report/dashboard-story.test.ts',
   'test/journal/must-show.test.ts',
+  'test/journal/lost-server.test.ts',
   'test/cli/disk-full.test.ts',
   'test/cli/fleet-governor.test.ts',
   'test/cli/ip-ledger-concurrent.test.ts',

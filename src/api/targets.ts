@@ -130,6 +130,8 @@ export interface TargetBase {
   envFile?: string;
   /** Absolute path of the journal folder its applies append to; absent: DEFAULT_JOURNAL_DIR in the working folder. */
   journal?: string;
+  /** The folder of the config that names the target: the working tree its journal must stay inside. Absent: the working folder. */
+  configDir?: string;
 }
 
 export interface RemoteTarget extends TargetBase {

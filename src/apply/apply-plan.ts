@@ -77,7 +77,7 @@ interface ApplyRun {
   settleCarrier: (id: string, result: CarrierResult) => void;
   requestsSent: () => number;
   interrupted: boolean;
-  /** Set once a write was refused because another run took the account's lock, the backend holding it was lost, or the account's daily quota is spent: nothing more starts. */
+  /** Set once a write was refused because another run took the account's lock, the backend holding it was lost, the account's daily quota is spent, the journal cannot record it, or the service cannot be reached: nothing more starts. */
   stopped?: string;
 }
 
@@ -86,6 +86,8 @@ const stoppingCodes: Readonly<Record<string, string>> = {
   LOCK_LOST: 'the account lock was lost: not sent',
   DAILY_QUOTA: "the account's daily request quota is used up: not sent",
   BACKEND_LOST: 'the state backend was lost, so the account lease cannot be confirmed: not sent',
+  FILE_UNWRITABLE: 'the journal could not record the write before it: not sent',
+  API_UNREACHABLE: 'the service could not be reached: not sent',
 };
 
 function startRun(plan: Plan, options: ApplyOptions): ApplyRun {
@@ -203,7 +205,13 @@ async function sendChange(run: ApplyRun, change: Change, adapter: KindAdapter): 
     return [{ change: other, ...(live ? { live } : {}) }];
   });
   const included = new Set(carried.map((c) => c.change.id));
-  run.options.onEvent?.({ type: 'change-start', change });
+  try {
+    // A listener that cannot take the start (the journal cannot record the intent) keeps the write from being sent.
+    run.options.onEvent?.({ type: 'change-start', change });
+  } catch (error) {
+    recordOutcome(run, change, { status: 'failed', ...describeError(error, run.options.client) });
+    return;
+  }
   try {
     const { carriedIds, carriedFailures, refused, ...outcome } = await executeChange(change, adapter, run.options, run.ids, run.liveById, carried);
     if (outcome.id !== undefined) run.ids.set(`${change.kind}:${change.key}`, outcome.id);
@@ -259,7 +267,13 @@ async function executeChange(
       return await adapter.execute(change, context);
     } catch (error) {
       if (!(error instanceof ApiOutcomeUnknownError)) throw error;
-      const found = await awaitCommittedCreate(change, adapter, options, windowMs);
+      const found = await awaitCommittedCreate(change, adapter, options, windowMs).catch((lookup: unknown) => {
+        // The lookup failed too (the service went away): what the create did is still unknown, never `failed`.
+        throw new ErpsyncError('API_OUTCOME_UNKNOWN', `${error.message}; looking it up failed: ${lookup instanceof Error ? lookup.message : String(lookup)}`, {
+          cause: error,
+          details: ['erpsync never sends a create again while an earlier one may still commit: run apply again to finish (it finds the record if it was made)'],
+        });
+      });
       if (found !== undefined) {
         await completeAdopted(change, adapter, found, context);
         return { id: found, adopted: true };
@@ -303,14 +317,22 @@ async function awaitCommittedCreate(change: Change, adapter: KindAdapter, option
 }
 
 async function findByIdentity(change: Change, adapter: KindAdapter, options: ApplyOptions): Promise<number | undefined> {
+  return (await readForIdentity(adapter, options)).find((r) => r.identity === change.key)?.id;
+}
+
+/**
+ * Every record of a kind with its identity as the account makes it now, for a lookup by identity
+ * (here, and when the journal settles an outcome it left unknown). The identity may be made of
+ * records created in this run (a service's logistics, a store link's category): those kinds are
+ * read again first. Read-only kinds do not change: read only when `live` lacks them.
+ */
+export async function readForIdentity(adapter: KindAdapter, options: Pick<ApplyOptions, 'client' | 'adapters' | 'live'>): Promise<LiveRecord[]> {
   const earlier = new Map(options.live.records);
-  // The identity may be made of records created in this run (a service's logistics, a store
-  // link's category): read those kinds again first. Read-only kinds do not change.
-  const context = new Set<UnitKind>([...(adapter.nestedIn ? [adapter.nestedIn] : []), ...referencesOf(adapter).filter((r) => !r.parent && !isReadOnlyKind(r.target)).map((r) => r.target)]);
+  const stale = (kind: UnitKind) => !isReadOnlyKind(kind) || !options.live.records.has(kind);
+  const context = new Set<UnitKind>([...(adapter.nestedIn ? [adapter.nestedIn] : []), ...referencesOf(adapter).filter((r) => !r.parent && stale(r.target)).map((r) => r.target)]);
   for (const kind of context) {
     const contextAdapter = options.adapters.find((a) => a.kind === kind);
     if (contextAdapter) earlier.set(kind, await contextAdapter.readLive(options.client, { desired: [], all: true, earlier }));
   }
-  const records = await adapter.readLive(options.client, { desired: [], all: true, earlier });
-  return records.find((r) => r.identity === change.key)?.id;
+  return adapter.readLive(options.client, { desired: [], all: true, earlier });
 }

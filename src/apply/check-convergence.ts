@@ -22,6 +22,8 @@ export interface FieldMiss {
 }
 
 export interface ReadBackCheck {
+  /** The ids of the changes whose write was not kept (their record missing, or a field): the journal's verdict. */
+  notKept: string[];
   /** Records missing after their write: each a line that fails the run. */
   missing: string[];
   /** Written fields not kept: each fails the run too (describeMiss). */
@@ -44,7 +46,7 @@ export function showValue(value: unknown): string {
 }
 
 export function checkReadBack(result: ApplyResult, live: LiveState, adapters: readonly KindAdapter[]): ReadBackCheck {
-  const check: ReadBackCheck = { missing: [], misses: [], restated: [] };
+  const check: ReadBackCheck = { notKept: [], missing: [], misses: [], restated: [] };
   for (const { change, outcome } of result.outcomes) {
     if (outcome.status !== 'applied' || !needsReadBack(change)) continue;
     // A create carried in another's request (services in their logistics' create) has no id of its own: found by identity.
@@ -54,15 +56,16 @@ export function checkReadBack(result: ApplyResult, live: LiveState, adapters: re
     const subject = `${change.kind} "${change.key}"`;
     if (!record) {
       check.missing.push(`${subject} is not in the account after ${change.action}`);
+      check.notKept.push(change.id);
       continue;
     }
     // Only the fields this change wrote: another change of the same record may have failed.
     const written = (path: string) => change.fields.some((f) => !f.sensitive && (path === f.path || path.startsWith(`${f.path}.`) || f.path.startsWith(`${path}.`)));
     const adapter = adapters.find((a) => a.kind === change.kind) ?? {};
     const expected = expectedOf(change);
-    for (const miss of diffRecord(adapter, expected, record.fields).filter((d) => written(d.path))) {
-      check.misses.push({ kind: change.kind, key: change.key, path: miss.path, sent: miss.after, stored: miss.before });
-    }
+    const misses = diffRecord(adapter, expected, record.fields).filter((d) => written(d.path));
+    for (const miss of misses) check.misses.push({ kind: change.kind, key: change.key, path: miss.path, sent: miss.after, stored: miss.before });
+    if (misses.length > 0) check.notKept.push(change.id);
     for (const same of restatedInRecord(adapter, expected, record.fields).filter((d) => written(d.path))) {
       check.restated.push({ kind: change.kind, key: change.key, path: same.path, sent: same.after, stored: same.before });
     }

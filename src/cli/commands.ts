@@ -188,8 +188,12 @@ export const commandSpecs: readonly CommandSpec[] = [
       'folder): when, erpsync version, git revision of the manifests, target, account, who, and',
       'each change with the fields before and after and its outcome. Without RUN, lists the runs',
       '(oldest first); with a RUN id (or a prefix of it), shows its changes. A run without its',
-      'closing line was killed midway and shows as interrupted. `erpsync plan --revert RUN` undoes one.',
+      'closing line was killed midway and shows as interrupted. An outcome left unknown (an answer',
+      'lost, a kill) is settled first by reading the run\'s account, and journaled. Every line is',
+      'checked (schema, hash chain, the run index): a damaged run is listed with what is wrong and',
+      'refused when named. `erpsync plan --revert RUN` undoes one.',
     ],
+    footer: ['exit codes: 0 done, 1 error, 3 the run named fails the journal\'s checks'],
     flags: historyFlags,
   },
   {

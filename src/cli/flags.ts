@@ -150,7 +150,11 @@ export const flagTable = {
     type: 'string',
     value: 'S',
     env: 'ERPSYNC_OUTCOME_WAIT',
-    help: ['seconds a create of unknown outcome (timeout, lost connection) may still', 'commit: it is looked up that long before it may be sent again (default 30)'],
+    help: {
+      apply: ['seconds a create of unknown outcome (timeout, lost connection) may still', 'commit: it is looked up that long before it may be sent again (default 30)'],
+      plan: ['with --revert: seconds a write of a run that died may still commit: waited', "out before the run's unknown outcomes are settled by reading the account (default 30)"],
+      history: ['seconds a write of a run that died may still commit: waited out before', "the run's unknown outcomes are settled by reading the account (default 30)"],
+    },
     read: (raw, flag) => (readNumber(raw, flag) ?? 30) * 1000,
   }),
   baseline: defineFlag({
@@ -395,7 +399,7 @@ function describeParseError(command: CommandName, error: Error & { code?: string
 export const targetFlags = ['target', 'all-targets', 'parallel', 'base-url', 'sandbox', 'sandbox-state', 'rate', 'max-requests', 'request-timeout', 'ip-runners', 'shard', 'config', 'debug'] as const satisfies readonly FlagKey[];
 export const selectionFlags = ['only', 'exclude'] as const satisfies readonly FlagKey[];
 
-export const planFlags = ['json', 'plan-format', 'out', 'comment-dir', 'comment-limit', 'changed-since', 'revert', 'revert-conflicts', 'detailed-exitcode', 'from-target', 'allow-replace', 'allow-cascade', 'max-deletes', 'verbose', ...selectionFlags, 'help', ...targetFlags, 'store-timeout'] as const satisfies readonly FlagKey[];
+export const planFlags = ['json', 'plan-format', 'out', 'comment-dir', 'comment-limit', 'changed-since', 'revert', 'revert-conflicts', 'outcome-wait', 'detailed-exitcode', 'from-target', 'allow-replace', 'allow-cascade', 'max-deletes', 'verbose', ...selectionFlags, 'help', ...targetFlags, 'store-timeout'] as const satisfies readonly FlagKey[];
 export const applyFlags = ['auto-approve', 'from-target', 'allow-replace', 'allow-cascade', 'max-deletes', 'concurrency', 'lock-timeout', 'outcome-wait', 'canary', 'wave-size', 'halt-after', 'json', ...selectionFlags, 'help', ...targetFlags, 'store-timeout'] as const satisfies readonly FlagKey[];
 export const driftFlags = ['drift-format', 'json', 'out', 'notify', 'baseline', 'include-builtin', 'markdown-limit', 'report-url', 'adopt', ...selectionFlags, 'help', 'changed-since', ...targetFlags, 'store-timeout'] as const satisfies readonly FlagKey[];
 export const compareFlags = ['json', 'plan-format', 'compare-target', 'rate', 'max-requests', 'request-timeout', 'config', 'debug', 'help'] as const satisfies readonly FlagKey[];
@@ -407,7 +411,7 @@ export const targetsFlags = ['check', 'target', 'changed-since', 'json', 'parall
 export const loginFlags = ['target', 'base-url', 'config', 'client-id', 'redirect-uri', 'timeout', 'refresh', 'within', 'dry-run', 'all-targets', 'json', 'ip-runners', 'help', 'debug'] as const satisfies readonly FlagKey[];
 export const sandboxFlags = ['port', 'state', 'seed', 'rate-limit', 'daily-limit', 'faults', 'token', 'scopes', 'help', 'debug'] as const satisfies readonly FlagKey[];
 export const completionFlags = ['help'] as const satisfies readonly FlagKey[];
-export const historyFlags = ['json', 'target', 'config', 'help'] as const satisfies readonly FlagKey[];
+export const historyFlags = ['json', 'target', 'outcome-wait', 'config', 'help'] as const satisfies readonly FlagKey[];
 export const backendFlags = ['json', 'config', 'help'] as const satisfies readonly FlagKey[];
 export const reportFlags = ['html', 'drift', 'days', 'target', 'config', 'help'] as const satisfies readonly FlagKey[];
 

@@ -14,9 +14,8 @@ import { chooseFieldFold, colorizePlanLine, largeChangeSet } from '../report/pla
 import { renderPlanText, summarizePlan } from '../report/render-plan.js';
 import { runFleet, selectFleet } from '../workflows/fleet-workflow.js';
 import type { ResolvedTarget } from '../api/index.js';
-import { journalDirOf } from '../workflows/journal-writer.js';
-import { findFleet, findJournalRun } from '../workflows/journal-reader.js';
-import type { JournalRun } from '../model/journal.js';
+import { damagedRunError, findFleet, findJournalRun, journalLocationOf } from '../workflows/journal-reader.js';
+import type { JournalListing, JournalRun } from '../model/journal.js';
 import { stateStoreFor } from '../target/run-state.js';
 import { resolveRunTarget } from '../target/open-target.js';
 import type { RevertSource } from '../workflows/revert-plan.js';
@@ -86,10 +85,14 @@ async function planFleet(flags: PlanCommandFlags, paths: readonly string[], sett
 async function planFleetRevert(id: string, flags: PlanCommandFlags, paths: readonly string[], settings: StoreSettings, format: FleetFormat, io: RunIO): Promise<number> {
   if (paths.length > 0) throw new ErpsyncError('USAGE', '--revert plans from the journal: give no manifest paths');
   const fleet = await selectFleet(readTargetRequest(flags), io);
-  const runsOf = new Map<string, JournalRun[]>();
-  for (const name of fleet.names) runsOf.set(name, await journalRunsOf(await fleet.resolve(name), io));
-  const fleetId = findFleet([...runsOf.values()].flat(), id);
-  const runs = new Map(fleet.names.flatMap((name) => runsOf.get(name)?.filter((r) => r.header.fleet === fleetId).map((run) => [name, run] as const) ?? []));
+  const runsOf = new Map<string, JournalListing>();
+  for (const name of fleet.names) runsOf.set(name, await journalOf(await fleet.resolve(name), io));
+  const listings = [...runsOf.values()];
+  // A store whose journal holds a damaged run may hold one of this fleet's: the revert is refused (exit 3), naming it.
+  const [damaged] = listings.flatMap((l) => l.damaged);
+  if (damaged) throw damagedRunError(damaged);
+  const fleetId = findFleet({ runs: listings.flatMap((l) => l.runs), damaged: [] }, id);
+  const runs = new Map(fleet.names.flatMap((name) => runsOf.get(name)?.runs.filter((r) => r.header.fleet === fleetId).map((run) => [name, run] as const) ?? []));
   if (runs.size === 0) throw new ErpsyncError('USAGE', `no store of this selection has a run of the fleet apply ${fleetId}`, { details: ['`erpsync history` lists the runs, each with its fleet'] });
   const overwrite = flags['revert-conflicts'];
   return planStores([...runs.keys()], fleet.resolve, async (name) => ({ type: 'revert', run: runs.get(name) as JournalRun, overwrite }), flags, settings, format, io);
@@ -142,14 +145,14 @@ function printPlanText(plan: Plan, io: RunIO, verbose: boolean): void {
   for (const line of lines) writeLine(io.stdout, color ? colorizePlanLine(line) : line);
 }
 
-/** The run --revert names, from the target's journal; it plans from the journal, not from manifests. */
+/** The run --revert names, from the target's journal; it plans from the journal, not from manifests. A damaged run is refused here, before the account is reached. */
 async function revertSourceOf(id: string, overwrite: boolean, paths: readonly string[], target: ResolvedTarget, io: RunIO): Promise<RevertSource> {
   if (paths.length > 0) throw new ErpsyncError('USAGE', '--revert plans from the journal: give no manifest paths');
-  return { type: 'revert', run: findJournalRun(await journalRunsOf(target, io), id), overwrite };
+  return { type: 'revert', run: findJournalRun(await journalOf(target, io), id), overwrite };
 }
 
-/** A target's runs, from its journal. */
-async function journalRunsOf(target: ResolvedTarget, io: RunIO): Promise<JournalRun[]> {
+/** A target's runs, from its journal, checked (damaged ones apart). */
+async function journalOf(target: ResolvedTarget, io: RunIO): Promise<JournalListing> {
   const state = await stateStoreFor(target.backend, io);
-  return state.journal.list([{ target: target.name, dir: journalDirOf(target, io.cwd) }], { target: target.name });
+  return state.journal.list([journalLocationOf(target, io.cwd)], { target: target.name });
 }

@@ -6,6 +6,7 @@ import { loadTargetsConfig } from '../target/open-target.js';
 import { readToday } from '../workflows/read-and-plan.js';
 import type { RunIO } from '../model/run-io.js';
 import { writeLine } from '../model/run-io.js';
+import { printable } from '../model/printable.js';
 import { renderHelp } from './commands.js';
 import { parseCommandFlags, reportFlags } from './flags.js';
 
@@ -23,6 +24,7 @@ export async function runReportCommand(args: string[], io: RunIO): Promise<numbe
     io,
   );
   for (const file of written.skipped) writeLine(io.stderr, `warning: ${file} is not the JSON of \`erpsync drift --all-targets --json\`: left out`);
+  for (const damage of written.damaged) writeLine(io.stderr, printable(`warning: a damaged journal run is left out: ${damage}`));
   writeLine(io.stdout, `Wrote the dashboard of ${written.stores} store(s) to ${flags.html} (${Math.ceil(written.bytes / 1024)} KB).`);
   return 0;
 }

@@ -1,5 +1,5 @@
 // ajv's schema compiler, kept out of every command's start-up. The build renders the registry's
-// manifest schema and the config schema into standalone validation code with it
+// manifest schema, the config schema and the journal's line schema into standalone validation code with it
 // (scripts/generate-validators.js writes dist/manifest/standalone-validators.js); at run time it
 // is loaded only to compile the schema of a list of kinds the build did not know (a test's own).
 import { Ajv } from 'ajv';
@@ -7,11 +7,12 @@ import type { Options } from 'ajv';
 import standalone from 'ajv/dist/standalone/index.js';
 import type { KindDefinition } from '../kinds/kind.js';
 import { configSchema } from './config-schema.js';
+import { journalLineSchema } from '../model/journal-schema.js';
 import { buildManifestSchema } from './manifest-schema.js';
 import type { SchemaValidator } from '#standalone-validators';
 
-/** Every problem at once, strict schemas, and the schema and data in each error (messages quote them). */
-const options: Options = { allErrors: true, strict: true, verbose: true, allowUnionTypes: true };
+/** Every problem at once, strict schemas, and the schema and data in each error (messages quote them); a journal line's `type` picks its branch. */
+const options: Options = { allErrors: true, strict: true, verbose: true, allowUnionTypes: true, discriminator: true };
 
 /** Where the build writes the generated module, relative to the package root. */
 export const standaloneValidatorsFile = 'dist/manifest/standalone-validators.js';
@@ -24,7 +25,7 @@ export function compileManifestValidator(kinds: readonly KindDefinition[]): Sche
 const runtimeHelpers = ['equal', 'ucs2length', 'uri', 'validation_error'];
 
 /**
- * The source of the generated module: `manifest` (the registry's kinds) and `config`, as ES module
+ * The source of the generated module: `manifest` (the registry's kinds), `config` and `journalLine`, as ES module
  * exports. ajv's ES module output still calls require() for its runtime helpers (ajv issue #2209);
  * each becomes a static import, which the validate bundle takes in (a require would be resolved
  * in node_modules at run time) and which fails the build if ajv renames a helper.
@@ -33,7 +34,8 @@ export function renderStandaloneValidators(): string {
   const ajv = new Ajv({ ...options, code: { source: true, esm: true } });
   ajv.addSchema(buildManifestSchema(), 'manifest');
   ajv.addSchema(configSchema, 'config');
-  let code = standalone.default(ajv, { manifest: 'manifest', config: 'config' });
+  ajv.addSchema(journalLineSchema, 'journalLine');
+  let code = standalone.default(ajv, { manifest: 'manifest', config: 'config', journalLine: 'journalLine' });
   const imports = runtimeHelpers.flatMap((name) => {
     const call = `require("ajv/dist/runtime/${name}").default`;
     if (!code.includes(call)) return [];

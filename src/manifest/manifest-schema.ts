@@ -7,6 +7,7 @@ import type { JsonSchema, KindDefinition } from '../kinds/kind.js';
 import { registry } from '../kinds/registry.js';
 import { configSchema, configSchemaFileName } from './config-schema.js';
 import { planSchema, planSchemaFileName } from '../model/plan-schema.js';
+import { journalLineSchema, journalLineSchemaFileName } from '../model/journal-schema.js';
 import { driftFleetSchema, driftFleetSchemaFileName, driftNotifySchema, driftNotifySchemaFileName, driftSchema, driftSchemaFileName } from '../model/drift-schema.js';
 import type { KindKey } from '../model/kinds.js';
 import { defaultMaxDeletes } from '../model/desired.js';
@@ -53,6 +54,7 @@ export function buildSchemaFiles(): SchemaFile[] {
     published(driftSchemaFileName, driftSchema),
     published(driftFleetSchemaFileName, driftFleetSchema),
     published(driftNotifySchemaFileName, driftNotifySchema),
+    published(journalLineSchemaFileName, journalLineSchema),
   ];
 }
 

@@ -12,3 +12,5 @@ export interface SchemaValidator {
 export declare const manifest: SchemaValidator;
 /** The schema of erpsync.config.yaml. */
 export declare const config: SchemaValidator;
+/** The schema of one journal line (model/journal-schema). */
+export declare const journalLine: SchemaValidator;

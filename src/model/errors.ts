@@ -41,6 +41,7 @@ export type ErrorCode =
   | 'BACKEND_SCHEMA'
   | 'BACKEND_KEY'
   | 'BACKEND_LOST'
+  | 'JOURNAL_DAMAGED'
   | 'INTERNAL';
 
 /**
@@ -56,7 +57,8 @@ export type ErrorCode =
  *   another account, credentials issued for another base URL, the sandbox under CI, a sandbox
  *   state another run owns, a file to write whose path is a symbolic link, the account's daily
  *   request quota (what is left cannot carry the run, or the service answered its daily 429), the
- *   state backend unreachable at start, its schema newer than this erpsync, or its key wrong.
+ *   state backend unreachable at start, its schema newer than this erpsync, or its key wrong, a
+ *   journal run whose lines fail their checks (named for history, revert and its resolution).
  */
 export const exitCodes = { ok: 0, error: 1, changes: 2, refused: 3 } as const;
 
@@ -79,6 +81,7 @@ const refusedCodes: ReadonlySet<ErrorCode> = new Set([
   'BACKEND_UNREACHABLE',
   'BACKEND_SCHEMA',
   'BACKEND_KEY',
+  'JOURNAL_DAMAGED',
 ]);
 
 export class ErpsyncError extends Error {

@@ -26,8 +26,8 @@ export type ApplyReportEvent =
   | ApplyEvent
   | { type: 'cancelled' }
   | { type: 'verify-start' }
-  /** notes: what the read-back saw that is no failure (a value kept in another form that means the same). */
-  | { type: 'verify-end'; notConverged: string[]; notes?: string[] };
+  /** notes: what the read-back saw that is no failure (a value kept in another form that means the same); notKept: the ids of the changes it found not kept. */
+  | { type: 'verify-end'; notConverged: string[]; notKept?: string[]; notes?: string[] };
 
 export interface ApplyResult {
   outcomes: { change: Change; outcome: ChangeOutcome }[];

@@ -4,6 +4,7 @@
 // whatever the type gains must be added here too (the schema test validates every golden plan
 // and a targeted one, and refuses unknown keys, so a forgotten field fails the suite).
 import { kindKeys, nestedUnitKinds, readOnlyUnitKinds } from './kinds.js';
+import { changeActions, changeReasons } from './plan.js';
 
 export const planSchemaFileName = 'plan.schema.json';
 
@@ -83,11 +84,11 @@ const change = {
   required: ['id', 'action', 'kind', 'key', 'reason', 'removal', 'fields', 'dependsOn', 'requires', 'wave'],
   properties: {
     id: { ...text, description: 'Unique within the plan; opaque.' },
-    action: { enum: ['create', 'update', 'set-status', 'set-default', 'delete', 'retire', 'blocked'] },
+    action: { enum: [...changeActions] },
     kind: unitKind,
     key: { ...text, description: 'Identity of the record: its name, or the path of names (`A > B`) in tree kinds.' },
     liveId: { type: 'integer', description: 'Id of the live record; absent for creates.' },
-    reason: { enum: ['missing', 'drift', 'rename', 'tombstone', 'prune', 'replace', 'cascade', 'built-in', 'protected', 'not-supported'] },
+    reason: { enum: [...changeReasons] },
     removal: {
       enum: ['none', 'removal', 'replacement'],
       description: '`removal`: the record leaves the account and counts against the delete budget; `replacement`: the delete half of a delete + create.',

@@ -5,19 +5,22 @@
 import type { AccountIdentity } from './account.js';
 import type { UnitKind } from './kinds.js';
 
-export type ChangeAction = 'create' | 'update' | 'set-status' | 'set-default' | 'delete' | 'retire' | 'blocked';
+export const changeActions = ['create', 'update', 'set-status', 'set-default', 'delete', 'retire', 'blocked'] as const;
+export type ChangeAction = (typeof changeActions)[number];
 
-export type ChangeReason =
-  | 'missing' // declared, not in the account
-  | 'drift' // declared, differs from the account
-  | 'rename' // found under one of its previousNames
-  | 'tombstone' // ensure: absent
-  | 'prune' // owned kind, not declared
-  | 'replace' // cannot be changed in place (re-parenting a product category), replaced on request
-  | 'cascade' // names a record the plan removes, declared nowhere: removed or changed with it on request (--allow-cascade)
-  | 'built-in' // the account's own record: never deleted or changed
-  | 'protected' // protect: true
-  | 'not-supported'; // the API cannot make this change
+export const changeReasons = [
+  'missing', // declared, not in the account
+  'drift', // declared, differs from the account
+  'rename', // found under one of its previousNames
+  'tombstone', // ensure: absent
+  'prune', // owned kind, not declared
+  'replace', // cannot be changed in place (re-parenting a product category), replaced on request
+  'cascade', // names a record the plan removes, declared nowhere: removed or changed with it on request (--allow-cascade)
+  'built-in', // the account's own record: never deleted or changed
+  'protected', // protect: true
+  'not-supported', // the API cannot make this change
+] as const;
+export type ChangeReason = (typeof changeReasons)[number];
 
 /**
  * What a change does to the set of records in the account:

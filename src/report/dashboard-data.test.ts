@@ -24,6 +24,8 @@ const run = (id: string, target: string, startedAt: string): JournalRun => ({
   readBack: [],
   unfinished: [],
   status: 'finished',
+  trust: 'verified',
+  notes: [],
 });
 
 const options = { today: '2026-11-26', days: 7, adapters: registry.units };

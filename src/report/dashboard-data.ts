@@ -162,7 +162,7 @@ function dashboardRun(run: JournalRun, changesPerRun: number): DashboardRun {
     shown(run.header.startedAt),
     run.status,
     run.changes.filter((c) => c.outcome === 'applied').length,
-    run.changes.filter((c) => c.outcome === 'failed' || c.outcome === 'unknown').length,
+    run.changes.filter((c) => c.outcome === 'failed' || c.outcome === 'not-kept' || c.outcome === 'unknown').length,
     kept.map((c): DashboardChange => [shown(c.outcome), shown(c.action), shown(c.kind), shown(c.key), c.fields.slice(0, limits.fieldsPerChange).map((f) => shown(describeFieldChange(f)))]),
     run.changes.length - kept.length,
     shown(describeGit(run)),

@@ -1,7 +1,7 @@
 // One run of the journal as history shows it, from the lines a killed run leaves: a change that
 // started and never ended is unknown in the text and counted as unknown in the JSON summary.
 import { describe, expect, it } from 'vitest';
-import { parseJournalRun } from '../state/read-checks.js';
+import { parseJournalRun } from '../state/journal-evidence.js';
 import { renderHistoryText, renderRunText, summarizeRun } from './history-report.js';
 
 const lines = [
@@ -18,7 +18,7 @@ describe('history of a killed run', () => {
     expect(run?.status).toBe('interrupted');
     if (!run) return;
     expect(summarizeRun(run)).toMatchObject({ status: 'interrupted', planned: 3, applied: 1, unknown: 1 });
-    expect(renderHistoryText([run])[0]).toContain('  loja  interrupted  1 applied, 1 unknown  not in git  by maria@pc');
+    expect(renderHistoryText({ runs: [run], damaged: [] })[0]).toContain('  loja  interrupted  1 applied, 1 unknown  not in git  by maria@pc');
     expect(renderRunText(run)).toEqual(expect.arrayContaining(['Run 20261126T230000000Z-abcdef — interrupted (no closing line: the run was killed or crashed midway)', 'applied  create gruposProdutos "Velas" (id 7)', 'unknown  c2 — started, never reported as ended']));
   });
 });

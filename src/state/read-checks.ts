@@ -1,56 +1,15 @@
-// What the state store reads back — journal lines, read-back memory, drift snapshots — turned into
-// the caller's types only after a check, in one place, so the local files and the postgres rows
-// are trusted alike (a file edited by hand and a row written by another erpsync are both
-// evidence, not truth). It reads nothing itself and never throws on bad input: what fails a check
-// is left out (a line, an entry, a snapshot) and the caller goes on with the rest.
-import type { JournalChangeLine, JournalEndLine, JournalLine, JournalReadBackLine, JournalRun, JournalRunLine } from '../model/journal.js';
-import { statusOfRun } from '../model/journal.js';
+// What the state store reads back — read-back memory, drift snapshots — turned into the caller's
+// types only after a check, in one place, so the local files and the postgres rows are trusted
+// alike (a file edited by hand and a row written by another erpsync are both evidence, not
+// truth). Journal runs have checks of their own (journal-evidence). It reads nothing itself and
+// never throws on bad input: what fails a check is left out (an entry, a snapshot) and the caller
+// goes on with the rest.
 import { kindKeys, nestedUnitKinds, readOnlyUnitKinds } from '../model/kinds.js';
 import { isPlainRecord } from '../model/paths.js';
 import type { UnkeptField } from '../model/unkept-fields.js';
 import type { AccountReadBack, DriftSnapshot } from './state-store.js';
 import type { DriftAttribution, DriftSnapshotRow, DriftedRecord, FindingType } from '../model/drift.js';
 import { driftSnapshotLimits, findingTypes } from '../model/drift.js';
-
-/** One journal line, or undefined when it does not parse as one (the torn last line of a run killed while writing it). */
-export function parseJournalLine(text: string): JournalLine | undefined {
-  if (text.trim() === '') return undefined;
-  try {
-    const value: unknown = JSON.parse(text);
-    return isPlainRecord(value) && typeof value.type === 'string' ? (value as unknown as JournalLine) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** One run's file as a run; undefined when it holds no run line (not a journal file). */
-export function parseJournalRun(text: string, file: string): JournalRun | undefined {
-  return journalRunOf(text.split('\n'), file);
-}
-
-/** A run from its lines in order (a file's, or the database's); undefined without a run line. */
-export function journalRunOf(texts: readonly string[], file: string): JournalRun | undefined {
-  const lines = texts.flatMap((text) => parseJournalLine(text) ?? []);
-  const header = lines.find((l): l is JournalRunLine => l.type === 'run');
-  if (!header) return undefined;
-  const changes = lines.filter((l): l is JournalChangeLine => l.type === 'change');
-  const ended = new Set(changes.map((c) => c.change));
-  const end = lines.find((l): l is JournalEndLine => l.type === 'end');
-  return {
-    header,
-    file,
-    changes,
-    readBack: lines.filter((l): l is JournalReadBackLine => l.type === 'read-back'),
-    ...(end ? { end } : {}),
-    unfinished: lines.flatMap((l) => (l.type === 'start' && !ended.has(l.change) ? [l.change] : [])),
-    status: statusOfRun(end),
-  };
-}
-
-/** Oldest first: run ids start with their start time. */
-export function byRunId(a: JournalRun, b: JournalRun): number {
-  return a.header.run < b.header.run ? -1 : a.header.run > b.header.run ? 1 : 0;
-}
 
 const unitKinds: ReadonlySet<string> = new Set([...kindKeys, ...nestedUnitKinds, ...readOnlyUnitKinds]);
 

@@ -16,7 +16,7 @@
 import type { HeldLock } from '../api/lease-lock.js';
 import type { CredentialSlot, DailyQuotaTarget, Governor, StoredCredentials } from '../api/index.js';
 import type { DriftSnapshotRow } from '../model/drift.js';
-import type { JournalLine, JournalRun } from '../model/journal.js';
+import type { JournalLine, JournalListing, JournalRun } from '../model/journal.js';
 import type { UnkeptField } from '../model/unkept-fields.js';
 
 export type BackendName = 'local' | 'postgres';
@@ -82,18 +82,57 @@ export interface JournalLocation {
   target: string;
   /** The journal folder the local backend keeps the run's file in. */
   dir: string;
+  /**
+   * The working tree the folder belongs to (the config's folder, or the working folder): a
+   * journal folder named inside it that resolves outside it (a symbolic link) is refused.
+   */
+  within: string;
 }
 
+/**
+ * The journal. What a store keeps of each run beyond its lines — its hashes (local: in the run
+ * index beside the journal folder; postgres: in the run's row) — lets `list` find a line changed,
+ * removed, inserted or reordered since, and name it.
+ */
 export interface JournalStore {
   /** Opens a run for appending; each line is durable before `append` returns. */
   open(location: JournalLocation, run: string): Promise<JournalSink>;
-  /** The runs at these locations (every location when the backend is shared and none is named), oldest first. */
-  list(locations: readonly JournalLocation[], filter?: { target?: string }): Promise<JournalRun[]>;
+  /** The runs at these locations (every location when the backend is shared and none is named), oldest first, damaged ones apart. */
+  list(locations: readonly JournalLocation[], filter?: JournalFilter): Promise<JournalListing>;
+  /**
+   * Appends lines to a run `list` returned (the resolution of an unknown outcome), after the
+   * lines it was read with; refused (JOURNAL_DAMAGED) when the run changed since it was read.
+   * Resolves to the run's chain after them.
+   */
+  extend(location: JournalLocation, run: JournalRun, lines: readonly JournalAppend[]): Promise<RunChain>;
+}
+
+export type RunChain = NonNullable<JournalRun['chain']>;
+
+export interface JournalFilter {
+  /** Only this target's runs. */
+  target?: string;
+  /**
+   * Only the target's newest run (with `target`): what an apply settles before it plans, as every
+   * run before that one was settled by the apply that made it, before it began. The other runs are
+   * not read.
+   */
+  latest?: boolean;
+}
+
+/** A line to store: the line, and its text as the writer masked it. */
+export interface JournalAppend {
+  line: JournalLine;
+  text: string;
 }
 
 export interface JournalSink {
-  /** Durable before it returns (the line of an intent comes before the write it announces). */
-  append(line: JournalLine, text: string): void;
+  /**
+   * Durable before it returns (the line of an intent comes before the write it announces); the
+   * text as stored, with the hash of the line before. A line that cannot be made durable (a full
+   * disk) is not stored at all and throws FILE_UNWRITABLE naming the file.
+   */
+  append(line: JournalLine, text: string): string;
   /** Waits for every line to reach the store; resolves even when the store is gone (the lines stay local). */
   close(): Promise<void>;
 }

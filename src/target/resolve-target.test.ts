@@ -120,6 +120,7 @@ describe('sandbox targets of erpsync.config.yaml', () => {
       variables: { LOJA: 'Centro' },
       envFile: '/repo/centro.env',
       journal: '/repo/.erpsync/journal',
+      configDir: '/repo',
       backend: { kind: 'local' },
       egress: 'default',
     });

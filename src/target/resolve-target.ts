@@ -177,9 +177,10 @@ function configuredSandboxTarget(name: string, entry: TargetConfig, dir: string,
 }
 
 /** What a target's manifests are made of, from its entry: paths resolved from the config's folder. */
-function targetInputs(entry: TargetConfig, dir: string): Pick<TargetBase, 'manifests' | 'variables' | 'envFile' | 'journal'> {
+function targetInputs(entry: TargetConfig, dir: string): Pick<TargetBase, 'manifests' | 'variables' | 'envFile' | 'journal' | 'configDir'> {
   return {
     journal: resolve(dir, entry.journal ?? DEFAULT_JOURNAL_DIR),
+    configDir: dir,
     ...(entry.manifests ? { manifests: entry.manifests.map((m) => resolve(dir, m)) } : {}),
     ...(entry.variables ? { variables: entry.variables } : {}),
     ...(entry.envFile ? { envFile: resolve(dir, entry.envFile) } : {}),

@@ -92,12 +92,14 @@ export async function runApplyWorkflow(plan: Plan, options: ApplyWorkflowOptions
     // Every applied write but deletes (whose answer is the proof) is read back; nothing, when none is.
     const readBack = result.outcomes.some((o) => o.outcome.status === 'applied' && needsReadBack(o.change));
     let notes: string[] = [];
+    let notKept: string[] = [];
     if (readBack) {
       const ids = new Map(result.outcomes.map(({ change, outcome }) => [change.id, outcome.status === 'applied' ? (outcome.id ?? change.liveId) : undefined]));
       const check = checkReadBack(result, await options.readAccount(verifyRequest(plan, options.adapters, live, (change) => ids.get(change.id))), options.adapters);
       ({ notConverged, notes } = options.recallReadBack ? await options.recallReadBack(check) : describeReadBack(check));
+      notKept = check.notKept;
     }
-    options.report({ type: 'verify-end', notConverged, ...(notes.length > 0 ? { notes } : {}) });
+    options.report({ type: 'verify-end', notConverged, ...(notKept.length > 0 ? { notKept } : {}), ...(notes.length > 0 ? { notes } : {}) });
   }
   return { status: 'applied', result, notConverged };
 }
@@ -130,6 +132,8 @@ const stopAdvice = {
   LOCK_LOST: 'another run may be changing the account now: plan again once it is done',
   BACKEND_LOST: 'the journal lines of what was sent are in the local journal file and reach the backend with the next run; plan again once the backend answers',
   DAILY_QUOTA: 'plan and apply again once the quota renews: the plan then holds only what is left',
+  FILE_UNWRITABLE: 'every write that was sent has its intent in the journal; make room and apply again (it settles what the journal left unknown first)',
+  API_UNREACHABLE: 'apply again once the service answers: it settles first what this run left unknown',
 } as const;
 
 function isStopCode(code: string | undefined): code is keyof typeof stopAdvice {
@@ -138,7 +142,8 @@ function isStopCode(code: string | undefined): code is keyof typeof stopAdvice {
 
 /**
  * A run whose lock another run took over, whose backend was lost (the lease can no longer be
- * confirmed), or whose account's daily quota ran out, stopped writing at that write: it is refused
+ * confirmed), whose account's daily quota ran out, whose journal could not record the next
+ * write's intent (a full disk), or whose service could not be reached, stopped writing at that write: it is refused
  * with what it had sent, so nobody mistakes its partial work for a finished apply.
  */
 function stopIfRunStopped(result: ApplyResult): void {

@@ -83,8 +83,7 @@ export function importIntoBackend(choice: BackendChoice, config: TargetsConfig |
   return withConnection(postgres, io, async (connection) => {
     await migrate(connection);
     const logins = await importLogins(postgresLogins(connection, sealingKeyFrom(io.env, postgres.keyEnv)), localLoginRefs(config, io.cwd));
-    const journalDirs = journalLocationsOf(config, io.cwd).map((location) => location.dir);
-    const imported = await importLocalState(connection, { journalDirs, cwd: io.cwd }, { runner: runnerOf(io.env) });
+    const imported = await importLocalState(connection, { journals: journalLocationsOf(config, io.cwd), cwd: io.cwd }, { runner: runnerOf(io.env) });
     return { where: connection.where, ...imported, logins };
   });
 }

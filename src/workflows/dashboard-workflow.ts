@@ -1,8 +1,8 @@
 // `erpsync report --html`: gathers what the fleet dashboard shows — the journal's runs and the
 // drift results kept over time, both from the state store (so with a shared backend every runner's
 // runs and drifts appear), plus any `drift --all-targets --json` files given (one a run, dated by a
-// YYYY-MM-DD in their name or else by their modification time) — and writes the page. Reaches no
-// account; prints nothing.
+// YYYY-MM-DD in their name or else by their modification time) — and writes the page. A damaged
+// run of the journal is left out and named. Reaches no account; prints nothing.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { TargetsConfig } from '../api/targets.js';
@@ -19,6 +19,7 @@ import { stateStoreFor } from '../target/run-state.js';
 import { backendChoiceOf } from '../target/resolve-target.js';
 import { snapshotRowOf } from './drift-results.js';
 import { journalLocationsOf } from './journal-reader.js';
+import { describeDamage } from '../report/history-report.js';
 import type { RunIO } from '../model/run-io.js';
 
 export interface DashboardRequest {
@@ -64,9 +65,10 @@ async function readDriftSnapshot(file: string): Promise<DriftSnapshot | undefine
   }
 }
 
-export async function writeDashboard(request: DashboardRequest, io: Pick<RunIO, 'cwd' | 'env'>): Promise<{ stores: number; bytes: number; skipped: string[] }> {
+/** `damaged`: each damaged run of the journal (left out of the page), with what is wrong in it. */
+export async function writeDashboard(request: DashboardRequest, io: Pick<RunIO, 'cwd' | 'env'>): Promise<{ stores: number; bytes: number; skipped: string[]; damaged: string[] }> {
   const state = await stateStoreFor(backendChoiceOf(request.config, io.env), io);
-  const runs = await state.journal.list(journalLocationsOf(request.config, io.cwd, request.target), request.target === undefined ? {} : { target: request.target });
+  const { runs, damaged } = await state.journal.list(journalLocationsOf(request.config, io.cwd, request.target), request.target === undefined ? {} : { target: request.target });
   const since = new Date(Date.parse(`${request.today}T00:00:00.000Z`) - request.days * 86_400_000).toISOString();
   const kept = await state.driftResults.list(since);
   const snapshots: DriftSnapshot[] = kept.map((snapshot) => (request.target === undefined ? snapshot : { ...snapshot, rows: snapshot.rows.filter((r) => r.target === request.target) }));
@@ -82,5 +84,5 @@ export async function writeDashboard(request: DashboardRequest, io: Pick<RunIO, 
   const model = buildDashboardModel(runs, snapshots, { today: request.today, days: request.days, targets, adapters: registry.units });
   const html = renderDashboardHtml(model);
   await writeFileAtomically(resolve(io.cwd, request.out), html);
-  return { stores: model.stores.length, bytes: Buffer.byteLength(html), skipped };
+  return { stores: model.stores.length, bytes: Buffer.byteLength(html), skipped, damaged: damaged.map(describeDamage) };
 }

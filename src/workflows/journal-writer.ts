@@ -1,19 +1,22 @@
 // The journal writer: every apply appends one run to its target's journal (model/journal) through
 // the state store's journal, which keeps each line durable before the run goes on (state/). It
 // listens to the apply's own event stream and to the account reads the apply makes, and decides
-// what each line says as it happens, so a run killed midway leaves every change it reported and no
-// closing line. It decides nothing about the run and prints nothing; secret values are left out
-// by the field, then every value the run knows to be secret is masked over the line as a net.
+// what each line says as it happens: the intent of each change before its request leaves (the
+// intents of the changes a request carries with it), its outcome after, the read-back and the
+// closing line. A run killed midway leaves the intent of every write it may have sent and no
+// closing line; an intent it cannot record (a full disk) keeps that write from being sent and
+// stops the apply; a later line it cannot record leaves that write's outcome unknown (settled
+// later by reading the account) and fails the apply when it closes. It decides nothing about the
+// run and prints nothing; secret values are left out by the field, then every value the run
+// knows to be secret is masked over the line as a net.
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
-import { resolve } from 'node:path';
-import { DEFAULT_JOURNAL_DIR } from '../api/targets.js';
 import type { ResolvedTarget } from '../api/index.js';
 import { registry } from '../kinds/registry.js';
 import type { AccountIdentity } from '../model/account.js';
 import type { ApplyReportEvent, ChangeOutcome } from '../model/events.js';
-import type { JournalActor, JournalChangeLine, JournalEndLine, JournalLine, JournalOutcome, JournalRecord, JournalRunLine } from '../model/journal.js';
+import type { JournalActor, JournalChangeDescription, JournalEndLine, JournalLine, JournalOutcomeLine, JournalRecord, JournalRunLine } from '../model/journal.js';
 import { journalFormatVersion } from '../model/journal.js';
 import type { AccountReader, LiveRecord, LiveState } from '../model/live.js';
 import type { UnitKind } from '../model/kinds.js';
@@ -22,11 +25,7 @@ import type { Change, GitRevision, Plan, PlanOrigin } from '../model/plan.js';
 import { maskValues } from '../model/secret-mask.js';
 import type { JournalSink, JournalStore } from '../state/state-store.js';
 import type { RunIO } from '../model/run-io.js';
-
-/** The journal folder of a target: its own `journal`, else DEFAULT_JOURNAL_DIR in the working folder. */
-export function journalDirOf(target: Pick<ResolvedTarget, 'journal'>, cwd: string): string {
-  return target.journal ?? resolve(cwd, DEFAULT_JOURNAL_DIR);
-}
+import { journalLocationOf } from './journal-reader.js';
 
 /** A run's id (and a fleet apply's): its start time, sortable, and a random suffix. */
 export function newRunId(startedAt: Date): string {
@@ -56,7 +55,10 @@ export interface JournalWriter {
   reportThrough(report: (event: ApplyReportEvent) => void): (event: ApplyReportEvent) => void;
   /** The apply's account reader, each read noted. */
   readThrough(read: AccountReader): AccountReader;
-  /** Closes the run (its closing line, if the writes ended) and waits for its lines to reach the store. */
+  /**
+   * Closes the run (its closing line, if the writes ended) and waits for its lines to reach the
+   * store; fails (FILE_UNWRITABLE, naming the file) when a line after a write could not be recorded.
+   */
   close(): Promise<void>;
 }
 
@@ -78,7 +80,7 @@ export async function startJournal(opening: JournalOpening, io: RunIO, journal: 
     actor: actorOf(io.env),
     ...(opening.fleet === undefined ? {} : { fleet: opening.fleet }),
   };
-  const sink = await journal.open({ target: opening.target.name, dir: journalDirOf(opening.target, io.cwd) }, header.run);
+  const sink = await journal.open(journalLocationOf(opening.target, io.cwd), header.run);
   return createWriter(header, sink, io);
 }
 
@@ -89,18 +91,36 @@ function createWriter(header: Omit<JournalRunLine, 'changes'>, sink: JournalSink
   let before: ReadonlyMap<string, LiveRecord> = new Map();
   let counts: Omit<JournalEndLine, 'type' | 'at' | 'notConverged'> | undefined;
   let ended = false;
+  /** The first line that could not be recorded after a write (its outcome stays unknown). */
+  let lost: unknown;
+  const announced = new Set<string>();
   const createdIds = new Map<string, number>();
   const appliedIds = new Set<string>();
   const secrets = new Set<string>();
-  const write = (line: JournalLine): void => {
+  /**
+   * Records a line. One that guards a write (the run line, an intent) throws when it cannot be
+   * recorded, so the write is not sent; any other is noted as lost and the apply goes on to its
+   * next intent, where the journal is tried again.
+   */
+  const write = (line: JournalLine, guardsWrite = false): void => {
     if (stage !== 'writing') return;
     const json = JSON.stringify(line);
-    sink.append(line, maskValues(io.mask?.mask(json) ?? json, secrets));
+    try {
+      sink.append(line, maskValues(io.mask?.mask(json) ?? json, secrets));
+    } catch (error) {
+      if (guardsWrite) throw error;
+      lost ??= error;
+    }
   };
-  const end = (notConverged: string[]): void => {
+  const announce = (change: Change, at: string): void => {
+    if (announced.has(change.id)) return;
+    write({ type: 'intent', ...describeChange(change, before, at) }, true);
+    announced.add(change.id);
+  };
+  const end = (notConverged: string[], notKept: string[] = []): void => {
     if (ended || !counts) return;
     ended = true;
-    write({ type: 'end', at: new Date().toISOString(), ...counts, notConverged });
+    write({ type: 'end', at: new Date().toISOString(), ...counts, notConverged, ...(notKept.length > 0 ? { notKept } : {}) });
   };
   const writer: JournalWriter = {
     observe(event) {
@@ -112,21 +132,28 @@ function createWriter(header: Omit<JournalRunLine, 'changes'>, sink: JournalSink
           return;
         case 'apply-start':
           stage = 'writing';
-          write({ ...header, changes: event.changes });
+          write({ ...header, changes: event.changes }, true);
           return;
         case 'change-start':
-          return write({ type: 'start', at, change: event.change.id });
+          // A request that carries other changes announces them with its own.
+          for (const change of [event.change, ...carriedBy(event.change, plan)]) announce(change, at);
+          return;
         case 'change-end':
           if (event.outcome.status === 'applied') appliedIds.add(event.change.id);
           if (event.outcome.status === 'applied' && event.outcome.id !== undefined) createdIds.set(event.change.id, event.outcome.id);
-          return write(changeLine(event.change, event.outcome, before, at));
+          // A change that never started (skipped, blocked) is described with its outcome.
+          if (!announced.has(event.change.id)) {
+            write({ type: 'intent', ...describeChange(event.change, before, at) });
+            announced.add(event.change.id);
+          }
+          return write(outcomeLine(event.change, event.outcome, at));
         case 'apply-end':
           counts = { applied: event.applied, failed: event.failed, skipped: event.skipped + event.blocked, interrupted: event.interrupted };
           // Nothing is read back after an interrupted run or one that changed nothing.
           if (event.interrupted || event.applied === 0) end([]);
           return;
         case 'verify-end':
-          return end(event.notConverged);
+          return end(event.notConverged, event.notKept);
         default:
           return;
       }
@@ -165,6 +192,7 @@ function createWriter(header: Omit<JournalRunLine, 'changes'>, sink: JournalSink
       end([]);
       stage = 'closed';
       await sink.close();
+      if (lost !== undefined) throw lost;
     },
   };
   return writer;
@@ -176,18 +204,26 @@ function indexRecords(live: LiveState): Map<string, LiveRecord> {
   return index;
 }
 
-/** Outcomes as the journal words them: a failure whose effect is not known is `unknown`. */
-function journalOutcomeOf(outcome: ChangeOutcome): { outcome: JournalOutcome; detail?: string } {
-  if (outcome.status === 'applied') return { outcome: 'applied' };
-  if (outcome.status === 'failed') return { outcome: outcome.code === 'API_OUTCOME_UNKNOWN' ? 'unknown' : 'failed', detail: outcome.error };
-  return { outcome: 'skipped', detail: outcome.because };
+/** The changes a change's request carries with it (see Change.carries). */
+function carriedBy(change: Change, plan: Plan | undefined): Change[] {
+  return (change.carries ?? []).flatMap((id) => plan?.changes.find((c) => c.id === id) ?? []);
 }
 
-function changeLine(change: Change, outcome: ChangeOutcome, before: ReadonlyMap<string, LiveRecord>, at: string): JournalChangeLine {
+/** Outcomes as the journal words them: a failure whose effect is not known is `unknown`. */
+function outcomeLine(change: Change, outcome: ChangeOutcome, at: string): JournalOutcomeLine {
+  const line = { type: 'outcome' as const, at, change: change.id };
+  if (outcome.status === 'applied') {
+    const id = outcome.id ?? change.liveId;
+    return { ...line, outcome: 'applied', ...(id === undefined ? {} : { id }) };
+  }
+  if (outcome.status === 'failed') return { ...line, outcome: outcome.code === 'API_OUTCOME_UNKNOWN' ? 'unknown' : 'failed', detail: outcome.error };
+  return { ...line, outcome: 'skipped', detail: outcome.because };
+}
+
+/** A change as the plan has it, with the record as read before the run. */
+function describeChange(change: Change, before: ReadonlyMap<string, LiveRecord>, at: string): JournalChangeDescription {
   const read = change.liveId === undefined ? undefined : before.get(`${change.kind}:${change.liveId}`);
-  const id = outcome.status === 'applied' ? (outcome.id ?? change.liveId) : change.liveId;
   return {
-    type: 'change',
     at,
     change: change.id,
     action: change.action,
@@ -195,8 +231,6 @@ function changeLine(change: Change, outcome: ChangeOutcome, before: ReadonlyMap<
     kind: change.kind,
     key: change.key,
     ...(change.liveId === undefined ? {} : { liveId: change.liveId }),
-    ...journalOutcomeOf(outcome),
-    ...(id === undefined ? {} : { id }),
     fields: change.fields.map((f) => (f.sensitive ? { path: f.path, before: undefined, after: undefined, sensitive: true } : f)),
     ...(read ? { before: toJournalRecord(read, change.action === 'delete' ? before : undefined) } : {}),
     ...(change.desired && change.removal === 'none' ? { written: withoutSecrets(change.kind, change.desired, Object.keys(change.secrets ?? {})) } : {}),

@@ -26,6 +26,8 @@ function runOf(changes: Partial<JournalChangeLine>[], readBack: Omit<JournalRead
     readBack: readBack.map((r) => ({ type: 'read-back', at: '', ...r })),
     unfinished: [],
     status: 'finished',
+    trust: 'verified',
+    notes: [],
   };
 }
 

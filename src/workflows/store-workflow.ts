@@ -16,6 +16,7 @@ import { hasErrors } from '../model/diagnostics.js';
 import type { DriftReport } from '../model/drift.js';
 import type { ApplyReportEvent } from '../model/events.js';
 import type { Plan } from '../model/plan.js';
+import type { JournalRun } from '../model/journal.js';
 import type { HeldLock } from '../api/lease-lock.js';
 import { lockAccount, lockKeyOf } from '../target/account-lock.js';
 import type { AdoptOutcome } from './adopt-workflow.js';
@@ -23,8 +24,9 @@ import { adoptDrift } from './adopt-workflow.js';
 import type { ApplyOutcome } from './apply-workflow.js';
 import { runApplyWorkflow } from './apply-workflow.js';
 import type { FileReaders } from './file-readers.js';
-import { attributeFromJournal } from './journal-reader.js';
+import { attributeFromJournal, damagedRunWarnings, journalLocationOf } from './journal-reader.js';
 import { startJournal } from './journal-writer.js';
+import { settleUnknownOutcomes } from './settle-outcomes.js';
 import type { RevertSource } from './revert-plan.js';
 import { planRevert } from './revert-plan.js';
 import type { OpenedTarget } from '../target/open-target.js';
@@ -134,9 +136,14 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
   const accountId = planTargetOf(opened).account.id;
   const readBack = opened.state.readBack;
   const memory = await readBack.load(accountId);
+  // Under its lease, before it changes anything, an apply settles what the run before it left unknown: later, a record found could be anyone's.
+  if (job.command === 'apply') facts.diagnostics = [...facts.diagnostics, ...(await settleEarlierRuns(opened, job.settings.apply.outcomeWindowMs, io))];
   if (job.source.type === 'saved-plan') plan = job.source.plan;
   else if (job.source.type === 'revert') {
-    const revert = await planRevert(job.source, opened, job.settings.plan, io);
+    const location = journalLocationOf(opened.target, io.cwd);
+    const settled = await settleUnknownOutcomes([job.source.run], opened, io, { leased: job.command === 'apply', inFlightMs: job.settings.apply.outcomeWindowMs, locations: [location] });
+    facts.diagnostics = [...facts.diagnostics, ...settled.notes.map(unsettledWarning), ...unanchoredWarning(job.source.run)];
+    const revert = await planRevert({ ...job.source, run: settled.runs[0] ?? job.source.run }, opened, job.settings.plan, io);
     ({ plan, live } = revert);
     facts.diagnostics = [...facts.diagnostics, ...revert.diagnostics];
   } else {
@@ -165,7 +172,7 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
     opened.state.journal,
   );
   if (live) journal.noteRead(live);
-  const outcome = await runApplyWorkflow(plan, {
+  const applying = runApplyWorkflow(plan, {
     client: session.hold ? holdRequests(opened, session.hold) : opened.client,
     target: planTargetOf(opened),
     adapters: registry.units,
@@ -183,8 +190,36 @@ async function planAndApply(job: StoreJob, desired: DesiredState | undefined, op
       return recalled;
     },
     ...(opened.dailyQuota ? { quota: opened.dailyQuota } : {}),
-  }).finally(() => journal.close());
+  });
+  // The apply's own failure is the one to tell; a line lost after the writes fails the run when it closes.
+  const outcome = await applying.catch(async (error: unknown) => {
+    await journal.close().catch(() => undefined);
+    throw error;
+  });
+  await journal.close();
   return { ...facts, status: 'applied', plan, outcome };
+}
+
+/** A revert of a run nothing here vouches for: its lines chain, but it may not be what its run wrote. */
+function unanchoredWarning(run: JournalRun): Diagnostic[] {
+  if (run.trust === 'verified') return [];
+  return [{ severity: 'warning', code: 'journal-unanchored', message: `run ${run.header.run} is unanchored here (written on another machine, or before erpsync kept hashes): its lines chain, but nothing here proves they are the ones its run wrote; review every step of the revert` }];
+}
+
+function unsettledWarning(note: string): Diagnostic {
+  return { severity: 'warning', code: 'journal-unsettled', message: note };
+}
+
+/**
+ * Settles the unknown outcomes of this target's last run on this account (the apply holds its
+ * lease): each run before it was settled by the apply that made it, before it began. What could
+ * not be settled, and that run when it is damaged, come back as warnings.
+ */
+async function settleEarlierRuns(opened: OpenedTarget, outcomeWindowMs: number, io: RunIO): Promise<Diagnostic[]> {
+  const location = journalLocationOf(opened.target, io.cwd);
+  const { runs, damaged } = await opened.state.journal.list([location], { target: opened.target.name, latest: true });
+  const { notes } = await settleUnknownOutcomes(runs, opened, io, { leased: true, inFlightMs: outcomeWindowMs, locations: [location] });
+  return [...damagedRunWarnings(damaged), ...notes.map(unsettledWarning)];
 }
 
 /** Whose git revision an apply journals: the manifests it read, or a saved plan's (else the target's), else the working folder. */
@@ -231,7 +266,8 @@ async function driftStore(job: StoreJob, desired: DesiredState | undefined, open
   facts.diagnostics = [...facts.diagnostics, ...found.diagnostics.filter((d) => d.severity !== 'note')];
   if (hasErrors(found.diagnostics)) return { ...facts, status: 'invalid' };
   requireSelectionMatches(job.settings.plan.selection, found.matching);
-  const report = await attributeFromJournal(found.report, opened, io, opened.state.journal);
+  const { report, warnings } = await attributeFromJournal(found.report, opened, io, opened.state.journal);
+  facts.diagnostics = [...facts.diagnostics, ...warnings];
   if (!drift.adopt) return { ...facts, status: 'drift', report };
   if (!job.readers) throw new ErpsyncError('INTERNAL', 'drift --adopt needs to know who reads the manifest files');
   const adoption = await adoptDrift({ report: found.report, desired, live, adapters: registry.units }, io, { target: job.target.name, readers: job.readers });

@@ -2,6 +2,10 @@
 // --adopt` edits, the OAuth credentials, the sandbox state: the command fails with a clear error
 // naming the file and the cause, the file that was there is exactly as it was, and no temporary
 // file is left behind. Each case runs on a 64 KiB tmpfs of its own, filled up before the write.
+// The journal, on a 6 KiB tmpfs: full from the start, the apply refuses before its first write;
+// filling up midway, it stops before its next write, and every write that reached the account has
+// its intent in the journal (its outcome, where the disk took it too) — given room, the run is
+// settled and reverted whole.
 // Mounting needs root (CAP_SYS_ADMIN), as CI has; where the machine does not allow it each case
 // fails saying why (none is skipped).
 import { execFileSync } from 'node:child_process';
@@ -14,17 +18,19 @@ import { authorizeOnEmulator, startEmulator } from '../api/support.js';
 import { findId, openTestAccount } from '../export/support.js';
 import type { TestAccount } from '../export/support.js';
 import { groupsManifest } from '../support/account.js';
+import { parseJournalRun } from '../../src/state/journal-evidence.js';
 import { runCli } from '../support/run-cli.js';
 import type { CliRun } from '../support/run-cli.js';
 
 const mounts: string[] = [];
 let account: TestAccount | undefined;
 
-/** Mounts a 64 KiB tmpfs at a new folder; undefined (with the reason) where the machine does not allow it. */
-function mountSmallDisk(): { dir?: string; reason?: string } {
-  const dir = mkdtempSync(path.join(tmpdir(), 'erpsync-disk-full-'));
+/** Mounts a tmpfs (64 KiB unless said) at `dir` or a new folder; undefined (with the reason) where the machine does not allow it. */
+function mountSmallDisk(size = '64k', at?: string): { dir?: string; reason?: string } {
+  const dir = at ?? mkdtempSync(path.join(tmpdir(), 'erpsync-disk-full-'));
+  mkdirSync(dir, { recursive: true });
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k,mode=0755', 'tmpfs', dir], { stdio: 'pipe' });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0755`, 'tmpfs', dir], { stdio: 'pipe' });
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     return { reason: `cannot mount a tmpfs here (needs root with CAP_SYS_ADMIN): ${String((error as Error).message).split('\n')[0] ?? ''}` };
@@ -34,8 +40,7 @@ function mountSmallDisk(): { dir?: string; reason?: string } {
 }
 
 afterEach(async () => {
-  await account?.close();
-  account = undefined;
+  // The disks first: one may be mounted inside the account's folder.
   for (const dir of mounts.splice(0)) {
     try {
       execFileSync('umount', [dir], { stdio: 'pipe' });
@@ -44,10 +49,12 @@ afterEach(async () => {
     }
     rmSync(dir, { recursive: true, force: true });
   }
+  await account?.close();
+  account = undefined;
 });
 
-function smallDisk(): string {
-  const { dir, reason } = mountSmallDisk();
+function smallDisk(size?: string, at?: string): string {
+  const { dir, reason } = mountSmallDisk(size, at);
   if (!dir) throw new Error(`no small disk for this case: ${reason ?? 'the tmpfs could not be mounted'}`);
   return dir;
 }
@@ -188,5 +195,53 @@ describe('a full disk under every file erpsync writes', () => {
     expect(run.stdout + run.stderr).toMatch(new RegExp(`cannot write ${path.join(disk, '.erpsync')}/sandbox\\.json\\S*: the disk is full \\(ENOSPC\\)`));
     expect(run.stderr).not.toMatch(/internal error|this is a bug/);
     expect(snapshot(disk)).toEqual(withManifest);
+  });
+});
+
+describe('the journal on a 6 KiB disk', () => {
+  const names = Array.from({ length: 22 }, (_, i) => `Grupo ${String(i + 1).padStart(2, '0')}`);
+  const groupsIn = async (a: TestAccount) => ((await a.call('GET', '/grupos-produtos')) as { data: { nome: string }[] }).data.map((g) => g.nome).sort();
+
+  it('full from the start: the apply refuses before its first write, naming the file', async () => {
+    account = await openTestAccount('empty');
+    const disk = smallDisk('6k', path.join(account.dir, '.erpsync/journal'));
+    writeFileSync(path.join(account.dir, 'm.yaml'), groupsManifest(names));
+    fillUp(disk);
+    const run = await runCli(['apply', 'm.yaml', '--auto-approve'], { cwd: account.dir, env: account.env });
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    expect(run.stderr).toMatch(new RegExp(`cannot write ${disk}/\\S+\\.jsonl: the disk is full \\(ENOSPC\\)`));
+    expect(run.stderr).not.toMatch(/internal error|this is a bug|\n\s+at /);
+    expect(account.emulator.requestLog().filter((entry) => entry.method !== 'GET')).toEqual([]);
+    expect(await groupsIn(account)).toEqual([]);
+  });
+
+  it('filling up midway: the apply stops before its next write, and every write that reached the account has its intent in the journal', async () => {
+    account = await openTestAccount('empty');
+    const disk = smallDisk('6k', path.join(account.dir, '.erpsync/journal'));
+    writeFileSync(path.join(account.dir, 'm.yaml'), groupsManifest(names));
+    const run = await runCli(['apply', 'm.yaml', '--auto-approve', '--concurrency', '1'], { cwd: account.dir, env: account.env });
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    const [file] = readdirSync(disk).map((name) => path.join(disk, name));
+    expect(run.stderr).toContain(`cannot write ${file}: the disk is full (ENOSPC)`);
+    expect(run.stderr).toContain('every write that was sent has its intent in the journal');
+    expect(run.stderr).toMatch(/sent before it stopped \(\d+\):/);
+    expect(run.stderr).not.toMatch(/internal error|this is a bug|\n\s+at /);
+
+    // Some writes went through, not all; each one that did has its intent in the run, which reads back whole.
+    const reached = await groupsIn(account);
+    expect(reached.length).toBeGreaterThan(0);
+    expect(reached.length).toBeLessThan(names.length);
+    const journaled = parseJournalRun(readFileSync(file ?? '', 'utf8'), file ?? '');
+    expect(journaled, 'the run reads back as evidence').toBeDefined();
+    const announced = new Set(journaled?.changes.map((c) => c.key));
+    expect(reached.filter((name) => !announced.has(name))).toEqual([]);
+
+    // Given room, the run is settled and undone whole.
+    execFileSync('mount', ['-o', 'remount,size=1m', disk], { stdio: 'pipe' });
+    const revert = await runCli(['plan', '--revert', path.basename(file ?? '', '.jsonl'), '--max-deletes', '30', '--out', 'revert.json'], { cwd: account.dir, env: account.env });
+    expect(revert.code, revert.stdout + revert.stderr).toBe(0);
+    const undone = await runCli(['apply', 'revert.json', '--auto-approve'], { cwd: account.dir, env: account.env });
+    expect(undone.code, undone.stdout + undone.stderr).toBe(0);
+    expect(await groupsIn(account)).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 // The journal's remaining promises, end to end through the CLI against the emulator over HTTP:
 // `history` of a run whose changes failed (a PUT the service refused) or ended unknown (a POST
-// whose connection broke, twice), in text and JSON; the git revision's dirty flag; drift that
+// whose connection broke, twice: history settles it by reading the account, where it never
+// landed), in text and JSON; the git revision's dirty flag; drift that
 // names erpsync's own run when the manifests changed since, and no run for a record never applied;
 // and `plan --revert` of a run that changed records of several kinds naming each other, undone in
 // dependency order (parents re-created before their children, children deleted before parents)
@@ -45,11 +46,11 @@ interface ShownRun {
   failed: number;
   unknown: number;
   git: { dirty: boolean } | null;
-  changes: { key: string; action: string; outcome: string; detail?: string }[];
+  changes: { key: string; action: string; outcome: string; detail?: string; resolvedAt?: string }[];
 }
 
 describe('history of a run with failed and unknown outcomes', () => {
-  it('shows each outcome in the list, in the run and in JSON; a run from uncommitted manifests is dirty', async () => {
+  it('shows each true outcome in the list, in the run and in JSON, the unknown one settled by reading the account; a run from uncommitted manifests is dirty', async () => {
     git('init', '-q');
     writeFileSync(path.join(dir, 'm.yaml'), `version: 1\n${boleto(1)}`);
     git('add', 'm.yaml');
@@ -74,7 +75,7 @@ describe('history of a run with failed and unknown outcomes', () => {
     const list = await runCli(['history'], { cwd: dir, env });
     const line = list.stdout.trim().split('\n').at(-1) ?? '';
     expect(line).toContain(`${run}  `);
-    expect(line).toContain('  failed  1 applied, 1 failed, 1 unknown  ');
+    expect(line).toContain('  failed  1 applied, 2 failed  ');
     expect(line).toMatch(/[0-9a-f]{12} \(dirty\) {2}by maria@/);
 
     const shown = await runCli(['history', run], { cwd: dir, env });
@@ -82,17 +83,18 @@ describe('history of a run with failed and unknown outcomes', () => {
     expect(shown.stdout).toContain(`Run ${run} — failed`);
     expect(shown.stdout).toMatch(/^failed {3}update formasPagamentos "Boleto da loja" \(id \d+\) — .+$/m);
     expect(shown.stdout).toContain('    juros: 1 → 2');
-    expect(shown.stdout).toMatch(/^unknown {2}create gruposProdutos "Velas" — .*outcome unknown.*$/m);
+    expect(shown.stdout).toMatch(/^failed {3}create gruposProdutos "Velas" — its answer was lost; the account does not hold it: it never landed \(read at [^)]+\) \[settled by reading the account\]$/m);
     expect(shown.stdout).toMatch(/^applied {2}create categoriasProdutos "Unhas" \(id \d+\)$/m);
 
     const json = JSON.parse((await runCli(['history', run, '--json'], { cwd: dir, env })).stdout) as ShownRun;
-    expect(json).toMatchObject({ status: 'failed', applied: 1, failed: 1, unknown: 1, git: { dirty: true } });
+    expect(json).toMatchObject({ status: 'failed', applied: 1, failed: 2, unknown: 0, git: { dirty: true } });
     expect(json.changes.map((c) => [c.outcome, c.action, c.key]).sort()).toEqual([
       ['applied', 'create', 'Unhas'],
+      ['failed', 'create', 'Velas'],
       ['failed', 'update', 'Boleto da loja'],
-      ['unknown', 'create', 'Velas'],
     ]);
-    expect(json.changes.find((c) => c.outcome === 'failed')?.detail).toMatch(/500/);
+    expect(json.changes.find((c) => c.key === 'Boleto da loja')?.detail).toMatch(/500/);
+    expect(json.changes.find((c) => c.key === 'Velas')).toMatchObject({ resolvedAt: expect.any(String) });
   });
 });
 

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { closeTestAccount, groupsManifest, openTestAccount } from '../support/account.js';
 import { runCli } from '../support/run-cli.js';
-import { parseJournalRun } from '../../src/state/read-checks.js';
+import { parseJournalRun } from '../../src/state/journal-evidence.js';
 import { actorOf } from '../../src/workflows/journal-writer.js';
 
 let emulator: Emulator;

@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator } from '../../src/emulator/index.js';
 import type { Emulator } from '../../src/emulator/index.js';
-import { parseJournalRun } from '../../src/state/read-checks.js';
+import { parseJournalRun } from '../../src/state/journal-evidence.js';
 import { runCli } from '../support/run-cli.js';
 import { leakForms, leaksIn } from '../reliability/support/leaks.js';
 

@@ -16,7 +16,7 @@ import type { Emulator } from '../../src/emulator/index.js';
 import { registry } from '../../src/kinds/registry.js';
 import type { KindKey, UnitKind } from '../../src/model/kinds.js';
 import type { Plan } from '../../src/model/plan.js';
-import { parseJournalRun } from '../../src/state/read-checks.js';
+import { parseJournalRun } from '../../src/state/journal-evidence.js';
 import { differencesAfterRevert, exportedAccount, notUndone } from '../support/revert.js';
 import { runCli } from '../support/run-cli.js';
 

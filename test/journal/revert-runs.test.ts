@@ -12,7 +12,7 @@ import { createEmulator } from '../../src/emulator/index.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import type { JournalRun } from '../../src/model/journal.js';
 import type { Plan } from '../../src/model/plan.js';
-import { parseJournalRun } from '../../src/state/read-checks.js';
+import { parseJournalRun } from '../../src/state/journal-evidence.js';
 import type { ExportedAccount } from '../support/revert.js';
 import { differencesAfterRevert, exportedAccount } from '../support/revert.js';
 import { runCli } from '../support/run-cli.js';

@@ -101,7 +101,7 @@ export async function writeFleetStory(backend: TestBackend, folder: (runner: str
           const state = stores.find(([r]) => r === last)?.[1];
           if (!state) throw new Error(`no state store for ${last}`);
           const run = runLines(name, i, n, last);
-          const sink = await state.journal.open({ target: name, dir: `${folder(last)}/.erpsync/journal` }, run.id);
+          const sink = await state.journal.open({ target: name, dir: `${folder(last)}/.erpsync/journal`, within: folder(last) }, run.id);
           for (const line of run.lines) sink.append(line, JSON.stringify(line));
           await sink.close();
           ids.push(run.id);

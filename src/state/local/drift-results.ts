@@ -5,12 +5,12 @@
 // each checked for the snapshot's shape; a file that fails is skipped, not reported. It decides
 // nothing and prints nothing.
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
-import { open, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ErpsyncError } from '../../model/errors.js';
 import { makeDirectory, writeFileAtomically } from '../../model/write-file-atomically.js';
 import { driftSnapshotOf } from '../read-checks.js';
+import { readRegularFile } from './safe-read.js';
 import type { DriftResultStore, DriftSnapshot } from '../state-store.js';
 
 const driftResultsDir = '.erpsync/drift-results';
@@ -60,21 +60,11 @@ function compactTime(at: Date): string {
 
 /** One snapshot file, or undefined when it is a link, not a regular file, too large, unreadable or not a snapshot. */
 async function readSnapshot(file: string): Promise<DriftSnapshot | undefined> {
-  let handle;
+  const read = await readRegularFile(file, maxSnapshotBytes);
+  if (!read || 'refused' in read) return undefined;
   try {
-    // No link is followed, and a pipe planted there does not block the open.
-    handle = await open(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+    return driftSnapshotOf(JSON.parse(read.text));
   } catch {
     return undefined;
-  }
-  try {
-    const info = await handle.stat();
-    if (!info.isFile() || info.size > maxSnapshotBytes) return undefined;
-    const value: unknown = JSON.parse(await handle.readFile('utf8'));
-    return driftSnapshotOf(value);
-  } catch {
-    return undefined;
-  } finally {
-    await handle.close();
   }
 }

@@ -8,6 +8,7 @@ import type { PostgresConnection } from './connect.js';
 import type { JournalImport } from './journal.js';
 import { importLocalJournal } from './journal.js';
 import { importReadBack } from './read-back.js';
+import type { JournalLocation } from '../state-store.js';
 
 export interface LocalStateImport {
   journal: JournalImport;
@@ -15,8 +16,8 @@ export interface LocalStateImport {
   readBackAccounts: number;
 }
 
-export async function importLocalState(connection: PostgresConnection, from: { journalDirs: readonly string[]; cwd: string }, context: { runner?: string }): Promise<LocalStateImport> {
-  const journal = await importLocalJournal(connection, from.journalDirs, context);
+export async function importLocalState(connection: PostgresConnection, from: { journals: readonly JournalLocation[]; cwd: string }, context: { runner?: string }): Promise<LocalStateImport> {
+  const journal = await importLocalJournal(connection, from.journals, context);
   const readBackAccounts = await importReadBack(connection, await readLocalReadBack(from.cwd));
   return { journal, readBackAccounts };
 }
