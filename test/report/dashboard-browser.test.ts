@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { runCli } from '../support/run-cli.js';
-import { chromiumPath, openChromium, writeFleetHistory } from '../support/fleet-history.js';
+import { chromiumPath, openChromium, watchPageProblems, writeFleetHistory } from '../support/fleet-history.js';
 
 const stores = 200;
 const days = 30;
@@ -37,14 +37,7 @@ beforeAll(async () => {
   html = path.join(dir, 'fleet.html');
   context = await openChromium(path.join(dir, 'profile'));
   page = context.pages()[0] ?? (await context.newPage());
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('dialog', (dialog) => {
-    problems.push(`dialog: ${dialog.message()}`);
-    void dialog.dismiss();
-  });
+  watchPageProblems(page, problems);
   page.on('request', (request) => {
     if (!request.url().startsWith('file:') && !request.url().startsWith('data:')) problems.push(`request: ${request.url()}`);
   });

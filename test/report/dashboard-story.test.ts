@@ -13,7 +13,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
-import { chromiumPath, openChromium } from '../support/fleet-history.js';
+import { chromiumPath, openChromium, watchPageProblems } from '../support/fleet-history.js';
 import type { StoryStore } from '../support/fleet-story.js';
 import { hostileChange, hostileChangeStore, hostileRecord, hostileRecordStore, storyToday, writeFleetStory } from '../support/fleet-story.js';
 import { freshBackend } from '../support/postgres.js';
@@ -45,14 +45,7 @@ beforeAll(async () => {
   html = pathToFileURL(path.join(dir, 'reader', 'fleet.html')).href;
   context = await openChromium(path.join(dir, 'profile'));
   page = context.pages()[0] ?? (await context.newPage());
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('dialog', (dialog) => {
-    problems.push(`dialog: ${dialog.message()}`);
-    void dialog.dismiss();
-  });
+  watchPageProblems(page, problems);
 }, 60_000);
 
 afterAll(async () => {

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import type { BrowserContext } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 
 export const chromiumPath = '/usr/bin/chromium';
 const chromiumFlags = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -14,6 +14,18 @@ const chromiumFlags = ['--headless', '--no-sandbox', '--disable-gpu', '--disable
 /** Headless Chromium with a profile in `profile`. */
 export function openChromium(profile: string): Promise<BrowserContext> {
   return chromium.launchPersistentContext(profile, { executablePath: chromiumPath, headless: true, args: chromiumFlags });
+}
+
+/** Collects the page's console errors, uncaught errors and dialogs (dismissed) into `problems`. */
+export function watchPageProblems(page: Page, problems: string[]): void {
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('dialog', (dialog) => {
+    problems.push(`dialog: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
 }
 
 export interface FleetHistory {
