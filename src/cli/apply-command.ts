@@ -8,7 +8,7 @@ import { ErpsyncError } from '../model/errors.js';
 import { readVariableScope, resolveRunTarget } from '../target/open-target.js';
 import type { RunIO } from '../model/run-io.js';
 import { writeLine } from '../model/run-io.js';
-import { isFleetPlanFolder, readFleetIndex, readSavedPlan, requireManifestsUnchanged } from '../workflows/saved-plans.js';
+import { isFleetPlanFolder, isSavedPlanFile, readFleetIndex, readSavedPlan, requireManifestsUnchanged } from '../workflows/saved-plans.js';
 import { exitCodeOfStore } from '../workflows/store-outcome.js';
 import { describePlanOptionsGiven } from '../workflows/store-settings.js';
 import type { StoreSource } from '../workflows/store-workflow.js';
@@ -31,7 +31,7 @@ export async function runApplyCommand(args: string[], io: RunIO): Promise<number
   const settings = readStoreSettings(flags, io.env);
   const given = positionals.length === 1 && positionals[0] !== undefined ? path.resolve(io.cwd, positionals[0]) : undefined;
   const planFolder = given !== undefined && (await isFleetPlanFolder(given)) ? given : undefined;
-  const planFile = given?.endsWith('.json') ? given : undefined;
+  const planFile = given !== undefined && isSavedPlanFile(given) ? given : undefined;
   if (planFolder || planFile) {
     const carried = describePlanOptionsGiven(settings.plan);
     if (carried.length > 0) throw new ErpsyncError('USAGE', `a saved plan carries its own delete budget, replacements and selection: plan again with ${carried.join(', ')} instead of passing them to apply`);

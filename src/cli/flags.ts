@@ -99,7 +99,7 @@ export const flagTable = {
     type: 'string',
     value: 'PATH',
     help: {
-      plan: ['save the plan for `erpsync apply PATH` (a fleet: a folder with one plan per', 'store and an index, for `erpsync apply DIR`)'],
+      plan: ['save the plan for `erpsync apply PATH` (a file ending in .json; a fleet: a folder', 'with one plan per store and an index, for `erpsync apply DIR`)'],
       drift: ['also write the full report (never cut) to PATH; a fleet: one report per', 'store, PATH/<target>.txt|json|md|xml'],
       export: ['write one file per kind into the folder PATH (created when missing); without', 'it, every kind goes to stdout as one multi-document YAML stream'],
     },

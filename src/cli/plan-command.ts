@@ -6,6 +6,7 @@ import path from 'node:path';
 import { registry } from '../kinds/registry.js';
 import { ErpsyncError } from '../model/errors.js';
 import type { Plan } from '../model/plan.js';
+import { printable } from '../model/printable.js';
 import { serializePlan } from '../plan/plan-file.js';
 import { fleetPlanSections } from '../report/fleet-plan-markdown.js';
 import { splitIntoComments } from '../report/plan-comments.js';
@@ -22,7 +23,7 @@ import type { RevertSource } from '../workflows/revert-plan.js';
 import type { RunIO } from '../model/run-io.js';
 import { maskOf, writeLine } from '../model/run-io.js';
 import { writePlanComments } from '../workflows/plan-comment-files.js';
-import { withOrigin, writeFleetPlans, writeSavedPlan } from '../workflows/saved-plans.js';
+import { isSavedPlanFile, withOrigin, writeFleetPlans, writeSavedPlan } from '../workflows/saved-plans.js';
 import { revisionReader } from '../workflows/git-revision.js';
 import { exitCodeOfStore } from '../workflows/store-outcome.js';
 import type { StoreSettings } from '../workflows/store-settings.js';
@@ -53,6 +54,7 @@ export async function runPlanCommand(args: string[], io: RunIO): Promise<number>
   if (isFleetRun(flags)) return flags.revert === undefined ? planFleet(flags, positionals, settings, format, io) : planFleetRevert(flags.revert, flags, positionals, settings, format, io);
   if (flags['comment-dir'] !== undefined) throw new ErpsyncError('USAGE', '--comment-dir writes a fleet\'s plan as comments: give --all-targets, several --target names or a glob, or --changed-since REF');
 
+  if (flags.out !== undefined && !isSavedPlanFile(flags.out)) throw new ErpsyncError('USAGE', `--out names a saved plan's file, which ends in .json (\`erpsync apply\` tells a plan from a manifest by it): not \`${printable(flags.out)}\``);
   const target = await resolveRunTarget(readTargetRequest(flags), io);
   const source = flags.revert === undefined ? await readManifestSource(flags, positionals, io) : await revertSourceOf(flags.revert, flags['revert-conflicts'], positionals, target, io);
   // Machine-readable output owns stdout; the account line goes to stderr then.

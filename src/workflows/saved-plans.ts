@@ -42,6 +42,11 @@ export async function readSavedPlan(file: string, shown: string, scope: Variable
 }
 
 /** Writes one plan (mode 0600: it names the account), creating its folder; no folder below `within` may be a link. */
+/** A saved plan's file name ends in `.json`: that is how `apply PATH` tells a plan from a manifest. */
+export function isSavedPlanFile(file: string): boolean {
+  return file.endsWith('.json');
+}
+
 export async function writeSavedPlan(file: string, plan: Plan, within?: string): Promise<string> {
   const text = serializePlan(plan);
   await makeDirectory(path.dirname(file), { ...(within === undefined ? {} : { within }) });
@@ -178,5 +183,5 @@ function digestOf(text: string): string {
 /** A relative path that stays inside the folder (an index never points elsewhere). */
 function isInside(file: string): boolean {
   const normal = path.normalize(file);
-  return !path.isAbsolute(normal) && !normal.startsWith('..') && normal.endsWith('.json');
+  return !path.isAbsolute(normal) && !normal.startsWith('..') && isSavedPlanFile(normal);
 }

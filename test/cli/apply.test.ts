@@ -37,6 +37,15 @@ describe('erpsync apply', () => {
     expect(again.code).toBe(0);
   });
 
+  it('refuses to save a plan under a name apply would read as a manifest, before reading the account', async () => {
+    writeFileSync(path.join(dir, 'm.yaml'), groups(['Maquiagem']));
+    emulator.clearLog();
+    const refused = await runCli(['plan', 'm.yaml', '--out', 'revert.plan'], { cwd: dir, env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("--out names a saved plan's file, which ends in .json");
+    expect(emulator.requestLog()).toEqual([]);
+  });
+
   it('refuses a saved plan when a record it touches changed since (exit 3), and changes nothing', async () => {
     writeFileSync(path.join(dir, 'm.yaml'), groups(['Maquiagem']));
     expect((await runCli(['apply', 'm.yaml', '--auto-approve'], { cwd: dir, env })).code).toBe(0);
