@@ -150,6 +150,8 @@ interface HistoryRun {
   git: { revision: string; dirty: boolean } | null;
   actor: { type: string; url?: string; user?: string };
   runner?: string;
+  /** The fleet apply the run was one store of. */
+  fleet?: string;
 }
 
 describe('four runners sharing a postgres backend, twice at once', () => {
@@ -207,7 +209,7 @@ describe('four runners sharing a postgres backend, twice at once', () => {
       const revision = rounds[round]?.revisions[runner] ?? '';
       expect(run.git, `run ${run.run} (${run.source})'s revision`).toEqual({ revision, dirty: false });
       // The text list says the same: one line a run, with its revision, its actor and its runner.
-      expect(text.stdout).toMatch(new RegExp(`^${run.run} .* ${revision.slice(0, 12)}  by deployer ${run.actor.url ?? '-'}  on ${run.runner ?? '-'}$`, 'm'));
+      expect(text.stdout).toMatch(new RegExp(`^${run.run} .* ${revision.slice(0, 12)}  by deployer ${run.actor.url ?? '-'}  on ${run.runner ?? '-'}${run.fleet === undefined ? '' : `  fleet ${run.fleet}`}$`, 'm'));
     }
     // Each store changed once a round, by the runner whose writes the account saw.
     rounds.forEach((_, round) => {
