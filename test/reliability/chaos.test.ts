@@ -125,10 +125,15 @@ async function chaosCliRun(seed: number): Promise<void> {
   expect(findChangesOutsidePlan(before, after, [preview])).toEqual([]);
 }
 
+// The lenient reading (the same suite run again by vitest's lenient project) takes half as many
+// seeds, and other ones: the two runs together try more fault sequences in the time CI has.
+const lenient = process.env.ERPSYNC_EMULATOR_MODE === 'lenient';
+const seedsOf = (from: number, count: number) => (lenient ? seeds(from + count, Math.ceil(count / 2)) : seeds(from, count));
+
 describe('chaos: 20% faults of every kind while apply runs', () => {
-  it.each(seeds(101, 20).map((seed) => ({ seed, store: lojaNova })))('$store.name over an older account, seed $seed', ({ seed, store }) => chaosRun(store, seed));
-  it.each(seeds(201, 12).map((seed) => ({ seed, store: generated(seed) })))('$store.name, seed $seed', ({ seed, store }) => chaosRun(store, seed));
-  it.each(seeds(301, 3))('the erpsync apply command on loja-nova, seed %i', (seed) => chaosCliRun(seed), 90_000);
+  it.each(seedsOf(101, 20).map((seed) => ({ seed, store: lojaNova })))('$store.name over an older account, seed $seed', ({ seed, store }) => chaosRun(store, seed));
+  it.each(seedsOf(201, 12).map((seed) => ({ seed, store: generated(seed) })))('$store.name, seed $seed', ({ seed, store }) => chaosRun(store, seed));
+  it.each(seedsOf(301, 3))('the erpsync apply command on loja-nova, seed %i', (seed) => chaosCliRun(seed), 90_000);
 });
 
 afterAll(() => {
